@@ -1,0 +1,24 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "wiretally",
+    products: [
+        .library(name: "WireTally", targets: ["WireTally"]),
+        .executable(name: "wiretally", targets: ["wiretally"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
+        .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .target(name: "WireTally", dependencies: ["CPcap", "CZlib"], path: "Sources/WireTally"),
+        .executableTarget(
+            name: "wiretally",
+            dependencies: ["WireTally", .product(name: "ArgumentParser", package: "swift-argument-parser")],
+            path: "Sources/wiretally"
+        ),
+        .testTarget(name: "WireTallyTests", dependencies: ["WireTally"], path: "Tests/WireTallyTests"),
+    ]
+)

@@ -1,0 +1,44 @@
+/// One packet record as read from a capture, before any decoding.
+///
+/// `bytes` points into the reader's buffer and is valid only until that reader is asked for its next
+/// packet: stages that keep data past that point copy it.
+public struct CapturedPacket {
+    /// 1-based position of the packet in the (merged) capture, like Wireshark's frame number.
+    public var frameNumber: Int
+    public var timestamp: Timestamp
+    public var linkType: LinkType
+    /// The frame's length on the wire (`orig_len`); at least `bytes.count`.
+    public var originalLength: Int
+    /// The captured bytes (`incl_len` of them; fewer than `originalLength` when cut by the snaplen).
+    public var bytes: UnsafeRawBufferPointer
+    /// Which input file the packet came from (index into the list given to the reader).
+    public var fileIndex: Int
+    /// The pcapng interface the packet was captured on (0 for pcap files).
+    public var interfaceIndex: Int
+
+    public init(
+        frameNumber: Int, timestamp: Timestamp, linkType: LinkType, originalLength: Int,
+        bytes: UnsafeRawBufferPointer, fileIndex: Int = 0, interfaceIndex: Int = 0
+    ) {
+        self.frameNumber = frameNumber
+        self.timestamp = timestamp
+        self.linkType = linkType
+        self.originalLength = originalLength
+        self.bytes = bytes
+        self.fileIndex = fileIndex
+        self.interfaceIndex = interfaceIndex
+    }
+
+    /// True when the snaplen cut the packet short.
+    public var isTruncatedBySnaplen: Bool { bytes.count < originalLength }
+}
+
+/// Anything that yields captured packets in order: a file reader, a merge of several, a live interface.
+public protocol PacketSource {
+    /// The next packet, or nil at the clean end of the input. The packet's bytes stay valid until the
+    /// next call. Throws `CaptureError` on input that cannot be read further (packets already returned
+    /// stay valid results).
+    mutating func nextPacket() throws -> CapturedPacket?
+    /// Decimal digits of timestamp precision the input really has (6 for microsecond pcap, 9 for nano).
+    var timestampDigits: Int { get }
+}

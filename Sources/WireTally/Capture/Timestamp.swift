@@ -1,0 +1,37 @@
+/// A capture timestamp: nanoseconds since the Unix epoch (UTC).
+///
+/// Every reader converts its file's resolution (micro, nano, or a pcapng `if_tsresol`) to nanoseconds;
+/// `CaptureSource.timestampDigits` says how many decimals the capture really has.
+public struct Timestamp: Hashable, Comparable, Sendable {
+    /// Nanoseconds since 1970-01-01T00:00:00Z.
+    public var nanoseconds: Int64
+
+    public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
+
+    public init(seconds: Int64, nanoseconds: Int64) {
+        self.nanoseconds = seconds &* 1_000_000_000 &+ nanoseconds
+    }
+
+    public static func < (lhs: Timestamp, rhs: Timestamp) -> Bool { lhs.nanoseconds < rhs.nanoseconds }
+
+    /// Seconds since the epoch as a decimal string with `digits` decimals (0...9), e.g. `1700000000.123456`.
+    public func formatted(digits: Int) -> String {
+        let digits = max(0, min(9, digits))
+        var whole = nanoseconds / 1_000_000_000
+        var fraction = nanoseconds % 1_000_000_000
+        if fraction < 0 { fraction += 1_000_000_000; whole -= 1 }
+        guard digits > 0 else { return String(whole) }
+        var scaled = fraction
+        for _ in digits..<9 { scaled /= 10 }
+        var fractionText = String(scaled)
+        if fractionText.count < digits {
+            fractionText = String(repeating: "0", count: digits - fractionText.count) + fractionText
+        }
+        return "\(whole).\(fractionText)"
+    }
+
+    /// The time from `earlier` to `self`, in milliseconds.
+    public func milliseconds(since earlier: Timestamp) -> Double {
+        Double(nanoseconds - earlier.nanoseconds) / 1_000_000
+    }
+}

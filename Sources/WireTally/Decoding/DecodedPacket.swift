@@ -1,0 +1,149 @@
+/// An IP datagram decoded from one frame, or reassembled from several IP fragments.
+///
+/// Byte views point into the captured frame or into the decoder's fragment buffer; they are valid until
+/// the decoder is given its next packet.
+public struct IPPacket {
+    /// 4 or 6.
+    public var version: UInt8
+    public var source: IPAddress
+    public var destination: IPAddress
+    /// The upper-layer protocol number (6 TCP, 17 UDP, 1 ICMP, 58 ICMPv6…), after IPv6 extension headers.
+    public var transportProtocol: UInt8
+    /// Captured bytes of the transport header and payload (may be fewer than `transportLength`).
+    public var transport: UnsafeRawBufferPointer
+    /// Length of the transport header and payload as the IP header(s) declare it.
+    public var transportLength: Int
+    /// The frames that carried this datagram: `packets` frames, their `frameBytes` (original frame
+    /// lengths) and `ipBytes` (IP total lengths). `payloadBytes` is left 0 here.
+    public var wire: TrafficCounters
+    /// Time of the frame that completed the datagram.
+    public var timestamp: Timestamp
+    /// Frame number of the frame that completed the datagram.
+    public var frameNumber: Int
+    /// True when the IPv4 header checksum is wrong.
+    public var hasBadHeaderChecksum: Bool
+    /// True when the datagram was reassembled from fragments.
+    public var wasFragmented: Bool
+
+    public init(
+        version: UInt8, source: IPAddress, destination: IPAddress, transportProtocol: UInt8,
+        transport: UnsafeRawBufferPointer, transportLength: Int, wire: TrafficCounters,
+        timestamp: Timestamp, frameNumber: Int, hasBadHeaderChecksum: Bool = false, wasFragmented: Bool = false
+    ) {
+        self.version = version
+        self.source = source
+        self.destination = destination
+        self.transportProtocol = transportProtocol
+        self.transport = transport
+        self.transportLength = transportLength
+        self.wire = wire
+        self.timestamp = timestamp
+        self.frameNumber = frameNumber
+        self.hasBadHeaderChecksum = hasBadHeaderChecksum
+        self.wasFragmented = wasFragmented
+    }
+
+    /// True when the snaplen cut off part of the transport header or payload.
+    public var isTruncated: Bool { transport.count < transportLength }
+}
+
+/// TCP header flags.
+public struct TCPFlags: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+    public static let fin = TCPFlags(rawValue: 0x01)
+    public static let syn = TCPFlags(rawValue: 0x02)
+    public static let rst = TCPFlags(rawValue: 0x04)
+    public static let psh = TCPFlags(rawValue: 0x08)
+    public static let ack = TCPFlags(rawValue: 0x10)
+    public static let urg = TCPFlags(rawValue: 0x20)
+    public static let ece = TCPFlags(rawValue: 0x40)
+    public static let cwr = TCPFlags(rawValue: 0x80)
+}
+
+/// A decoded TCP segment header with a view of its payload.
+public struct TCPSegment {
+    public var sourcePort: UInt16
+    public var destinationPort: UInt16
+    public var sequence: UInt32
+    public var acknowledgment: UInt32
+    public var flags: TCPFlags
+    public var window: UInt16
+    /// TCP header length in bytes (data offset × 4), options included.
+    public var headerLength: Int
+    /// The captured payload bytes (fewer than `payloadLength` when the snaplen cut them).
+    public var payload: UnsafeRawBufferPointer
+    /// Payload length from the IP and TCP headers.
+    public var payloadLength: Int
+    /// True when the checksum could be verified (whole segment captured) and is wrong.
+    public var hasBadChecksum: Bool
+
+    public init(
+        sourcePort: UInt16, destinationPort: UInt16, sequence: UInt32, acknowledgment: UInt32,
+        flags: TCPFlags, window: UInt16 = 65535, headerLength: Int = 20, payload: UnsafeRawBufferPointer,
+        payloadLength: Int, hasBadChecksum: Bool = false
+    ) {
+        self.sourcePort = sourcePort
+        self.destinationPort = destinationPort
+        self.sequence = sequence
+        self.acknowledgment = acknowledgment
+        self.flags = flags
+        self.window = window
+        self.headerLength = headerLength
+        self.payload = payload
+        self.payloadLength = payloadLength
+        self.hasBadChecksum = hasBadChecksum
+    }
+
+    /// True when the snaplen cut part of the payload.
+    public var isPayloadTruncated: Bool { payload.count < payloadLength }
+}
+
+/// A decoded UDP header with a view of its payload.
+public struct UDPDatagram {
+    public var sourcePort: UInt16
+    public var destinationPort: UInt16
+    /// The captured payload bytes.
+    public var payload: UnsafeRawBufferPointer
+    /// Payload length from the UDP length field (or the IP length when that is inconsistent).
+    public var payloadLength: Int
+    /// True when the checksum could be verified and is wrong (a zero IPv4 UDP checksum means none).
+    public var hasBadChecksum: Bool
+
+    public init(
+        sourcePort: UInt16, destinationPort: UInt16, payload: UnsafeRawBufferPointer, payloadLength: Int,
+        hasBadChecksum: Bool = false
+    ) {
+        self.sourcePort = sourcePort
+        self.destinationPort = destinationPort
+        self.payload = payload
+        self.payloadLength = payloadLength
+        self.hasBadChecksum = hasBadChecksum
+    }
+}
+
+/// Where decoding of a frame stopped when it could not go on.
+public enum DecodeFailure: String, Sendable, CaseIterable {
+    /// The capture's link type is not one wiretally decodes.
+    case unknownLinkType = "unknown_link_type"
+    /// The frame carries something other than IP (ARP, LLDP, …).
+    case nonIP = "non_ip"
+    /// The captured bytes end inside the link, IP or transport header.
+    case truncated = "truncated"
+    /// The IP header is impossible (bad version, header length beyond the packet…).
+    case malformedIP = "malformed_ip"
+}
+
+/// The result of decoding one captured frame.
+public enum DecodedPacket {
+    case tcp(IPPacket, TCPSegment)
+    case udp(IPPacket, UDPDatagram)
+    /// IP with another transport (ICMP, ICMPv6, ESP, …) or a TCP/UDP header cut by the snaplen.
+    case otherIP(IPPacket)
+    /// An IP fragment held for reassembly: counted when its datagram completes, or reported as an
+    /// incomplete fragment when the decoder is flushed.
+    case heldFragment
+    /// Not decodable to IP: `wire` has the frame's `packets` (1) and `frameBytes`, plus `ipBytes` when
+    /// an IP header was read.
+    case undecoded(DecodeFailure, wire: TrafficCounters)
+}

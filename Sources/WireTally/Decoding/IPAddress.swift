@@ -1,0 +1,97 @@
+/// An IPv4 or IPv6 address stored in 128 bits, hashable and cheap to copy (no allocation).
+///
+/// IPv4 addresses are kept in the low 32 bits of `low` with `isIPv6 == false`.
+public struct IPAddress: Hashable, Comparable, Sendable, CustomStringConvertible {
+    public var high: UInt64
+    public var low: UInt64
+    public var isIPv6: Bool
+
+    public init(ipv4 value: UInt32) {
+        high = 0
+        low = UInt64(value)
+        isIPv6 = false
+    }
+
+    public init(ipv6High high: UInt64, low: UInt64) {
+        self.high = high
+        self.low = low
+        isIPv6 = true
+    }
+
+    /// Parses dotted IPv4 (`10.0.0.1`) or textual IPv6 (`fe80::1`); nil when malformed.
+    public init?(_ text: String) {
+        if text.contains(":") {
+            guard let parsed = IPAddress.parseIPv6(text) else { return nil }
+            self = parsed
+        } else {
+            let parts = text.split(separator: ".", omittingEmptySubsequences: false)
+            guard parts.count == 4 else { return nil }
+            var value: UInt32 = 0
+            for part in parts {
+                guard let octet = UInt8(part) else { return nil }
+                value = value << 8 | UInt32(octet)
+            }
+            self.init(ipv4: value)
+        }
+    }
+
+    public static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
+        (lhs.isIPv6 ? 1 : 0, lhs.high, lhs.low) < (rhs.isIPv6 ? 1 : 0, rhs.high, rhs.low)
+    }
+
+    /// Dotted quad for IPv4; RFC 5952 text (lower case, longest zero run as `::`) for IPv6.
+    public var description: String {
+        if !isIPv6 {
+            let v = UInt32(truncatingIfNeeded: low)
+            return "\(v >> 24).\(v >> 16 & 0xff).\(v >> 8 & 0xff).\(v & 0xff)"
+        }
+        var groups = [UInt16](repeating: 0, count: 8)
+        for i in 0..<4 {
+            groups[i] = UInt16(truncatingIfNeeded: high >> (48 - 16 * UInt64(i)))
+            groups[i + 4] = UInt16(truncatingIfNeeded: low >> (48 - 16 * UInt64(i)))
+        }
+        var bestStart = -1, bestLength = 0, index = 0
+        while index < 8 {
+            guard groups[index] == 0 else { index += 1; continue }
+            var end = index
+            while end < 8 && groups[end] == 0 { end += 1 }
+            if end - index > bestLength && end - index >= 2 { bestStart = index; bestLength = end - index }
+            index = end
+        }
+        func hex(_ range: Range<Int>) -> String {
+            groups[range].map { String($0, radix: 16) }.joined(separator: ":")
+        }
+        guard bestStart >= 0 else { return hex(0..<8) }
+        return hex(0..<bestStart) + "::" + hex((bestStart + bestLength)..<8)
+    }
+
+    /// `ip:port` for IPv4, `[ip]:port` for IPv6.
+    public func endpoint(port: UInt16) -> String {
+        isIPv6 ? "[\(description)]:\(port)" : "\(description):\(port)"
+    }
+
+    private static func parseIPv6(_ text: String) -> IPAddress? {
+        let halves = text.split(separator: "::", omittingEmptySubsequences: false).map(String.init)
+        guard halves.count <= 2 else { return nil }
+        func groups(_ part: String) -> [UInt16]? {
+            if part.isEmpty { return [] }
+            var result: [UInt16] = []
+            for piece in part.split(separator: ":", omittingEmptySubsequences: false) {
+                guard let value = UInt16(piece, radix: 16) else { return nil }
+                result.append(value)
+            }
+            return result
+        }
+        guard let head = groups(halves[0]) else { return nil }
+        var all = head
+        if halves.count == 2 {
+            guard let tail = groups(halves[1]), head.count + tail.count < 8 else { return nil }
+            all += [UInt16](repeating: 0, count: 8 - head.count - tail.count) + tail
+        }
+        guard all.count == 8 else { return nil }
+        var high: UInt64 = 0, low: UInt64 = 0
+        for i in 0..<4 { high = high << 16 | UInt64(all[i]) }
+        for i in 4..<8 { low = low << 16 | UInt64(all[i]) }
+        return IPAddress(ipv6High: high, low: low)
+    }
+}

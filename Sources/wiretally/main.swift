@@ -1,0 +1,2 @@
+import WireTally
+print("wiretally: under construction")

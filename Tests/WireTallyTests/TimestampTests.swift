@@ -1,0 +1,19 @@
+import Testing
+@testable import WireTally
+
+@Suite struct TimestampTests {
+    @Test func formatsMicrosecondsAndNanoseconds() {
+        let ts = Timestamp(seconds: 1_700_000_000, nanoseconds: 123_456_789)
+        #expect(ts.formatted(digits: 6) == "1700000000.123456")
+        #expect(ts.formatted(digits: 9) == "1700000000.123456789")
+        #expect(ts.formatted(digits: 0) == "1700000000")
+        #expect(Timestamp(seconds: 5, nanoseconds: 1_000).formatted(digits: 6) == "5.000001")
+    }
+
+    @Test func ipAddressText() {
+        #expect(IPAddress("10.1.2.3")?.description == "10.1.2.3")
+        #expect(IPAddress("2001:db8::1")?.description == "2001:db8::1")
+        #expect(IPAddress("2001:db8::1")?.endpoint(port: 80) == "[2001:db8::1]:80")
+        #expect(IPAddress("fe80:0:0:1::")?.description == "fe80:0:0:1::")
+    }
+}
