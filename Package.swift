@@ -19,6 +19,6 @@ let package = Package(
             dependencies: ["WireTally", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/wiretally"
         ),
-        .testTarget(name: "WireTallyTests", dependencies: ["WireTally"], path: "Tests/WireTallyTests"),
+        .testTarget(name: "WireTallyTests", dependencies: ["WireTally", "CPcap"], path: "Tests/WireTallyTests"),
     ]
 )
