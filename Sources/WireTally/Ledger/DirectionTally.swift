@@ -1,0 +1,54 @@
+/// Everything counted for one direction of a connection (or of an exchange): packets and bytes by
+/// category, plus payload-level retransmission and loss figures.
+///
+/// Conservation: the five categories add up to `total` at every level, by construction.
+public struct DirectionTally: Hashable, Sendable {
+    public var setup = TrafficCounters()
+    public var payload = TrafficCounters()
+    public var retransmission = TrafficCounters()
+    public var ack = TrafficCounters()
+    public var teardown = TrafficCounters()
+    /// Payload bytes carried again after their first copy: every byte of a retransmission plus the
+    /// overlapping part of segments that were partly new.
+    public var retransmittedPayloadBytes = 0
+    /// Stream bytes the capture never saw (holes declared in reassembly).
+    public var missingBytes = 0
+
+    public init() {}
+
+    public subscript(category: PacketCategory) -> TrafficCounters {
+        get {
+            switch category {
+            case .setup: return setup
+            case .payload: return payload
+            case .retransmission: return retransmission
+            case .ack: return ack
+            case .teardown: return teardown
+            }
+        }
+        set {
+            switch category {
+            case .setup: setup = newValue
+            case .payload: payload = newValue
+            case .retransmission: retransmission = newValue
+            case .ack: ack = newValue
+            case .teardown: teardown = newValue
+            }
+        }
+    }
+
+    /// All packets of the direction.
+    public var total: TrafficCounters { setup + payload + retransmission + ack + teardown }
+
+    /// Counts one packet.
+    public mutating func add(_ counters: TrafficCounters, as category: PacketCategory, duplicatePayloadBytes: Int) {
+        self[category] += counters
+        retransmittedPayloadBytes += duplicatePayloadBytes
+    }
+
+    public static func += (lhs: inout DirectionTally, rhs: DirectionTally) {
+        for category in PacketCategory.allCases { lhs[category] += rhs[category] }
+        lhs.retransmittedPayloadBytes += rhs.retransmittedPayloadBytes
+        lhs.missingBytes += rhs.missingBytes
+    }
+}

@@ -1,0 +1,57 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Buffered text output to a file or standard output.
+public final class TextOutput {
+    private let file: UnsafeMutablePointer<FILE>
+    private let ownsFile: Bool
+
+    /// Standard output.
+    public init() {
+        file = fdopen(STDOUT_FILENO, "w")
+        ownsFile = false
+    }
+
+    /// A file, created or truncated.
+    public init(path: String) throws {
+        guard let opened = fopen(path, "w") else {
+            throw CaptureError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
+        }
+        file = opened
+        ownsFile = true
+    }
+
+    public func write(_ text: String) {
+        var text = text
+        text.withUTF8 { bytes in _ = fwrite(bytes.baseAddress, 1, bytes.count, file) }
+    }
+
+    public func flush() { fflush(file) }
+
+    deinit {
+        if ownsFile { fclose(file) } else { fflush(file) }
+    }
+}
+
+/// Writes records in one output format as they are produced, then the summary.
+public protocol RecordWriter: AnyObject {
+    func write(_ record: AnalysisRecord, timestampDigits: Int)
+    func finish(summary: CaptureSummary, files: [String])
+}
+
+/// The output formats of `analyze`.
+public enum OutputFormat: String, CaseIterable, Sendable {
+    case table, jsonl, csv
+
+    /// A writer of this format on `output`.
+    public func makeWriter(output: TextOutput) -> any RecordWriter {
+        switch self {
+        case .table: return TableWriter(output: output)
+        case .jsonl: return JSONLinesWriter(output: output)
+        case .csv: return CSVWriter(output: output)
+        }
+    }
+}

@@ -1,0 +1,68 @@
+/// A non-TCP flow (UDP, ICMP, other IP protocols): both directions' counters, so nothing read goes
+/// unreported.
+public final class IPFlow: ActivityTracked {
+    public let id: Int
+    public let transportProtocol: UInt8
+    public let client: IPAddress
+    /// Nil for protocols without ports.
+    public let clientPort: UInt16?
+    public let server: IPAddress
+    public let serverPort: UInt16?
+    public let firstTimestamp: Timestamp
+    public private(set) var lastTimestamp: Timestamp
+    /// Per direction (`FlowDirection.rawValue`).
+    public private(set) var counters = [TrafficCounters(), TrafficCounters()]
+    public private(set) var badChecksums = 0
+    public private(set) var evicted = false
+
+    let key: FlowKey
+    var newer: IPFlow?
+    var older: IPFlow?
+    var lastActivity: Timestamp { lastTimestamp }
+
+    /// The client is the first sender, except that a flow from a well-known port (< 1024) to a
+    /// higher port is taken as the server answering.
+    init(id: Int, key: FlowKey, packet: IPPacket, sourcePort: UInt16?, destinationPort: UInt16?) {
+        self.id = id
+        self.key = key
+        transportProtocol = packet.transportProtocol
+        let sourceIsServer = (sourcePort ?? 0) < 1024 && (destinationPort ?? 0) >= 1024 && sourcePort != nil
+        if sourceIsServer {
+            client = packet.destination; clientPort = destinationPort
+            server = packet.source; serverPort = sourcePort
+        } else {
+            client = packet.source; clientPort = sourcePort
+            server = packet.destination; serverPort = destinationPort
+        }
+        firstTimestamp = packet.timestamp
+        lastTimestamp = packet.timestamp
+    }
+
+    /// `ip:port` (or just the address for portless protocols).
+    public var clientEndpoint: String { clientPort.map { client.endpoint(port: $0) } ?? client.description }
+    public var serverEndpoint: String { serverPort.map { server.endpoint(port: $0) } ?? server.description }
+
+    /// The protocol's name for records (`udp`, `icmp`, `icmpv6`, or the number).
+    public var protocolName: String {
+        switch transportProtocol {
+        case 17: return "udp"
+        case 1: return "icmp"
+        case 58: return "icmpv6"
+        case 132: return "sctp"
+        case 47: return "gre"
+        case 50: return "esp"
+        default: return String(transportProtocol)
+        }
+    }
+
+    func count(_ packet: IPPacket, sourcePort: UInt16?, payloadLength: Int, badChecksum: Bool) {
+        let direction: FlowDirection = packet.source == client && sourcePort == clientPort ? .up : .down
+        var added = packet.wire
+        added.payloadBytes = payloadLength
+        counters[direction.rawValue] += added
+        lastTimestamp = max(lastTimestamp, packet.timestamp)
+        if badChecksum || packet.hasBadHeaderChecksum { badChecksums += 1 }
+    }
+
+    func markEvicted() { evicted = true }
+}

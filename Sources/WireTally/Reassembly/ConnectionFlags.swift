@@ -1,0 +1,52 @@
+/// Notable facts about a connection, reported as a list of names in its record.
+public struct ConnectionFlags: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// No SYN was seen: the capture started after the connection did.
+    public static let midstream = ConnectionFlags(rawValue: 1 << 0)
+    /// The three-way handshake was seen complete.
+    public static let established = ConnectionFlags(rawValue: 1 << 1)
+    /// A RST was seen.
+    public static let reset = ConnectionFlags(rawValue: 1 << 2)
+    /// The client sent a FIN.
+    public static let clientFIN = ConnectionFlags(rawValue: 1 << 3)
+    /// The server sent a FIN.
+    public static let serverFIN = ConnectionFlags(rawValue: 1 << 4)
+    /// Some stream bytes were never captured.
+    public static let gap = ConnectionFlags(rawValue: 1 << 5)
+    /// A retransmission carried bytes different from the first copy (the first copy was kept).
+    public static let conflictingOverlap = ConnectionFlags(rawValue: 1 << 6)
+    /// The snaplen cut some payload: its length is known, its content is not.
+    public static let payloadTruncated = ConnectionFlags(rawValue: 1 << 7)
+    /// Some packet had a wrong IP or TCP checksum (normal on the sending host or a veth).
+    public static let badChecksum = ConnectionFlags(rawValue: 1 << 8)
+    /// A segment lay implausibly far from the expected sequence number and was not reassembled.
+    public static let outOfWindow = ConnectionFlags(rawValue: 1 << 9)
+    /// The first data did not follow the SYN's ISN and the stream was re-based on it.
+    public static let rebased = ConnectionFlags(rawValue: 1 << 10)
+    /// The out-of-order buffer cap forced the stream past a hole.
+    public static let bufferOverflow = ConnectionFlags(rawValue: 1 << 11)
+    /// Evicted to respect the cap on live connections.
+    public static let evicted = ConnectionFlags(rawValue: 1 << 12)
+    /// Finalised after the idle timeout while still open.
+    public static let idleTimeout = ConnectionFlags(rawValue: 1 << 13)
+    /// Still open when the capture ended.
+    public static let openAtEnd = ConnectionFlags(rawValue: 1 << 14)
+    /// A new SYN on the same addresses and ports ended this connection (port reuse).
+    public static let portReused = ConnectionFlags(rawValue: 1 << 15)
+    /// Some of its packets were reassembled from IP fragments.
+    public static let fragmented = ConnectionFlags(rawValue: 1 << 16)
+
+    private static let names: [(ConnectionFlags, String)] = [
+        (.midstream, "midstream"), (.established, "established"), (.reset, "reset"),
+        (.clientFIN, "client_fin"), (.serverFIN, "server_fin"), (.gap, "gap"),
+        (.conflictingOverlap, "conflicting_overlap"), (.payloadTruncated, "payload_truncated"),
+        (.badChecksum, "bad_checksum"), (.outOfWindow, "out_of_window"), (.rebased, "isn_rebased"),
+        (.bufferOverflow, "buffer_overflow"), (.evicted, "evicted"), (.idleTimeout, "idle_timeout"),
+        (.openAtEnd, "open_at_end"), (.portReused, "port_reused"), (.fragmented, "fragmented"),
+    ]
+
+    /// The flag names, in a fixed order.
+    public var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+}

@@ -1,0 +1,19 @@
+/// Caps and timeouts that bound the reassembler's memory. All times are capture times.
+public struct ReassemblyLimits: Sendable {
+    /// Out-of-order bytes buffered per connection direction before the stream is forced past its first
+    /// hole (declared missing).
+    public var maxBufferedBytesPerDirection: Int = 4 << 20
+    /// Recently delivered bytes kept per direction to detect retransmissions with conflicting content.
+    public var overlapCheckHistoryBytes: Int = 64 << 10
+    /// Live connections (and, separately, UDP/other flows) tracked at once; the least recently active is
+    /// evicted (and reported) to make room.
+    public var maxConnections: Int = 1_000_000
+    /// An open connection with no packet for this long is finalised.
+    public var idleTimeoutSeconds: Int64 = 300
+    /// A closed (FIN both ways or RST) connection is kept this long for late ACKs/retransmissions.
+    public var closedLingerSeconds: Int64 = 60
+    /// A sequence number further than this beyond the next expected byte is treated as out of window.
+    public var maxSequenceJump: Int64 = 1 << 30
+
+    public init() {}
+}

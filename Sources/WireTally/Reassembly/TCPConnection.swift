@@ -1,0 +1,207 @@
+/// One TCP connection: its endpoints, both stream directions, its ledger and its state.
+public final class TCPConnection: ActivityTracked {
+    /// Who is the client: the sender of the SYN (or receiver of the SYN-ACK); without either, the side
+    /// with the higher port (ephemeral ports are high), and on equal ports the first sender.
+    public struct Endpoints: Hashable, Sendable {
+        public var client: IPAddress
+        public var clientPort: UInt16
+        public var server: IPAddress
+        public var serverPort: UInt16
+
+        public init(client: IPAddress, clientPort: UInt16, server: IPAddress, serverPort: UInt16) {
+            self.client = client
+            self.clientPort = clientPort
+            self.server = server
+            self.serverPort = serverPort
+        }
+
+        /// The endpoints implied by the first segment seen of a connection.
+        init(_ ip: IPPacket, _ tcp: TCPSegment) {
+            let sourceIsClient: Bool
+            if tcp.flags.contains(.syn) {
+                sourceIsClient = !tcp.flags.contains(.ack)
+            } else {
+                sourceIsClient = tcp.sourcePort >= tcp.destinationPort
+            }
+            if sourceIsClient {
+                self.init(client: ip.source, clientPort: tcp.sourcePort, server: ip.destination, serverPort: tcp.destinationPort)
+            } else {
+                self.init(client: ip.destination, clientPort: tcp.destinationPort, server: ip.source, serverPort: tcp.sourcePort)
+            }
+        }
+    }
+
+    /// Unique in one analysis, in order of first packet.
+    public let id: Int
+    public let client: IPAddress
+    public let clientPort: UInt16
+    public let server: IPAddress
+    public let serverPort: UInt16
+    public let firstTimestamp: Timestamp
+    public private(set) var lastTimestamp: Timestamp
+    public private(set) var flags: ConnectionFlags = []
+    public private(set) var ledger = ConnectionLedger()
+    /// Nanoseconds from the client's SYN to the handshake-completing ACK, when both were seen.
+    public private(set) var handshakeNanoseconds: Int64?
+
+    /// Receives the reassembled streams, if anything wants them.
+    public let consumer: (any TCPStreamConsumer)?
+
+    private var up: TCPStreamDirection
+    private var down: TCPStreamDirection
+    private var sawSYNACK = false
+    private var clientSYNTime: Timestamp?
+    private var finSeen = false
+
+    // Links of the table's least-recently-active list.
+    var newer: TCPConnection?
+    var older: TCPConnection?
+    var lastActivity: Timestamp { lastTimestamp }
+
+    let key: FlowKey
+
+    init(
+        id: Int, endpoints: Endpoints, timestamp: Timestamp, limits: ReassemblyLimits,
+        consumer: (any TCPStreamConsumer)?
+    ) {
+        self.id = id
+        client = endpoints.client
+        clientPort = endpoints.clientPort
+        server = endpoints.server
+        serverPort = endpoints.serverPort
+        key = FlowKey(transportProtocol: 6, client, clientPort, server, serverPort)
+        firstTimestamp = timestamp
+        lastTimestamp = timestamp
+        self.consumer = consumer
+        up = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes)
+        down = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes)
+    }
+
+    /// `ip:port` of the client and server (`[ip]:port` for IPv6).
+    public var clientEndpoint: String { client.endpoint(port: clientPort) }
+    public var serverEndpoint: String { server.endpoint(port: serverPort) }
+
+    /// True after a RST, or FINs from both sides.
+    public var isClosed: Bool { flags.contains(.reset) || flags.isSuperset(of: [.clientFIN, .serverFIN]) }
+
+    /// The direction of a packet sent from `address`:`port`.
+    func direction(from address: IPAddress, port: UInt16) -> FlowDirection {
+        address == client && port == clientPort ? .up : .down
+    }
+
+    /// True when a SYN with this sequence number from the client starts a new connection on the same
+    /// ports rather than belonging to this one.
+    func isNewConnection(syn sequence: UInt32, direction: FlowDirection) -> Bool {
+        if isClosed { return !(direction == .up && up.sawSYN && up.initialSequence == sequence) }
+        return direction == .up && up.sawSYN && up.initialSequence != sequence && up.hasData
+    }
+
+    /// Counts and reassembles one segment.
+    func process(_ ip: IPPacket, _ tcp: TCPSegment, limits: ReassemblyLimits) {
+        let direction = self.direction(from: ip.source, port: tcp.sourcePort)
+        lastTimestamp = max(lastTimestamp, ip.timestamp)
+        let origin = PacketOrigin(frameNumber: ip.frameNumber, timestamp: ip.timestamp)
+        let delivery = StreamDelivery(consumer: consumer, direction: direction)
+        let flagsIn = tcp.flags
+
+        if flagsIn.contains(.ack) && !flagsIn.contains(.rst) {
+            let peerDelivery = StreamDelivery(consumer: consumer, direction: direction.reversed)
+            withStream(direction.reversed) {
+                $0.noteAcknowledgment(tcp.acknowledgment, limits: limits, delivery: peerDelivery)
+            }
+        }
+        if flagsIn.contains(.syn) { noteSYN(tcp, direction: direction, timestamp: ip.timestamp) }
+
+        var outcome = PayloadOutcome()
+        if tcp.payloadLength > 0 && !flagsIn.contains(.rst) {
+            outcome = withStream(direction) {
+                $0.accept(
+                    sequence: tcp.sequence &+ (flagsIn.contains(.syn) ? 1 : 0), length: tcp.payloadLength,
+                    captured: tcp.payload, origin: origin, limits: limits, delivery: delivery)
+            }
+            if outcome.outOfWindow { flags.insert(.outOfWindow) }
+            if tcp.isPayloadTruncated { flags.insert(.payloadTruncated) }
+        }
+        let category = classify(tcp, direction: direction, newBytes: outcome.newBytes, timestamp: ip.timestamp)
+
+        if flagsIn.contains(.fin) {
+            finSeen = true
+            flags.insert(direction == .up ? .clientFIN : .serverFIN)
+            withStream(direction) {
+                $0.noteFIN(sequence: tcp.sequence, payloadLength: tcp.payloadLength, delivery: delivery)
+            }
+        }
+        if flagsIn.contains(.rst) {
+            flags.insert(.reset)
+            finishStreams()
+        }
+        if ip.hasBadHeaderChecksum || tcp.hasBadChecksum { flags.insert(.badChecksum) }
+        if ip.wasFragmented { flags.insert(.fragmented) }
+
+        var counters = ip.wire
+        counters.payloadBytes = tcp.payloadLength
+        ledger.record(
+            counters, direction: direction, category: category, duplicatePayloadBytes: Int(outcome.duplicateBytes))
+    }
+
+    /// Delivers everything still held and ends both streams; call before reporting the connection.
+    func finish(reason: ConnectionFlags = []) {
+        flags.formUnion(reason)
+        finishStreams()
+        for direction in FlowDirection.allCases {
+            let stream = direction == .up ? up : down
+            ledger.setMissingBytes(Int(stream.missingBytes), direction: direction)
+            if stream.missingBytes > 0 { flags.insert(.gap) }
+            if stream.conflictingBytes > 0 { flags.insert(.conflictingOverlap) }
+            if stream.bufferOverflows > 0 { flags.insert(.bufferOverflow) }
+            if stream.wasRebased { flags.insert(.rebased) }
+        }
+        if !up.sawSYN && !down.sawSYN { flags.insert(.midstream) }
+    }
+
+    /// Captured out-of-order bytes held by both directions.
+    var heldBytes: Int { up.heldBytes + down.heldBytes }
+
+    // MARK: - Private
+
+    private func noteSYN(_ tcp: TCPSegment, direction: FlowDirection, timestamp: Timestamp) {
+        _ = withStream(direction) { $0.synchronize(onSYN: tcp.sequence) }
+        if tcp.flags.contains(.ack) {
+            if direction == .down { sawSYNACK = true }
+        } else if direction == .up && clientSYNTime == nil {
+            clientSYNTime = timestamp
+        }
+    }
+
+    private func classify(
+        _ tcp: TCPSegment, direction: FlowDirection, newBytes: Int64, timestamp: Timestamp
+    ) -> PacketCategory {
+        let tcpFlags = tcp.flags
+        if tcpFlags.contains(.rst) { return .teardown }
+        if tcpFlags.contains(.syn) { return .setup }
+        let completesHandshake = direction == .up && sawSYNACK && !flags.contains(.established)
+            && tcpFlags.contains(.ack)
+        if completesHandshake {
+            flags.insert(.established)
+            down.adoptAcknowledgedBase(tcp.acknowledgment)
+            if let start = clientSYNTime {
+                handshakeNanoseconds = timestamp.nanoseconds - start.nanoseconds
+            }
+        }
+        if tcp.payloadLength > 0 { return newBytes > 0 ? .payload : .retransmission }
+        if tcpFlags.contains(.fin) { return .teardown }
+        if completesHandshake { return .setup }
+        return finSeen ? .teardown : .ack
+    }
+
+    private func finishStreams() {
+        up.finish(delivery: StreamDelivery(consumer: consumer, direction: .up))
+        down.finish(delivery: StreamDelivery(consumer: consumer, direction: .down))
+    }
+
+    private func withStream<Result>(
+        _ direction: FlowDirection, _ body: (inout TCPStreamDirection) -> Result
+    ) -> Result {
+        direction == .up ? body(&up) : body(&down)
+    }
+}

@@ -1,0 +1,86 @@
+/// Tracks every TCP connection of a capture: finds or creates the connection of each segment (a new SYN
+/// after a close starts a new one), reassembles it, and hands each connection over when it is done —
+/// closed and lingered, idle too long, evicted by the cap, or at the end of the capture.
+public final class TCPReassembler {
+    public let limits: ReassemblyLimits
+    /// Connections evicted to respect `limits.maxConnections`.
+    public private(set) var evictions = 0
+    /// Connections finalised by the idle timeout while still open.
+    public private(set) var idleExpirations = 0
+
+    private var table = ActivityTable<TCPConnection>()
+    private let makeConsumer: (TCPConnection.Endpoints) -> (any TCPStreamConsumer)?
+    private let finished: (TCPConnection) -> Void
+    private let nextID: () -> Int
+
+    /// - Parameters:
+    ///   - nextID: hands out record ids (shared with other record kinds).
+    ///   - makeConsumer: gives each new connection the consumer of its streams (nil: count only).
+    ///   - finished: receives each connection once it is finalised.
+    public init(
+        limits: ReassemblyLimits, nextID: @escaping () -> Int,
+        makeConsumer: @escaping (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { _ in nil },
+        finished: @escaping (TCPConnection) -> Void
+    ) {
+        self.limits = limits
+        self.nextID = nextID
+        self.makeConsumer = makeConsumer
+        self.finished = finished
+    }
+
+    /// Live connections.
+    public var connectionCount: Int { table.count }
+
+    /// Counts and reassembles one TCP segment.
+    public func process(_ ip: IPPacket, _ tcp: TCPSegment) {
+        let key = FlowKey(transportProtocol: 6, ip.source, tcp.sourcePort, ip.destination, tcp.destinationPort)
+        var connection = table[key]
+        if let existing = connection, tcp.flags.contains(.syn), !tcp.flags.contains(.ack),
+           existing.isNewConnection(
+               syn: tcp.sequence, direction: existing.direction(from: ip.source, port: tcp.sourcePort))
+        {
+            table.remove(existing, for: key)
+            existing.finish(reason: .portReused)
+            finished(existing)
+            connection = nil
+        }
+        let live = connection ?? open(key, ip, tcp)
+        table.touch(live)
+        live.process(ip, tcp, limits: limits)
+    }
+
+    /// Finalises connections idle past their timeout at capture time `now`.
+    public func expire(now: Timestamp) {
+        while let stalest = table.stalest {
+            let timeout = stalest.isClosed ? limits.closedLingerSeconds : limits.idleTimeoutSeconds
+            guard stalest.lastActivity.nanoseconds + timeout * 1_000_000_000 < now.nanoseconds else { return }
+            table.remove(stalest, for: stalest.key)
+            if !stalest.isClosed { idleExpirations += 1 }
+            stalest.finish(reason: stalest.isClosed ? [] : .idleTimeout)
+            finished(stalest)
+        }
+    }
+
+    /// Finalises every live connection (end of capture), stalest first.
+    public func finishAll() {
+        for connection in table.removeAll() {
+            connection.finish(reason: connection.isClosed ? [] : .openAtEnd)
+            finished(connection)
+        }
+    }
+
+    private func open(_ key: FlowKey, _ ip: IPPacket, _ tcp: TCPSegment) -> TCPConnection {
+        if table.count >= limits.maxConnections, let stalest = table.stalest {
+            table.remove(stalest, for: stalest.key)
+            evictions += 1
+            stalest.finish(reason: .evicted)
+            finished(stalest)
+        }
+        let endpoints = TCPConnection.Endpoints(ip, tcp)
+        let connection = TCPConnection(
+            id: nextID(), endpoints: endpoints, timestamp: ip.timestamp, limits: limits,
+            consumer: makeConsumer(endpoints))
+        table.insert(connection, for: key)
+        return connection
+    }
+}
