@@ -1,2 +1,85 @@
+import ArgumentParser
 import WireTally
-print("wiretally: under construction")
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+@main
+struct WireTallyCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "wiretally",
+        abstract: "Exact wire bytes for every connection (and HTTP exchange) in a packet capture.",
+        subcommands: [Analyze.self])
+}
+
+/// Exit codes: 0 all input read; 1 nothing could be analysed (unreadable files, bad filter);
+/// 2 input error after some packets (every complete record was still written); 64 bad usage.
+struct Analyze: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Reassemble every TCP connection of the capture(s) and account for every byte.",
+        discussion: """
+        Reads pcap and pcapng files (optionally gzip-compressed); several files are read as one \
+        capture in timestamp order. Exit status: 0 all input read; 1 nothing could be analysed; \
+        2 a file was truncated or corrupt (all records before the damage are written).
+        """)
+
+    @Argument(help: "Capture files (pcap, pcapng, either gzip-compressed).")
+    var files: [String]
+
+    @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax); rejected packets are counted as filtered.")
+    var filter: String?
+
+    @Option(help: "Output format: table, jsonl or csv.")
+    var format: OutputFormatArgument = .table
+
+    @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
+    var output: String?
+
+    @Option(help: "Live TCP connections (and, separately, other flows) kept at once; the stalest is evicted beyond.")
+    var maxConnections: Int = ReassemblyLimits().maxConnections
+
+    @Option(help: "Out-of-order bytes buffered per connection direction before a hole is declared missing.")
+    var maxBufferedBytes: Int = ReassemblyLimits().maxBufferedBytesPerDirection
+
+    @Option(help: "Seconds without packets after which an open connection is reported.")
+    var idleTimeout: Int64 = ReassemblyLimits().idleTimeoutSeconds
+
+    func run() throws {
+        var limits = ReassemblyLimits()
+        limits.maxConnections = max(1, maxConnections)
+        limits.maxBufferedBytesPerDirection = max(0, maxBufferedBytes)
+        limits.idleTimeoutSeconds = max(1, idleTimeout)
+        let run = AnalysisRun(files: files, options: .init(filter: filter, limits: limits))
+        let result: AnalysisRun.Result
+        do {
+            let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
+            result = try run.run(writer: format.value.makeWriter(output: destination))
+        } catch {
+            printError("wiretally: \(error)")
+            throw ExitCode(1)
+        }
+        for error in result.errors { printError("wiretally: \(error)") }
+        if result.errors.isEmpty { return }
+        throw ExitCode(result.summary.read.packets == 0 ? 1 : 2)
+    }
+}
+
+struct OutputFormatArgument: ExpressibleByArgument {
+    let value: OutputFormat
+    static let table = OutputFormatArgument(value: .table)
+
+    init(value: OutputFormat) { self.value = value }
+
+    init?(argument: String) {
+        guard let format = OutputFormat(rawValue: argument) else { return nil }
+        value = format
+    }
+
+    static var allValueStrings: [String] { OutputFormat.allCases.map(\.rawValue) }
+}
+
+func printError(_ message: String) {
+    var text = message + "\n"
+    text.withUTF8 { bytes in _ = fwrite(bytes.baseAddress, 1, bytes.count, stderr) }
+}

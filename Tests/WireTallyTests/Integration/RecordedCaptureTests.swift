@@ -1,0 +1,50 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// The project's own recorded captures (real nginx/python servers, real clients): every connection's
+/// packets, frame bytes, IP bytes and payload bytes per direction equal tshark's, and conservation holds.
+@Suite struct RecordedCaptureTests {
+    static let recorded = TestPaths.files(in: TestPaths.captures, endingWith: [".pcap"])
+
+    @Test(arguments: recorded)
+    func connectionsMatchTshark(_ name: String) throws {
+        let (writer, result) = try CollectingWriter.analyze([TestPaths.capture(name)])
+        #expect(result.errors.isEmpty)
+        Conservation.check(writer, result)
+        let truth = try TsharkConversation.load(TestPaths.capture(name.replacingOccurrences(of: ".pcap", with: ".frames.tsv")))
+        let ours = writer.connections.sorted {
+            (Double($0["ts_first"]!.plainText) ?? 0) < (Double($1["ts_first"]!.plainText) ?? 0)
+        }
+        #expect(ours.count == truth.count, "\(name): \(ours.count) connections, tshark has \(truth.count) streams")
+        var unmatched = truth
+        for connection in ours {
+            let client = connection.string("client")!, server = connection.string("server")!
+            guard let index = unmatched.firstIndex(where: {
+                Set([$0.endpointA, $0.endpointB]) == Set([client, server])
+            }) else {
+                Issue.record("\(name): connection \(client)→\(server) not in tshark's streams")
+                continue
+            }
+            let conversation = unmatched.remove(at: index)
+            let fromClient = conversation.endpointA == client ? conversation.fromA : conversation.fromB
+            let fromServer = conversation.endpointA == client ? conversation.fromB : conversation.fromA
+            let up = ["packets", "frame_bytes", "ip_bytes", "payload_bytes"].map { connection.int("up.\($0)")! }
+            let down = ["packets", "frame_bytes", "ip_bytes", "payload_bytes"].map { connection.int("down.\($0)")! }
+            #expect(up == fromClient, "\(name) \(client)→\(server) up")
+            #expect(down == fromServer, "\(name) \(client)→\(server) down")
+        }
+    }
+
+    @Test func gzipAndPcapngVariantsReadTheSame() throws {
+        for (original, variant) in [("nginx-chunked-gzip.pcap", "nginx-chunked-gzip.pcap.gz"),
+                                    ("nginx-pipelining.pcap", "nginx-pipelining.pcapng")] {
+            let (a, _) = try CollectingWriter.analyze([TestPaths.capture(original)])
+            let (b, resultB) = try CollectingWriter.analyze([TestPaths.capture(variant)])
+            #expect(resultB.errors.isEmpty)
+            Conservation.check(b, resultB)
+            #expect(a.connections.map { $0["up"] } == b.connections.map { $0["up"] }, "\(variant)")
+            #expect(a.connections.map { $0["down"] } == b.connections.map { $0["down"] }, "\(variant)")
+        }
+    }
+}

@@ -1,0 +1,41 @@
+import Testing
+@testable import WireTally
+
+/// Byte conservation, checked on every capture the tests read.
+enum Conservation {
+    /// Per connection and direction: categories add up to totals, unattributed + exchanges == totals;
+    /// for the capture: every packet read is in exactly one outcome, and the connection and flow
+    /// records add up to the summary's TCP and other-IP outcomes, at every level.
+    static func check(_ writer: CollectingWriter, _ result: AnalysisRun.Result, sourceLocation: SourceLocation = #_sourceLocation) {
+        let levels = ["packets", "ip_bytes", "frame_bytes", "payload_bytes"]
+        var tcpSum = [String: Int]()
+        for connection in writer.connections {
+            for direction in ["up", "down"] {
+                for level in levels {
+                    let total = connection.int("\(direction).\(level)") ?? -1
+                    let byCategory = PacketCategory.allCases.reduce(0) {
+                        $0 + (connection.int("\(direction).categories.\($1.name).\(level)") ?? 0)
+                    }
+                    #expect(byCategory == total, "connection \(connection.int("id") ?? 0) \(direction) \(level)", sourceLocation: sourceLocation)
+                    #expect(connection.int("unattributed.\(direction).\(level)") == total, sourceLocation: sourceLocation)
+                    tcpSum[level, default: 0] += total
+                }
+            }
+        }
+        var flowSum = [String: Int]()
+        for flow in writer.flows {
+            for direction in ["up", "down"] {
+                for level in levels { flowSum[level, default: 0] += flow.int("\(direction).\(level)") ?? 0 }
+            }
+        }
+        let summary = try! #require(writer.summary, sourceLocation: sourceLocation)
+        for level in levels {
+            #expect(summary.int("outcomes.tcp.\(level)") == tcpSum[level, default: 0], "tcp \(level)", sourceLocation: sourceLocation)
+            #expect(summary.int("outcomes.other_ip.\(level)") == flowSum[level, default: 0], "other_ip \(level)", sourceLocation: sourceLocation)
+        }
+        #expect(result.summary.isConserved, sourceLocation: sourceLocation)
+        #expect(summary["conserved"] == .bool(true), sourceLocation: sourceLocation)
+        #expect(result.summary.accounted.packets == result.summary.read.packets, sourceLocation: sourceLocation)
+        #expect(result.summary.accounted.frameBytes == result.summary.read.frameBytes, sourceLocation: sourceLocation)
+    }
+}

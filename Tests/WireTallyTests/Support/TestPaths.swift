@@ -1,0 +1,25 @@
+import Foundation
+
+/// Where the project's captures and the shared public captures are, from this source file's location.
+enum TestPaths {
+    /// The package root.
+    static let root: URL = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// `captures/` of this repository.
+    static let captures = root.appendingPathComponent("captures")
+
+    /// `../shared/captures/public`, or nil when absent (tests that need it skip).
+    static var publicCaptures: URL? {
+        let url = root.deletingLastPathComponent().appendingPathComponent("shared/captures/public")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+
+    static func capture(_ name: String) -> String { captures.appendingPathComponent(name).path }
+
+    /// Names of files in a folder with one of the extensions, sorted.
+    static func files(in folder: URL, endingWith suffixes: [String]) -> [String] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []
+        return names.filter { name in suffixes.contains { name.hasSuffix($0) } }.sorted()
+    }
+}
