@@ -45,7 +45,8 @@ extension LinkLayer {
             EtherType.pppoeSession, EtherType.eapol:
             return true
         default:
-            guard type <= EtherType.maximumIEEE8023Length else { return false }
+            // An 802.3 length must at least cover an LLC header (3 bytes).
+            guard type >= 3, type <= EtherType.maximumIEEE8023Length else { return false }
             let minimumFrame = 60
             let framed = 14 + Int(type)
             return framed == originalLength || (originalLength <= minimumFrame && framed <= minimumFrame)

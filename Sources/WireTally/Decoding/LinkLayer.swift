@@ -28,7 +28,7 @@ enum LinkLayer {
         case .raw, .rawDLT12, .rawDLT14: return .ip(offset: 0, version: nil)
         case .ipv4: return .ip(offset: 0, version: 4)
         case .ipv6: return .ip(offset: 0, version: 6)
-        case .nflog: return nflog(frame)
+        case .nflog: return nflog(frame, originalLength: originalLength)
         case .pktap: return pktap(frame, originalLength: originalLength)
         default: return .failure(.unknownLinkType)
         }
