@@ -24,12 +24,16 @@ public struct IPPacket {
     public var hasBadHeaderChecksum: Bool
     /// True when the datagram was reassembled from fragments.
     public var wasFragmented: Bool
+    /// VLAN tags of the frame (of the completing frame for a reassembled datagram).
+    public var vlan: VLANTags
 
     public init(
         version: UInt8, source: IPAddress, destination: IPAddress, transportProtocol: UInt8,
         transport: UnsafeRawBufferPointer, transportLength: Int, wire: TrafficCounters,
-        timestamp: Timestamp, frameNumber: Int, hasBadHeaderChecksum: Bool = false, wasFragmented: Bool = false
+        timestamp: Timestamp, frameNumber: Int, hasBadHeaderChecksum: Bool = false, wasFragmented: Bool = false,
+        vlan: VLANTags = VLANTags()
     ) {
+        self.vlan = vlan
         self.version = version
         self.source = source
         self.destination = destination

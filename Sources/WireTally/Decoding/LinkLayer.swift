@@ -1,14 +1,15 @@
 /// Where a frame's IP header starts, as found by reading its link-layer header.
 enum NetworkLayerLocation: Equatable {
     /// The IP header starts at `offset`. `version` is 4 or 6 when the link header says which, nil
-    /// when only the IP version nibble can tell (raw IP, NFLOG of unknown family).
-    case ip(offset: Int, version: UInt8?)
+    /// when only the IP version nibble can tell (raw IP, NFLOG of unknown family). `vlan` holds the
+    /// VLAN tags stepped over.
+    case ip(offset: Int, version: UInt8?, vlan: VLANTags = VLANTags())
     case failure(DecodeFailure)
 
     /// The same location seen from a buffer that starts `prefix` bytes earlier.
     func shifted(by prefix: Int) -> NetworkLayerLocation {
-        guard case let .ip(offset, version) = self else { return self }
-        return .ip(offset: offset + prefix, version: version)
+        guard case let .ip(offset, version, vlan) = self else { return self }
+        return .ip(offset: offset + prefix, version: version, vlan: vlan)
     }
 }
 
@@ -41,12 +42,15 @@ enum LinkLayer {
     ) -> NetworkLayerLocation {
         var type = type
         var offset = payloadOffset
+        var vlan = VLANTags()
         for _ in 0...maximumVLANTags {
             switch type {
-            case EtherType.ipv4: return .ip(offset: offset, version: 4)
-            case EtherType.ipv6: return .ip(offset: offset, version: 6)
+            case EtherType.ipv4: return .ip(offset: offset, version: 4, vlan: vlan)
+            case EtherType.ipv6: return .ip(offset: offset, version: 6, vlan: vlan)
             case EtherType.vlan, EtherType.providerBridging, EtherType.legacyQinQ:
-                guard let inner = frame.uint16BigEndian(at: offset + 2) else { return .failure(.truncated) }
+                guard let control = frame.uint16BigEndian(at: offset), let inner = frame.uint16BigEndian(at: offset + 2)
+                else { return .failure(.truncated) }
+                vlan.append(id: control & 0x0fff)
                 type = inner
                 offset += 4
             default:

@@ -27,7 +27,7 @@ extension PacketDecoder {
             version: 4, source: header.source, destination: header.destination,
             transportProtocol: header.transportProtocol, transport: datagram.clamped(from: headerLength),
             transportLength: length - headerLength, wire: wire, timestamp: frame.timestamp,
-            frameNumber: frame.frameNumber, hasBadHeaderChecksum: hasBadChecksum)
+            frameNumber: frame.frameNumber, hasBadHeaderChecksum: hasBadChecksum, vlan: frame.vlan)
         guard header.isFragment else { return decodeTransport(packet) }
 
         let fragment = Fragment(
@@ -60,7 +60,7 @@ extension PacketDecoder {
         var packet = IPPacket(
             version: 6, source: header.source, destination: header.destination, transportProtocol: header.nextHeader,
             transport: UnsafeRawBufferPointer(start: nil, count: 0), transportLength: 0, wire: wire,
-            timestamp: frame.timestamp, frameNumber: frame.frameNumber)
+            timestamp: frame.timestamp, frameNumber: frame.frameNumber, vlan: frame.vlan)
 
         switch IPv6ExtensionHeaders.walk(datagram, from: 40, nextHeader: header.nextHeader, declaredLength: length) {
         case .truncated: return .undecoded(.truncated, wire: wire)

@@ -38,15 +38,16 @@ public final class PacketDecoder {
             in: packet.bytes, linkType: packet.linkType, originalLength: packet.originalLength)
         let offset: Int
         let linkVersion: UInt8?
+        let vlan: VLANTags
         switch location {
         case let .failure(failure): return .undecoded(failure, wire: frameWire)
-        case let .ip(ipOffset, version): (offset, linkVersion) = (ipOffset, version)
+        case let .ip(ipOffset, version, tags): (offset, linkVersion, vlan) = (ipOffset, version, tags)
         }
         if offset == 0 && packet.linkType == .ethernet { statistics.ethernetFramesStartingWithIP += 1 }
         let network = packet.bytes.clamped(from: offset)
         let frame = NetworkFrame(
             bytes: network, originalLength: max(packet.originalLength - offset, network.count), wire: frameWire,
-            timestamp: packet.timestamp, frameNumber: packet.frameNumber)
+            timestamp: packet.timestamp, frameNumber: packet.frameNumber, vlan: vlan)
         guard let first = network.byte(at: 0) else { return .undecoded(.truncated, wire: frameWire) }
         let version = first >> 4
         if let linkVersion, linkVersion != version { return .undecoded(.malformedIP, wire: frameWire) }
@@ -86,6 +87,7 @@ public final class PacketDecoder {
         var wire: TrafficCounters
         var timestamp: Timestamp
         var frameNumber: Int
+        var vlan: VLANTags
     }
 
     /// `.truncated` when `needed` bytes fit in the frame on the wire but were not captured, otherwise

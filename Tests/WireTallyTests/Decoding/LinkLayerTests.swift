@@ -25,6 +25,19 @@ import Testing
         }
     }
 
+    @Test func vlanIdsAreReported() {
+        let tags: [FrameBuilder.VLANTag] = [.init(tpid: 0x88a8, id: 100), .init(id: 10), .init(id: 1)]
+        let cases: [([FrameBuilder.VLANTag], VLANTags)] = [
+            ([], VLANTags()), ([.init(id: 4095)], VLANTags(outer: 4095)),
+            (tags, VLANTags(outer: 100, inner: 10)),
+        ]
+        for (frameTags, expected) in cases {
+            let link = FrameBuilder.Link.ethernetTagged(frameTags)
+            let frame = FrameBuilder.tcp(from: "10.0.0.1:1", to: "10.0.0.2:2", link: link)
+            #expect(PacketDecoder().summary(of: frame, link: link).vlan == expected)
+        }
+    }
+
     @Test func nullAcceptsEitherByteOrderAndAllIPv6Families() {
         let ip = Array(FrameBuilder.udp(from: "[::1]:5", to: "[::1]:6", link: .raw))
         for family: UInt32 in [24, 28, 30] {

@@ -16,6 +16,7 @@ struct FrameSummary: Equatable {
     var badIPChecksum = false
     var badTransportChecksum = false
     var wasFragmented = false
+    var vlan = VLANTags()
     var tcpFlags: TCPFlags?
     var tcpOptions: TCPOptions?
 
@@ -58,6 +59,7 @@ struct FrameSummary: Equatable {
         transportLength = ip.transportLength
         badIPChecksum = ip.hasBadHeaderChecksum
         wasFragmented = ip.wasFragmented
+        vlan = ip.vlan
     }
 }
 
