@@ -170,8 +170,9 @@ public enum DecodedPacket {
     /// IP with another transport (ICMP, ICMPv6, ESP, no-next-header, …). A TCP or UDP header cut by the
     /// snaplen is `.undecoded(.truncated, wire:)` instead, with `ipBytes` filled.
     case otherIP(IPPacket)
-    /// An IP fragment held for reassembly: counted when its datagram completes, or reported as an
-    /// incomplete fragment when the decoder is flushed.
+    /// An IP fragment held for reassembly: counted in the `wire` of the datagram it completes, or, when
+    /// that never happens, in what `PacketDecoder.expireFragments(olderThan:)` or `flushFragments()`
+    /// returns.
     case heldFragment
     /// Not decodable (to IP, or to TCP/UDP): `wire` has the frame's `packets` (1) and `frameBytes`, plus
     /// `ipBytes` when an IP header was read.

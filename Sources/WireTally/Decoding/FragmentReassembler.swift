@@ -39,7 +39,9 @@ struct ReassembledDatagram {
 /// Holds IP fragments until their datagram is complete (ranges of received bytes per datagram, first
 /// copy wins on overlap). Memory is bounded: a datagram may not exceed 65535 bytes, and when the held
 /// bytes or datagrams exceed their limits the datagram whose first fragment is oldest is evicted.
-/// Frames of datagrams that are dropped for any reason accumulate until `takeDropped()`.
+/// Frames of datagrams that are dropped for any reason accumulate until `takeDropped()`. A fragment
+/// arriving after its datagram completed (a late duplicate) starts a new datagram that never completes:
+/// its frame is reported as dropped, not counted twice.
 struct FragmentReassembler {
     private struct PendingDatagram {
         var firstSeen: Timestamp
@@ -83,7 +85,7 @@ struct FragmentReassembler {
         if pending[key] == nil {
             arrivals += 1
             pending[key] = PendingDatagram(firstSeen: fragment.timestamp, arrival: arrivals)
-            while pending.count > maximumHeldDatagrams { evictOldest(sparing: key) }
+            while pending.count > maximumHeldDatagrams, evictOldest(sparing: key) {}
         }
         guard end <= Self.maximumDatagramLength else {
             statistics.oversizedDatagrams += 1
@@ -92,7 +94,7 @@ struct FragmentReassembler {
         }
         let growth = max(0, end - pending[key]!.storage.count)
         heldBytes += growth
-        while heldBytes > maximumHeldBytes { evictOldest(sparing: key) }
+        while heldBytes > maximumHeldBytes, evictOldest(sparing: key) {}
 
         var datagram = pending.removeValue(forKey: key)!
         datagram.wire += fragment.wire
@@ -151,13 +153,15 @@ struct FragmentReassembler {
         return dropped
     }
 
-    private mutating func evictOldest(sparing spared: FragmentKey) {
-        let oldest = pending.filter { $0.key != spared }.min {
+    /// Drops the datagram whose first fragment is oldest, other than `spared`; false when there is none.
+    private mutating func evictOldest(sparing spared: FragmentKey) -> Bool {
+        let oldest = pending.lazy.filter { $0.key != spared }.min {
             ($0.value.firstSeen, $0.value.arrival) < ($1.value.firstSeen, $1.value.arrival)
         }
-        guard let oldest else { return }
+        guard let oldest else { return false }
         statistics.evictedDatagrams += 1
         drop(oldest.key)
+        return true
     }
 
     private mutating func drop(_ key: FragmentKey) {

@@ -146,3 +146,23 @@ import Testing
         return process.terminationStatus == 0 ? data : nil
     }
 }
+
+/// FrameBuilder's pcap files read back through libpcap decode to the frames that went in.
+@Suite struct FrameBuilderCaptureTests {
+    @Test func pcapFileRoundTripsThroughLibpcap() throws {
+        let frames = [
+            FrameBuilder.tcp(from: "10.0.0.1:1234", to: "10.0.0.2:80", seq: 1, flags: [.syn]),
+            FrameBuilder.tcp(from: "10.0.0.1:1234", to: "10.0.0.2:80", seq: 2, payload: [UInt8](repeating: 0x41, count: 200)),
+        ] + FrameBuilder.ipv4Fragments(
+            FrameBuilder.udpSegment(from: "10.0.0.1:53", to: "10.0.0.2:53", payload: [UInt8](repeating: 7, count: 100)),
+            from: "10.0.0.1:53", to: "10.0.0.2:53", protocol: 17, fragmentSize: 64)
+        let path = FileManager.default.temporaryDirectory
+            .appendingPathComponent("wiretally-framebuilder-\(ProcessInfo.processInfo.processIdentifier).pcap")
+        try Data(FrameBuilder.pcap(frames: frames, link: .ethernet, snaplen: 100)).write(to: path)
+        defer { try? FileManager.default.removeItem(at: path) }
+        let (summaries, _) = try PublicCaptureTests.decodeWithLibpcap(path.path)
+        #expect(summaries.map(\.kind) == [.tcp, .tcp, .heldFragment, .udp])
+        #expect(summaries[1].payloadLength == 200 && summaries[1].payload.count == 100 - 54)
+        #expect(summaries[3].payloadLength == 100 && summaries[3].wire.packets == 2)
+    }
+}

@@ -269,15 +269,17 @@ enum FrameBuilder {
 
     // MARK: Capture files
 
-    /// A little-endian microsecond pcap file holding `frames` (one second apart unless `timestamps`).
-    static func pcap(frames: [[UInt8]], link: Link, timestamps: [Timestamp]? = nil) -> [UInt8] {
-        var file = le32(0xa1b2_c3d4) + le16(2) + le16(4) + le32(0) + le32(0) + le32(262_144)
+    /// A little-endian microsecond pcap file holding `frames` (one second apart unless `timestamps`),
+    /// each cut to `snaplen` bytes.
+    static func pcap(frames: [[UInt8]], link: Link, timestamps: [Timestamp]? = nil, snaplen: Int = 262_144) -> [UInt8] {
+        var file = le32(0xa1b2_c3d4) + le16(2) + le16(4) + le32(0) + le32(0) + le32(UInt32(snaplen))
         file += le32(link.linkType.rawValue)
         for (index, frame) in frames.enumerated() {
             let time = timestamps?[index] ?? Timestamp(seconds: 1_700_000_000 + Int64(index), nanoseconds: 0)
             file += le32(UInt32(time.nanoseconds / 1_000_000_000))
             file += le32(UInt32(time.nanoseconds % 1_000_000_000 / 1000))
-            file += le32(UInt32(frame.count)) + le32(UInt32(frame.count)) + frame
+            let captured = frame.prefix(snaplen)
+            file += le32(UInt32(captured.count)) + le32(UInt32(frame.count)) + captured
         }
         return file
     }
