@@ -19,12 +19,6 @@ extension UnsafeRawBufferPointer {
     }
 
     @inline(__always)
-    func uint64BigEndian(at offset: Int) -> UInt64? {
-        guard offset >= 0, offset <= count - 8 else { return nil }
-        return UInt64(bigEndian: loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-    }
-
-    @inline(__always)
     func uint16LittleEndian(at offset: Int) -> UInt16? {
         guard offset >= 0, offset <= count - 2 else { return nil }
         return UInt16(littleEndian: loadUnaligned(fromByteOffset: offset, as: UInt16.self))

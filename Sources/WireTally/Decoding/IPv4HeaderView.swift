@@ -8,7 +8,6 @@ struct IPv4HeaderView {
         self.bytes = bytes
     }
 
-    var version: UInt8 { bytes[0] >> 4 }
     /// Header length in bytes, options included (IHL × 4).
     var headerLength: Int { Int(bytes[0] & 0x0f) * 4 }
     var totalLength: Int { Int(word(2)) }

@@ -7,7 +7,6 @@ struct IPv6HeaderView {
         self.bytes = bytes
     }
 
-    var version: UInt8 { bytes[0] >> 4 }
     var payloadLength: Int { Int(UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: 4, as: UInt16.self))) }
     var nextHeader: UInt8 { bytes[6] }
     var source: IPAddress { address(at: 8) }

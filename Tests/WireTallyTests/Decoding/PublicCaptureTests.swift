@@ -34,7 +34,7 @@ import Testing
 
     static func decodeWithLibpcap(_ path: String) throws -> ([FrameSummary], PacketDecoder) {
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
-        let handle = try #require(pcap_open_offline(path, &errorBuffer), "libpcap: \(String(cString: errorBuffer))")
+        let handle = try #require(pcap_open_offline(path, &errorBuffer), "libpcap: \(String(decoding: errorBuffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self))")
         defer { pcap_close(handle) }
         let linkType = LinkType(rawValue: UInt32(pcap_datalink(handle)))
         let decoder = PacketDecoder()
