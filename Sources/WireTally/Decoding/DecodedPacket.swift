@@ -24,12 +24,16 @@ public struct IPPacket {
     public var hasBadHeaderChecksum: Bool
     /// True when the datagram was reassembled from fragments.
     public var wasFragmented: Bool
+    /// VLAN tags of the frame (of the completing frame for a reassembled datagram).
+    public var vlan: VLANTags
 
     public init(
         version: UInt8, source: IPAddress, destination: IPAddress, transportProtocol: UInt8,
         transport: UnsafeRawBufferPointer, transportLength: Int, wire: TrafficCounters,
-        timestamp: Timestamp, frameNumber: Int, hasBadHeaderChecksum: Bool = false, wasFragmented: Bool = false
+        timestamp: Timestamp, frameNumber: Int, hasBadHeaderChecksum: Bool = false, wasFragmented: Bool = false,
+        vlan: VLANTags = VLANTags()
     ) {
+        self.vlan = vlan
         self.version = version
         self.source = source
         self.destination = destination
@@ -75,14 +79,18 @@ public struct TCPSegment {
     public var payload: UnsafeRawBufferPointer
     /// Payload length from the IP and TCP headers.
     public var payloadLength: Int
-    /// True when the checksum could be verified (whole segment captured) and is wrong.
+    /// True when the checksum could be verified (whole segment captured) and is wrong. Captures taken
+    /// on the sending host carry checksums the NIC fills in later: such segments are still decoded.
     public var hasBadChecksum: Bool
+    /// The options the decoder understands (MSS, window scale, SACK-permitted, timestamps).
+    public var options: TCPOptions
 
     public init(
         sourcePort: UInt16, destinationPort: UInt16, sequence: UInt32, acknowledgment: UInt32,
         flags: TCPFlags, window: UInt16 = 65535, headerLength: Int = 20, payload: UnsafeRawBufferPointer,
-        payloadLength: Int, hasBadChecksum: Bool = false
+        payloadLength: Int, hasBadChecksum: Bool = false, options: TCPOptions = TCPOptions()
     ) {
+        self.options = options
         self.sourcePort = sourcePort
         self.destinationPort = destinationPort
         self.sequence = sequence
@@ -97,6 +105,27 @@ public struct TCPSegment {
 
     /// True when the snaplen cut part of the payload.
     public var isPayloadTruncated: Bool { payload.count < payloadLength }
+}
+
+/// TCP options read from a segment header; nil / false when absent.
+public struct TCPOptions: Hashable, Sendable {
+    public var maximumSegmentSize: UInt16?
+    /// The window scale shift count (RFC 7323).
+    public var windowScale: UInt8?
+    public var sackPermitted: Bool
+    public var timestampValue: UInt32?
+    public var timestampEchoReply: UInt32?
+
+    public init(
+        maximumSegmentSize: UInt16? = nil, windowScale: UInt8? = nil, sackPermitted: Bool = false,
+        timestampValue: UInt32? = nil, timestampEchoReply: UInt32? = nil
+    ) {
+        self.maximumSegmentSize = maximumSegmentSize
+        self.windowScale = windowScale
+        self.sackPermitted = sackPermitted
+        self.timestampValue = timestampValue
+        self.timestampEchoReply = timestampEchoReply
+    }
 }
 
 /// A decoded UDP header with a view of its payload.
@@ -128,9 +157,9 @@ public enum DecodeFailure: String, Sendable, CaseIterable {
     case unknownLinkType = "unknown_link_type"
     /// The frame carries something other than IP (ARP, LLDP, …).
     case nonIP = "non_ip"
-    /// The captured bytes end inside the link, IP or transport header.
+    /// The captured bytes end inside the link, IP or TCP/UDP header (the snaplen cut it).
     case truncated = "truncated"
-    /// The IP header is impossible (bad version, header length beyond the packet…).
+    /// The IP, TCP or UDP header is impossible (bad version, header length beyond the declared length…).
     case malformedIP = "malformed_ip"
 }
 
@@ -138,12 +167,14 @@ public enum DecodeFailure: String, Sendable, CaseIterable {
 public enum DecodedPacket {
     case tcp(IPPacket, TCPSegment)
     case udp(IPPacket, UDPDatagram)
-    /// IP with another transport (ICMP, ICMPv6, ESP, …) or a TCP/UDP header cut by the snaplen.
+    /// IP with another transport (ICMP, ICMPv6, ESP, no-next-header, …). A TCP or UDP header cut by the
+    /// snaplen is `.undecoded(.truncated, wire:)` instead, with `ipBytes` filled.
     case otherIP(IPPacket)
-    /// An IP fragment held for reassembly: counted when its datagram completes, or reported as an
-    /// incomplete fragment when the decoder is flushed.
+    /// An IP fragment held for reassembly: counted in the `wire` of the datagram it completes, or, when
+    /// that never happens, in what `PacketDecoder.expireFragments(olderThan:)` or `flushFragments()`
+    /// returns.
     case heldFragment
-    /// Not decodable to IP: `wire` has the frame's `packets` (1) and `frameBytes`, plus `ipBytes` when
-    /// an IP header was read.
+    /// Not decodable (to IP, or to TCP/UDP): `wire` has the frame's `packets` (1) and `frameBytes`, plus
+    /// `ipBytes` when an IP header was read.
     case undecoded(DecodeFailure, wire: TrafficCounters)
 }

@@ -1,0 +1,71 @@
+/// The Internet checksum (RFC 1071): the ones-complement sum of 16-bit big-endian words.
+///
+/// Summing runs 8 bytes at a time into a 64-bit accumulator with end-around carry, folded to 16 bits
+/// once at the end; it is on the per-packet path.
+enum InternetChecksum {
+    /// The ones-complement sum of `bytes` (odd final byte padded with zero), folded to 16 bits.
+    static func sum(_ bytes: UnsafeRawBufferPointer) -> UInt16 {
+        var accumulator: UInt64 = 0
+        var offset = 0
+        let count = bytes.count
+        // Words are loaded in little-endian arrangement; a ones-complement sum commutes with byte
+        // swapping, so one swap of the folded result gives the big-endian sum.
+        while offset + 8 <= count {
+            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let (partial, overflow) = accumulator.addingReportingOverflow(word)
+            accumulator = partial &+ (overflow ? 1 : 0)
+            offset += 8
+        }
+        var tail: UInt64 = 0
+        var shift: UInt64 = 0
+        while offset < count {
+            tail |= UInt64(bytes[offset]) << shift
+            shift += 8
+            offset += 1
+        }
+        let (partial, overflow) = accumulator.addingReportingOverflow(tail)
+        accumulator = partial &+ (overflow ? 1 : 0)
+        return fold(accumulator).byteSwapped
+    }
+
+    /// Folds a wide ones-complement accumulator to 16 bits.
+    @inline(__always)
+    static func fold(_ value: UInt64) -> UInt16 {
+        var folded = (value & 0xffff_ffff) &+ (value >> 32)
+        folded = (folded & 0xffff) &+ (folded >> 16)
+        folded = (folded & 0xffff) &+ (folded >> 16)
+        folded = (folded & 0xffff) &+ (folded >> 16)
+        return UInt16(truncatingIfNeeded: folded)
+    }
+
+    /// Adds two folded ones-complement sums.
+    @inline(__always)
+    static func add(_ lhs: UInt16, _ rhs: UInt16) -> UInt16 {
+        fold(UInt64(lhs) &+ UInt64(rhs))
+    }
+
+    /// The sum of the TCP/UDP pseudo-header (RFC 793 for IPv4, RFC 8200 §8.1 for IPv6).
+    static func pseudoHeaderSum(
+        source: IPAddress, destination: IPAddress, transportProtocol: UInt8, length: Int
+    ) -> UInt16 {
+        var total = UInt64(transportProtocol) &+ UInt64(UInt32(truncatingIfNeeded: length) >> 16)
+            &+ UInt64(UInt32(truncatingIfNeeded: length) & 0xffff)
+        total &+= wordSum(source.low) &+ wordSum(destination.low)
+        if source.isIPv6 { total &+= wordSum(source.high) &+ wordSum(destination.high) }
+        return fold(total)
+    }
+
+    @inline(__always)
+    private static func wordSum(_ value: UInt64) -> UInt64 {
+        (value >> 48) &+ (value >> 32 & 0xffff) &+ (value >> 16 & 0xffff) &+ (value & 0xffff)
+    }
+
+    /// True when a transport segment (checksum field included) sums to 0xffff with its pseudo-header.
+    static func isValidTransport(
+        _ segment: UnsafeRawBufferPointer, source: IPAddress, destination: IPAddress, transportProtocol: UInt8
+    ) -> Bool {
+        let pseudo = pseudoHeaderSum(
+            source: source, destination: destination, transportProtocol: transportProtocol, length: segment.count)
+        return add(pseudo, sum(segment)) == 0xffff
+    }
+}

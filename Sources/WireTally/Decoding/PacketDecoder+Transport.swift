@@ -1,0 +1,64 @@
+extension PacketDecoder {
+    /// Decodes the TCP or UDP header of `packet`; other protocols are returned as `.otherIP`.
+    func decodeTransport(_ packet: IPPacket) -> DecodedPacket {
+        switch packet.transportProtocol {
+        case IPProtocol.tcp: return decodeTCP(packet)
+        case IPProtocol.udp: return decodeUDP(packet)
+        default: return .otherIP(packet)
+        }
+    }
+
+    private func decodeTCP(_ packet: IPPacket) -> DecodedPacket {
+        guard let header = TCPHeaderView(packet.transport) else {
+            return .undecoded(Self.shortfall(needed: 20, declared: packet.transportLength), wire: packet.wire)
+        }
+        let headerLength = header.headerLength
+        guard headerLength >= 20, headerLength <= packet.transportLength else {
+            return .undecoded(.malformedIP, wire: packet.wire)
+        }
+        guard headerLength <= packet.transport.count else { return .undecoded(.truncated, wire: packet.wire) }
+        let hasBadChecksum = hasBadTransportChecksum(packet, segment: packet.transport, length: packet.transportLength)
+        if hasBadChecksum { statistics.badTCPChecksums += 1 }
+        let segment = TCPSegment(
+            sourcePort: header.sourcePort, destinationPort: header.destinationPort, sequence: header.sequence,
+            acknowledgment: header.acknowledgment, flags: header.flags, window: header.window,
+            headerLength: headerLength, payload: packet.transport.clamped(from: headerLength),
+            payloadLength: packet.transportLength - headerLength, hasBadChecksum: hasBadChecksum,
+            options: headerLength > 20 ? header.options : TCPOptions())
+        return .tcp(packet, segment)
+    }
+
+    private func decodeUDP(_ packet: IPPacket) -> DecodedPacket {
+        guard let header = UDPHeaderView(packet.transport) else {
+            return .undecoded(Self.shortfall(needed: 8, declared: packet.transportLength), wire: packet.wire)
+        }
+        var length = header.length
+        if length < 8 || length > packet.transportLength {
+            statistics.inconsistentUDPLengths += 1
+            length = packet.transportLength
+        }
+        let noChecksum = header.checksum == 0 && packet.version == 4
+        let hasBadChecksum = !noChecksum && hasBadTransportChecksum(
+            packet, segment: packet.transport.clamped(from: 0, to: length), length: length)
+        if hasBadChecksum { statistics.badUDPChecksums += 1 }
+        let datagram = UDPDatagram(
+            sourcePort: header.sourcePort, destinationPort: header.destinationPort,
+            payload: packet.transport.clamped(from: 8, to: length), payloadLength: length - 8,
+            hasBadChecksum: hasBadChecksum)
+        return .udp(packet, datagram)
+    }
+
+    /// True when `segment` was captured whole (`length` bytes) and its checksum is wrong.
+    private func hasBadTransportChecksum(_ packet: IPPacket, segment: UnsafeRawBufferPointer, length: Int) -> Bool {
+        guard segment.count == length else { return false }
+        return !InternetChecksum.isValidTransport(
+            segment, source: packet.source, destination: packet.destination,
+            transportProtocol: packet.transportProtocol)
+    }
+}
+
+/// IP protocol numbers the decoder treats specially.
+enum IPProtocol {
+    static let tcp: UInt8 = 6
+    static let udp: UInt8 = 17
+}
