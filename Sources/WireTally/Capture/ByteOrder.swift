@@ -4,7 +4,7 @@ public enum ByteOrder: Sendable {
     case bigEndian
 
     /// The order of the machine running this code.
-    static let host: ByteOrder = 1.littleEndian == 1 ? .littleEndian : .bigEndian
+    public static let host: ByteOrder = 1.littleEndian == 1 ? .littleEndian : .bigEndian
 }
 
 extension UnsafeRawPointer {
