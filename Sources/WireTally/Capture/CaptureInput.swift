@@ -1,5 +1,4 @@
 import Glibc
-import CZlib
 
 /// Buffered sequential reading of a capture file, plain or gzip-compressed.
 ///
@@ -11,12 +10,10 @@ import CZlib
 final class CaptureInput {
     /// The path given to `init`, for error messages.
     let path: String
-    /// True when the file is gzip-compressed.
-    let isCompressed: Bool
 
     private enum Stream {
         case plain(fileDescriptor: Int32)
-        case gzip(gzFile)
+        case gzip(GzipStream)
     }
 
     private static let chunkSize = 1 << 20
@@ -36,26 +33,16 @@ final class CaptureInput {
         var magic: (UInt8, UInt8) = (0, 0)
         let magicLength = withUnsafeMutableBytes(of: &magic) { pread(descriptor, $0.baseAddress, 2, 0) }
         if magicLength == 2 && magic == (0x1f, 0x8b) {
-            guard let file = gzdopen(descriptor, "rb") else {
-                close(descriptor)
-                throw .cannotOpen(path: path, reason: "cannot start gzip decompression")
-            }
-            gzbuffer(file, 256 * 1024)
-            stream = .gzip(file)
-            isCompressed = true
+            stream = .gzip(GzipStream(fileDescriptor: descriptor))
         } else {
             stream = .plain(fileDescriptor: descriptor)
-            isCompressed = false
         }
         capacity = Self.chunkSize
         buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
     }
 
     deinit {
-        switch stream {
-        case let .plain(descriptor): close(descriptor)
-        case let .gzip(file): gzclose(file)
-        }
+        if case let .plain(descriptor) = stream { close(descriptor) }
         buffer.deallocate()
     }
 
@@ -108,12 +95,12 @@ final class CaptureInput {
                 if received >= 0 { return received }
                 if errno != EINTR { throw .cannotOpen(path: path, reason: "read failed: \(Self.errnoText())") }
             }
-        case let .gzip(file):
-            let received = gzread(file, destination, UInt32(clamping: maximum))
-            if received >= 0 { return Int(received) }
-            var code: Int32 = 0
-            let message = gzerror(file, &code).map { String(cString: $0) } ?? "unknown zlib error"
-            throw .decompression(path: path, detail: message)
+        case let .gzip(gzip):
+            do {
+                return try gzip.read(into: destination, maximum: maximum)
+            } catch {
+                throw .decompression(path: path, detail: error.message)
+            }
         }
     }
 
