@@ -188,3 +188,10 @@ func withPacket<Result>(
             originalLength: originalLength ?? bytes.count, bytes: buffer))
     }
 }
+
+extension LinkType {
+    /// The DLT_ value libpcap reports for a file of this link type (it maps LINKTYPE_RAW to DLT_RAW).
+    var libpcapDataLinkType: UInt32 {
+        self == .raw ? UInt32(DLT_RAW) : rawValue
+    }
+}
