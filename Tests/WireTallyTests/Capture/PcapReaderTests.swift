@@ -126,3 +126,26 @@ import Testing
         #expect(result.packets.map(\.nanoseconds) == [7_000_016_000, 8_000_016_000])
     }
 }
+
+@Suite struct LargeRecordTests {
+    /// A pcap whose second packet is bigger than the reader's 1 MiB chunk.
+    static func fileWithLargeRecord() throws -> (bytes: [UInt8], large: [UInt8]) {
+        let large = (0..<(1_500_000)).map { UInt8(truncatingIfNeeded: $0 * 7) }
+        let writer = try PcapWriter(destination: .memory, linkType: .raw, snaplen: 2_000_000)
+        try withPacket([1, 2, 3], nanoseconds: 1_000, linkType: .raw) { try writer.write($0) }
+        try withPacket(large, nanoseconds: 2_000, linkType: .raw) { try writer.write($0) }
+        try withPacket([4, 5], nanoseconds: 3_000, linkType: .raw) { try writer.write($0) }
+        return (writer.bytes, large)
+    }
+
+    @Test(arguments: [false, true])
+    func recordsLargerThanTheChunkAreRead(compressed: Bool) throws {
+        let scratch = try TemporaryDirectory()
+        let file = try Self.fileWithLargeRecord()
+        let result = readAll(path: try scratch.file("large", compressed ? try gzipped(file.bytes) : file.bytes))
+        #expect(result.error == nil)
+        #expect(result.packets.map(\.bytes.count) == [3, 1_500_000, 2])
+        #expect(result.packets.dropFirst().first?.bytes == file.large)
+        #expect(result.packets.last?.bytes == [4, 5])
+    }
+}
