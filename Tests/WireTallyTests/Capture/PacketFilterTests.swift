@@ -22,6 +22,17 @@ import Testing
         #expect(frames == expected.packets.map(\.frameNumber), "\(path)")
     }
 
+    /// Match counts `tcpdump -r FILE 'tcp port 80' | wc -l` printed (tcpdump 4.99, libpcap 1.10).
+    @Test(arguments: [
+        ("pcapplusplus__raw_ip.pcap", 91), ("pcapplusplus__four_ipv6_http_streams.pcap", 81),
+        ("zeek__http__get.pcap", 14), ("zeek__http__connect-with-header.pcap", 58),
+    ])
+    func tcpPort80MatchesAsManyFramesAsTcpdump(name: String, count: Int) throws {
+        guard let folder = publicCapturesFolder() else { return }
+        let frames = try Self.matchingFrames(path: folder + "/" + name, filter: PacketFilter(expression: "tcp port 80"))
+        #expect(frames.count == count)
+    }
+
     @Test func filtersEthernetAndRawIPFramesInOnePcapNG() throws {
         let scratch = try TemporaryDirectory()
         var builder = PcapNGBuilder()
