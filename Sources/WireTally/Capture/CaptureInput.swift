@@ -78,7 +78,7 @@ final class CaptureInput {
             buffer.deallocate()
             buffer = newBuffer
             capacity = newCapacity
-        } else if start + count > capacity {
+        } else if start + count > capacity || start == end {
             memmove(buffer, buffer + start, end - start)
         } else {
             return
