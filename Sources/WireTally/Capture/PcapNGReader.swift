@@ -143,19 +143,22 @@ final class PcapNGReader: PacketSource {
     private func decodePacket(_ block: Block) throws(CaptureError) -> CapturedPacket {
         let bytes = input.bytes
         let interfaceIndex: Int
-        let timestamp: Timestamp
+        let timestampUnits: UInt64?
         let capturedLength: Int
         let originalLength: Int
         let dataOffset: Int
         if block.type == BlockType.simplePacket {
+            guard let firstInterface = interfaces.first else { throw malformed("simple packet before any interface") }
             interfaceIndex = 0
+            timestampUnits = nil
             originalLength = Int(bytes.load(uint32At: 8, byteOrder))
             dataOffset = 12
-            let snaplen = interfaces.first.map { $0.snaplen > 0 ? $0.snaplen : Int.max } ?? Int.max
+            let snaplen = firstInterface.snaplen > 0 ? firstInterface.snaplen : Int.max
             capturedLength = min(originalLength, block.length - 16, snaplen)
         } else {
             interfaceIndex = block.type == BlockType.enhancedPacket
                 ? Int(bytes.load(uint32At: 8, byteOrder)) : Int(bytes.load(uint16At: 8, byteOrder))
+            timestampUnits = UInt64(bytes.load(uint32At: 12, byteOrder)) << 32 | UInt64(bytes.load(uint32At: 16, byteOrder))
             capturedLength = Int(bytes.load(uint32At: 20, byteOrder))
             originalLength = Int(bytes.load(uint32At: 24, byteOrder))
             dataOffset = 28
@@ -167,12 +170,7 @@ final class PcapNGReader: PacketSource {
             throw malformed("packet on undeclared interface \(interfaceIndex)")
         }
         let interface = interfaces[interfaceIndex]
-        if block.type == BlockType.simplePacket {
-            timestamp = previousTimestamp
-        } else {
-            let units = UInt64(bytes.load(uint32At: 12, byteOrder)) << 32 | UInt64(bytes.load(uint32At: 16, byteOrder))
-            timestamp = interface.timestamp(units: units)
-        }
+        let timestamp = timestampUnits.map { interface.timestamp(units: $0) } ?? previousTimestamp
         previousTimestamp = timestamp
         packetCount += 1
         return CapturedPacket(
