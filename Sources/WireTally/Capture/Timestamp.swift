@@ -1,7 +1,7 @@
 /// A capture timestamp: nanoseconds since the Unix epoch (UTC).
 ///
 /// Every reader converts its file's resolution (micro, nano, or a pcapng `if_tsresol`) to nanoseconds;
-/// `CaptureSource.timestampDigits` says how many decimals the capture really has.
+/// `PacketSource.timestampDigits` says how many decimals the capture really has.
 public struct Timestamp: Hashable, Comparable, Sendable {
     /// Nanoseconds since 1970-01-01T00:00:00Z.
     public var nanoseconds: Int64

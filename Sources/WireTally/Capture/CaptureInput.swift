@@ -1,0 +1,108 @@
+import Glibc
+
+/// Buffered sequential reading of a capture file, plain or gzip-compressed.
+///
+/// The file is read (or inflated) in chunks of about 1 MiB into one buffer that grows only when a
+/// single record is bigger. Readers ask for `count` bytes with `fill(_:)`, look at them through
+/// `bytes`, then `consume(_:)` them. Pointers into the buffer stay valid until the next `fill`.
+/// gzip input is recognised by its magic bytes 1f 8b, never by the file name; concatenated gzip
+/// members are read as one stream.
+final class CaptureInput {
+    /// The path given to `init`, for error messages.
+    let path: String
+
+    private enum Stream {
+        case plain(fileDescriptor: Int32)
+        case gzip(GzipStream)
+    }
+
+    private static let chunkSize = 1 << 20
+
+    private let stream: Stream
+    private var buffer: UnsafeMutableRawPointer
+    private var capacity: Int
+    private var start = 0
+    private var end = 0
+    private var reachedEnd = false
+
+    /// Opens `path`; throws `CaptureError.cannotOpen` when it cannot be opened.
+    init(path: String) throws(CaptureError) {
+        self.path = path
+        let descriptor = open(path, O_RDONLY)
+        guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: Self.errnoText()) }
+        var magic: (UInt8, UInt8) = (0, 0)
+        let magicLength = withUnsafeMutableBytes(of: &magic) { pread(descriptor, $0.baseAddress, 2, 0) }
+        if magicLength == 2 && magic == (0x1f, 0x8b) {
+            stream = .gzip(GzipStream(fileDescriptor: descriptor))
+        } else {
+            stream = .plain(fileDescriptor: descriptor)
+        }
+        capacity = Self.chunkSize
+        buffer = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 16)
+    }
+
+    deinit {
+        if case let .plain(descriptor) = stream { close(descriptor) }
+        buffer.deallocate()
+    }
+
+    /// The unconsumed bytes, starting at the read position.
+    var bytes: UnsafeRawPointer { UnsafeRawPointer(buffer + start) }
+
+    /// Makes `count` bytes available at the read position, reading more input when needed.
+    /// Returns how many are available: `count`, or fewer only at the end of the input.
+    /// Throws `.decompression` on corrupt gzip data (bytes inflated before it stay available
+    /// until they are asked for past the corruption).
+    func fill(_ count: Int) throws(CaptureError) -> Int {
+        if end - start >= count { return count }
+        makeRoom(for: count)
+        while end - start < count && !reachedEnd {
+            let received = try read(into: buffer + end, maximum: capacity - end)
+            if received == 0 { reachedEnd = true }
+            end += received
+        }
+        return min(count, end - start)
+    }
+
+    /// Moves the read position `count` bytes on; `count` must not exceed what `fill` returned.
+    func consume(_ count: Int) {
+        start += count
+    }
+
+    /// Makes the buffer able to hold `count` bytes from the read position on.
+    private func makeRoom(for count: Int) {
+        if count > capacity {
+            let newCapacity = max(count, capacity * 2)
+            let newBuffer = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
+            newBuffer.copyMemory(from: buffer + start, byteCount: end - start)
+            buffer.deallocate()
+            buffer = newBuffer
+            capacity = newCapacity
+        } else if start + count > capacity || start == end {
+            memmove(buffer, buffer + start, end - start)
+        } else {
+            return
+        }
+        end -= start
+        start = 0
+    }
+
+    private func read(into destination: UnsafeMutableRawPointer, maximum: Int) throws(CaptureError) -> Int {
+        switch stream {
+        case let .plain(descriptor):
+            while true {
+                let received = Glibc.read(descriptor, destination, maximum)
+                if received >= 0 { return received }
+                if errno != EINTR { throw .cannotOpen(path: path, reason: "read failed: \(Self.errnoText())") }
+            }
+        case let .gzip(gzip):
+            do {
+                return try gzip.read(into: destination, maximum: maximum)
+            } catch {
+                throw .decompression(path: path, detail: error.message)
+            }
+        }
+    }
+
+    private static func errnoText() -> String { String(cString: strerror(errno)) }
+}

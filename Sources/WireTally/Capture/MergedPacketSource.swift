@@ -1,0 +1,108 @@
+/// Several capture files read as one capture, in timestamp order.
+///
+/// Packets from all inputs come out ordered by timestamp (ties go to the earlier input), numbered
+/// 1, 2, 3… in that order, with `fileIndex` set to the input's position in the list given to `init`.
+/// With a single input, packets pass straight through.
+///
+/// Errors: an input that fails (cannot be opened, truncated, malformed…) stops being read, and the
+/// others go on being merged, so every good packet of every input is returned. Each failure is
+/// appended to `failures` when it happens (so open failures are visible right after `init`). Once
+/// all inputs are drained, `nextPacket()` throws the first failure, once; after that it returns nil.
+public final class MergedPacketSource: PacketSource {
+    /// What went wrong in each failed input, in the order the failures happened.
+    public private(set) var failures: [any Error] = []
+
+    private struct Input {
+        var source: any PacketSource
+        var fileIndex: Int
+        var head: CapturedPacket?
+        var isFinished = false
+    }
+
+    private var inputs: [Input]
+    private var isPrimed = false
+    private var lastReturnedInput: Int?
+    private var frameCount = 0
+    private var hasThrownFailure = false
+
+    /// Merges `sources`; packets from `sources[i]` get `fileIndex` i.
+    public init(sources: [any PacketSource]) {
+        inputs = sources.enumerated().map { Input(source: $1, fileIndex: $0) }
+    }
+
+    /// Opens and merges the capture files at `paths` (see `CaptureFile.open`); packets from
+    /// `paths[i]` get `fileIndex` i. A file that cannot be opened is recorded in `failures`.
+    public convenience init(paths: [String]) {
+        var sources: [(Int, any PacketSource)] = []
+        var openFailures: [any Error] = []
+        for (index, path) in paths.enumerated() {
+            do {
+                sources.append((index, try CaptureFile.open(path: path, fileIndex: index)))
+            } catch {
+                openFailures.append(error)
+            }
+        }
+        self.init(sources: sources.map(\.1))
+        for position in inputs.indices { inputs[position].fileIndex = sources[position].0 }
+        failures = openFailures
+    }
+
+    /// The finest timestamp precision among the inputs.
+    public var timestampDigits: Int {
+        var digits = 0
+        for input in inputs { digits = max(digits, input.source.timestampDigits) }
+        return digits
+    }
+
+    public func nextPacket() throws -> CapturedPacket? {
+        if inputs.count == 1 {
+            return try numbered(pull(0)) ?? endOfInput()
+        }
+        if !isPrimed {
+            for position in inputs.indices { inputs[position].head = pull(position) }
+            isPrimed = true
+        } else if let previous = lastReturnedInput {
+            inputs[previous].head = pull(previous)
+        }
+        var earliest: (position: Int, timestamp: Timestamp)?
+        for position in inputs.indices {
+            guard let head = inputs[position].head else { continue }
+            if earliest.map({ head.timestamp < $0.timestamp }) ?? true {
+                earliest = (position, head.timestamp)
+            }
+        }
+        lastReturnedInput = earliest?.position
+        return try numbered(earliest.flatMap { inputs[$0.position].head }) ?? endOfInput()
+    }
+
+    /// The next packet of input `position`, or nil when it is finished or has just failed.
+    private func pull(_ position: Int) -> CapturedPacket? {
+        guard !inputs[position].isFinished else { return nil }
+        do {
+            if var packet = try inputs[position].source.nextPacket() {
+                packet.fileIndex = inputs[position].fileIndex
+                return packet
+            }
+        } catch {
+            failures.append(error)
+        }
+        inputs[position].isFinished = true
+        return nil
+    }
+
+    private func numbered(_ packet: CapturedPacket?) -> CapturedPacket? {
+        guard var packet else { return nil }
+        frameCount += 1
+        packet.frameNumber = frameCount
+        return packet
+    }
+
+    /// Called when every input is drained: throws the first failure once, else returns nil.
+    private func endOfInput() throws -> CapturedPacket? {
+        if let failure = failures.first, !hasThrownFailure {
+            hasThrownFailure = true
+            throw failure
+        }
+        return nil
+    }
+}
