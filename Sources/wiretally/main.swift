@@ -13,8 +13,6 @@ struct WireTallyCommand: ParsableCommand {
         subcommands: [Analyze.self])
 }
 
-/// Exit codes: 0 all input read; 1 nothing could be analysed (unreadable files, bad filter);
-/// 2 input error after some packets (every complete record was still written); 64 bad usage.
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Reassemble every TCP connection of the capture(s) and account for every byte.",
@@ -54,14 +52,16 @@ struct Analyze: ParsableCommand {
         let result: AnalysisRun.Result
         do {
             let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
-            result = try run.run(writer: format.value.makeWriter(output: destination))
+            result = run.run(writer: format.value.makeWriter(output: destination))
         } catch {
             printError("wiretally: \(error)")
             throw ExitCode(1)
         }
-        for error in result.errors { printError("wiretally: \(error)") }
-        if result.errors.isEmpty { return }
-        throw ExitCode(result.summary.read.packets == 0 ? 1 : 2)
+        let summary = result.summary
+        for error in summary.errors { printError("wiretally: \(error)") }
+        if summary.errors.isEmpty { return }
+        let analysed = summary.read.packets - summary.filtered.packets
+        throw ExitCode(analysed == 0 ? 1 : 2)
     }
 }
 
@@ -81,5 +81,5 @@ struct OutputFormatArgument: ExpressibleByArgument {
 
 func printError(_ message: String) {
     var text = message + "\n"
-    text.withUTF8 { bytes in _ = fwrite(bytes.baseAddress, 1, bytes.count, stderr) }
+    text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
 }

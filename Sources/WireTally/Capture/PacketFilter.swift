@@ -66,7 +66,7 @@ public final class PacketFilter {
         }
     }
 
-    private var programs: [LinkType: CompiledProgram] = [:]
+    private var programs: [LinkType: Result<CompiledProgram, CaptureError>] = [:]
 
     /// A filter for `expression`; nothing is compiled until the first `matches(_:)`.
     public init(expression: String) {
@@ -74,14 +74,17 @@ public final class PacketFilter {
     }
 
     /// True when the filter accepts `packet`. Throws `.badFilter` with libpcap's message when the
-    /// expression does not compile for the packet's link type.
+    /// expression does not compile for the packet's link type (compiled once: a failure is remembered).
     public func matches(_ packet: CapturedPacket) throws(CaptureError) -> Bool {
         let compiled: CompiledProgram
-        if let existing = programs[packet.linkType] {
-            compiled = existing
+        if let known = programs[packet.linkType] {
+            compiled = try known.get()
         } else {
-            compiled = try CompiledProgram(expression: expression, linkType: packet.linkType)
-            programs[packet.linkType] = compiled
+            let attempt = Result { () throws(CaptureError) in
+                try CompiledProgram(expression: expression, linkType: packet.linkType)
+            }
+            programs[packet.linkType] = attempt
+            compiled = try attempt.get()
         }
         let seconds = packet.timestamp.nanoseconds / 1_000_000_000
         var header = pcap_pkthdr(

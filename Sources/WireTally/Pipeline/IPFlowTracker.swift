@@ -48,6 +48,6 @@ final class IPFlowTracker {
     }
 
     func finishAll() {
-        for flow in table.removeAll() { finished(flow) }
+        for flow in table.removeAll().sorted(by: { $0.id < $1.id }) { finished(flow) }
     }
 }

@@ -61,9 +61,9 @@ public final class TCPReassembler {
         }
     }
 
-    /// Finalises every live connection (end of capture), stalest first.
+    /// Finalises every live connection (end of capture), in order of first packet.
     public func finishAll() {
-        for connection in table.removeAll() {
+        for connection in table.removeAll().sorted(by: { $0.id < $1.id }) {
             connection.finish(reason: connection.isClosed ? [] : .openAtEnd)
             finished(connection)
         }

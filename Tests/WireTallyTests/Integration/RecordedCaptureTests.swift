@@ -9,7 +9,7 @@ import Testing
 
     @Test(arguments: recorded)
     func connectionsMatchTshark(_ name: String) throws {
-        let (writer, result) = try CollectingWriter.analyze([TestPaths.capture(name)])
+        let (writer, result) = CollectingWriter.analyze([TestPaths.capture(name)])
         #expect(result.errors.isEmpty)
         Conservation.check(writer, result)
         let truth = try TsharkConversation.load(TestPaths.capture(name.replacingOccurrences(of: ".pcap", with: ".frames.tsv")))
@@ -39,8 +39,8 @@ import Testing
     @Test func gzipAndPcapngVariantsReadTheSame() throws {
         for (original, variant) in [("nginx-chunked-gzip.pcap", "nginx-chunked-gzip.pcap.gz"),
                                     ("nginx-pipelining.pcap", "nginx-pipelining.pcapng")] {
-            let (a, _) = try CollectingWriter.analyze([TestPaths.capture(original)])
-            let (b, resultB) = try CollectingWriter.analyze([TestPaths.capture(variant)])
+            let (a, _) = CollectingWriter.analyze([TestPaths.capture(original)])
+            let (b, resultB) = CollectingWriter.analyze([TestPaths.capture(variant)])
             #expect(resultB.errors.isEmpty)
             Conservation.check(b, resultB)
             #expect(a.connections.map { $0["up"] } == b.connections.map { $0["up"] }, "\(variant)")

@@ -22,9 +22,9 @@ final class CollectingWriter: RecordWriter {
     }
 
     /// Runs an analysis of `files` into a new collector.
-    static func analyze(_ files: [String], options: CaptureAnalyzer.Options = .init()) throws -> (CollectingWriter, AnalysisRun.Result) {
+    static func analyze(_ files: [String], options: CaptureAnalyzer.Options = .init()) -> (CollectingWriter, AnalysisRun.Result) {
         let writer = CollectingWriter()
-        let result = try AnalysisRun(files: files, options: options).run(writer: writer)
+        let result = AnalysisRun(files: files, options: options).run(writer: writer)
         return (writer, result)
     }
 }

@@ -4,14 +4,14 @@ import Testing
 
 /// Real-world captures from other projects' test suites (`../shared/captures/public`, skipped when
 /// absent): no crash, conservation everywhere, and Zeek's per-connection IP byte counts.
-@Suite struct PublicCaptureTests {
+@Suite struct PublicCaptureAnalysisTests {
     static let folder = TestPaths.publicCaptures
     static let captures = folder.map { TestPaths.files(in: $0, endingWith: [".pcap", ".pcapng", ".pcap.gz"]) } ?? []
 
     @Test(arguments: captures)
     func analysesWithoutLosingAByte(_ name: String) throws {
         let path = Self.folder!.appendingPathComponent(name).path
-        let (writer, result) = try CollectingWriter.analyze([path])
+        let (writer, result) = CollectingWriter.analyze([path])
         Conservation.check(writer, result)
         for error in result.errors { #expect(String(describing: error).contains(name)) }
     }
@@ -29,7 +29,7 @@ import Testing
         guard let folder = Self.folder else { return }
         let log = Self.zeekBaselines.first { $0.capture == capture }!.log
         let rows = try ZeekConnLog.load(folder.appendingPathComponent(log).path).filter { $0.proto != "icmp" }
-        let (writer, _) = try CollectingWriter.analyze([folder.appendingPathComponent(capture).path])
+        let (writer, _) = CollectingWriter.analyze([folder.appendingPathComponent(capture).path])
         let records = writer.connections + writer.flows
         #expect(!rows.isEmpty)
         for row in rows {

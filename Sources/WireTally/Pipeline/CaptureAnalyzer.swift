@@ -1,0 +1,140 @@
+/// Runs the pipeline on captured packets: filter → link/IP decoding → TCP reassembly (or flow counting)
+/// → ledger, emitting each connection and flow record as soon as it is complete.
+public final class CaptureAnalyzer {
+    /// Settings of one analysis.
+    public struct Options: Sendable {
+        /// A BPF expression (tcpdump syntax); packets it rejects are counted as filtered.
+        public var filter: String?
+        public var limits = ReassemblyLimits()
+        public init(filter: String? = nil, limits: ReassemblyLimits = ReassemblyLimits()) {
+            self.filter = filter
+            self.limits = limits
+        }
+    }
+
+    public private(set) var summary = CaptureSummary()
+    private let decoder = PacketDecoder()
+    private let filter: PacketFilter?
+    private var reassembler: TCPReassembler!
+    private var flowTracker: IPFlowTracker!
+    private var lastIDAssigned = 0
+    private var nextExpiry: Int64 = .min
+    private let emit: (AnalysisRecord) -> Void
+
+    /// IP fragments of a datagram not complete after this long are reported incomplete (Linux's
+    /// `ipfrag_time` is 30 s).
+    private static let fragmentTimeoutNanoseconds: Int64 = 30_000_000_000
+
+    /// Capture seconds between expiry sweeps.
+    private static let expiryIntervalNanoseconds: Int64 = 1_000_000_000
+
+    /// - Parameters:
+    ///   - makeConsumer: gives each TCP connection the consumer of its reassembled streams.
+    ///   - emit: receives each finished connection and flow.
+    public init(
+        options: Options = Options(),
+        makeConsumer: @escaping (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { _ in nil },
+        emit: @escaping (AnalysisRecord) -> Void
+    ) {
+        self.emit = emit
+        filter = options.filter.map { PacketFilter(expression: $0) }
+        let nextID: () -> Int = { [unowned self] in
+            lastIDAssigned += 1
+            return lastIDAssigned
+        }
+        reassembler = TCPReassembler(
+            limits: options.limits, nextID: nextID, makeConsumer: makeConsumer,
+            finished: { [unowned self] in report($0) })
+        flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { [unowned self] in report($0) })
+    }
+
+    /// Analyses one packet. Its bytes are not kept past the call.
+    public func process(_ packet: CapturedPacket) {
+        let frame = TrafficCounters(packets: 1, ipBytes: 0, frameBytes: packet.originalLength, payloadBytes: 0)
+        summary.read += frame
+        if summary.firstTimestamp == nil { summary.firstTimestamp = packet.timestamp }
+        summary.lastTimestamp = max(summary.lastTimestamp ?? packet.timestamp, packet.timestamp)
+        if packet.timestamp.nanoseconds >= nextExpiry { expire(now: packet.timestamp) }
+
+        if let filter, !passes(packet, filter) {
+            summary.filtered += frame
+            return
+        }
+        switch decoder.decode(packet) {
+        case let .tcp(ip, tcp):
+            var counted = ip.wire
+            counted.payloadBytes = tcp.payloadLength
+            summary.inConnections += counted
+            reassembler.process(ip, tcp)
+        case let .udp(ip, udp):
+            var counted = ip.wire
+            counted.payloadBytes = udp.payloadLength
+            summary.inFlows += counted
+            flowTracker.count(
+                ip, ports: (udp.sourcePort, udp.destinationPort), payloadLength: udp.payloadLength,
+                badChecksum: udp.hasBadChecksum)
+        case let .otherIP(ip):
+            summary.inFlows += ip.wire
+            flowTracker.count(ip, ports: nil, payloadLength: 0, badChecksum: false)
+        case .heldFragment:
+            break
+        case let .undecoded(failure, wire):
+            summary.undecoded[failure, default: TrafficCounters()] += wire
+            if failure == .unknownLinkType { summary.unknownLinkTypes[packet.linkType.rawValue, default: 0] += 1 }
+        }
+    }
+
+    /// Notes an input error; the records already produced stay valid.
+    public func noteError(_ error: Error) {
+        summary.errors.append(String(describing: error))
+    }
+
+    /// Finalises every connection and flow still open and returns the summary.
+    public func finish(timestampDigits: Int) -> CaptureSummary {
+        reassembler.finishAll()
+        flowTracker.finishAll()
+        summary.incompleteFragments += decoder.flushFragments()
+        summary.timestampDigits = timestampDigits
+        summary.connectionEvictions = reassembler.evictions
+        summary.idleExpirations = reassembler.idleExpirations
+        summary.flowEvictions = flowTracker.evictions
+        summary.badIPChecksums = decoder.statistics.badIPv4HeaderChecksums
+        summary.badTransportChecksums = decoder.statistics.badTransportChecksums
+        summary.fragmentedDatagrams = decoder.statistics.fragmentedDatagrams
+        return summary
+    }
+
+    /// A filter that does not compile for this packet's link type rejects it; the error is noted once.
+    private func passes(_ packet: CapturedPacket, _ filter: PacketFilter) -> Bool {
+        do {
+            return try filter.matches(packet)
+        } catch {
+            let message = String(describing: error)
+            if !summary.errors.contains(message) { summary.errors.append(message) }
+            return false
+        }
+    }
+
+    private func expire(now: Timestamp) {
+        nextExpiry = now.nanoseconds + Self.expiryIntervalNanoseconds
+        reassembler.expire(now: now)
+        flowTracker.expire(now: now)
+        let staleBefore = Timestamp(nanoseconds: now.nanoseconds - Self.fragmentTimeoutNanoseconds)
+        summary.incompleteFragments += decoder.expireFragments(olderThan: staleBefore)
+    }
+
+    private func report(_ connection: TCPConnection) {
+        summary.connections += 1
+        let missing = connection.ledger.tally(.up).missingBytes + connection.ledger.tally(.down).missingBytes
+        if missing > 0 {
+            summary.connectionsWithGaps += 1
+            summary.missingBytes += missing
+        }
+        emit(.connection(connection))
+    }
+
+    private func report(_ flow: IPFlow) {
+        summary.flows += 1
+        emit(.flow(flow))
+    }
+}

@@ -1,0 +1,128 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// The `wiretally` binary on files the tests write: exit codes, messages, and that a damaged file
+/// still yields every record completed before the damage.
+@Suite struct CommandLineTests {
+    /// The built tool, beside the test bundle.
+    static let binary: URL? = {
+        var folder = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        for _ in 0..<4 {
+            let candidate = folder.appendingPathComponent("wiretally")
+            if FileManager.default.isExecutableFile(atPath: candidate.path) { return candidate }
+            folder = folder.deletingLastPathComponent()
+        }
+        let built = TestPaths.root.appendingPathComponent(".build/debug/wiretally")
+        return FileManager.default.isExecutableFile(atPath: built.path) ? built : nil
+    }()
+
+    enum CommandLineError: Error { case notBuilt }
+
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static func run(_ arguments: [String]) throws -> Run {
+        let process = Process()
+        guard let binary else { throw CommandLineError.notBuilt }
+        process.executableURL = binary
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
+
+    /// Two complete short connections, then a UDP packet.
+    static func twoConnections(link: FrameBuilder.Link = .ethernet) -> [[UInt8]] {
+        var frames: [[UInt8]] = []
+        for port in [40001, 40002] {
+            let client = "10.0.0.1:\(port)", server = "10.0.0.2:80"
+            frames.append(FrameBuilder.tcp(from: client, to: server, seq: 100, flags: [.syn], link: link))
+            frames.append(FrameBuilder.tcp(from: server, to: client, seq: 900, ack: 101, flags: [.syn, .ack], link: link))
+            frames.append(FrameBuilder.tcp(from: client, to: server, seq: 101, ack: 901, flags: [.ack], link: link))
+            frames.append(FrameBuilder.tcp(
+                from: client, to: server, seq: 101, ack: 901, flags: [.ack, .psh],
+                payload: Array("GET / HTTP/1.1\r\n\r\n".utf8), link: link))
+            frames.append(FrameBuilder.tcp(from: client, to: server, seq: 119, ack: 901, flags: [.fin, .ack], link: link))
+            frames.append(FrameBuilder.tcp(from: server, to: client, seq: 901, ack: 120, flags: [.fin, .ack], link: link))
+            frames.append(FrameBuilder.tcp(from: client, to: server, seq: 120, ack: 902, flags: [.ack], link: link))
+        }
+        frames.append(FrameBuilder.udp(from: "10.0.0.1:5353", to: "10.0.0.9:53", payload: [1, 2, 3], link: link))
+        return frames
+    }
+
+    static func write(_ bytes: [UInt8], name: String) throws -> String {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-\(UUID().uuidString)-\(name)").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        return path
+    }
+
+    @Test func wholeFileExitsZeroWithEveryRecord() throws {
+        let path = try Self.write(FrameBuilder.pcap(frames: Self.twoConnections(), link: .ethernet), name: "ok.pcap")
+        let run = try Self.run(["analyze", "--format", "jsonl", path])
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.contains("\"type\":\"connection\"") }.count == 2)
+        #expect(lines.filter { $0.contains("\"type\":\"flow\"") }.count == 1)
+        #expect(lines.last?.contains("\"conserved\":true") == true)
+    }
+
+    @Test func truncatedFileKeepsCompleteRecordsAndExitsTwo() throws {
+        let whole = FrameBuilder.pcap(frames: Self.twoConnections(), link: .ethernet)
+        let path = try Self.write(Array(whole.dropLast(10)), name: "cut.pcap")
+        let run = try Self.run(["analyze", "--format", "jsonl", path])
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("truncated after 14 complete packets"))
+        let lines = run.stdout.split(separator: "\n")
+        #expect(lines.filter { $0.contains("\"type\":\"connection\"") }.count == 2)
+        #expect(lines.last?.contains("\"packets\":14") == true)
+        #expect(lines.last?.contains("truncated") == true)
+    }
+
+    @Test func garbageMissingFileAndBadFilterExitOne() throws {
+        let garbage = try Self.write(Array("this is not a capture at all, just text".utf8), name: "garbage.pcap")
+        let notCapture = try Self.run(["analyze", garbage])
+        #expect(notCapture.status == 1)
+        #expect(notCapture.stderr.contains("not a pcap, pcapng or gzip-compressed capture"))
+
+        let missing = try Self.run(["analyze", "/nonexistent/file.pcap"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("cannot open"))
+
+        let ok = try Self.write(FrameBuilder.pcap(frames: Self.twoConnections(), link: .ethernet), name: "ok.pcap")
+        let badFilter = try Self.run(["analyze", "-f", "tcp port", ok])
+        #expect(badFilter.status == 1)
+        #expect(badFilter.stderr.contains("filter"))
+    }
+
+    @Test func filterAndOutputFile() throws {
+        let path = try Self.write(FrameBuilder.pcap(frames: Self.twoConnections(), link: .ethernet), name: "ok.pcap")
+        let output = path + ".jsonl"
+        let run = try Self.run(["analyze", "-f", "tcp port 40001", "--format", "jsonl", "-o", output, path])
+        #expect(run.status == 0)
+        let text = try String(contentsOfFile: output, encoding: .utf8)
+        #expect(text.split(separator: "\n").filter { $0.contains("\"type\":\"connection\"") }.count == 1)
+        #expect(text.contains("\"filtered\":{\"packets\":8"))
+    }
+
+    @Test func tableAndCSV() throws {
+        let path = try Self.write(FrameBuilder.pcap(frames: Self.twoConnections(link: .sll2), link: .sll2), name: "sll2.pcap")
+        let table = try Self.run(["analyze", path])
+        #expect(table.status == 0)
+        #expect(table.stdout.contains("10.0.0.1:40001"))
+        #expect(table.stdout.contains("2 connections"))
+        let csv = try Self.run(["analyze", "--format", "csv", path])
+        let rows = csv.stdout.split(separator: "\n")
+        try #require(rows.count == 3)
+        #expect(rows[0].hasPrefix("id,client,server,ts_first,ts_last,up_packets,up_ip_bytes"))
+    }
+}
