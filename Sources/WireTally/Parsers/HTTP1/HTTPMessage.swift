@@ -1,0 +1,156 @@
+/// Byte counts of one HTTP/1.x message exactly as it was on the TCP stream.
+public struct HTTPByteCounts: Hashable, Sendable {
+    /// The request or status line with its CRLF (or bare LF).
+    public var startLine = 0
+    /// Header lines and the empty line ending the header block.
+    public var headers = 0
+    /// Body content as sent: still content-encoded, without chunk framing.
+    public var body = 0
+    /// Chunk-size lines (with extensions), the CRLF after each chunk, the last chunk, trailers and the
+    /// final empty line.
+    public var framing = 0
+
+    public init(startLine: Int = 0, headers: Int = 0, body: Int = 0, framing: Int = 0) {
+        self.startLine = startLine
+        self.headers = headers
+        self.body = body
+        self.framing = framing
+    }
+
+    /// The whole message on the stream.
+    public var total: Int { startLine + headers + body + framing }
+}
+
+/// One header field as sent (name case kept).
+public struct HTTPHeader: Hashable, Sendable {
+    public var name: String
+    public var value: String
+    public init(name: String, value: String) {
+        self.name = name
+        self.value = value
+    }
+}
+
+/// Notable facts about one message.
+public struct HTTPMessageFlags: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt32
+    public init(rawValue: UInt32) { self.rawValue = rawValue }
+
+    /// The stream ended (or the connection was reset) before the message was complete.
+    public static let incomplete = HTTPMessageFlags(rawValue: 1 << 0)
+    /// Part of the message was never captured (a gap inside it).
+    public static let gap = HTTPMessageFlags(rawValue: 1 << 1)
+    /// The decoded body exceeded the cap: decoding stopped (a decompression bomb is flagged, not followed).
+    public static let decompressionBomb = HTTPMessageFlags(rawValue: 1 << 2)
+    /// The content coding could not be decoded (corrupt data, or a coding wiretally does not decode).
+    public static let undecodable = HTTPMessageFlags(rawValue: 1 << 3)
+    /// The header block exceeded the cap; the rest of this direction is not parsed.
+    public static let headersTooLarge = HTTPMessageFlags(rawValue: 1 << 4)
+    /// The message switched the connection to another protocol (101, or a 2xx answer to CONNECT).
+    public static let upgrade = HTTPMessageFlags(rawValue: 1 << 5)
+    /// The parser re-synchronised on this message after a gap or garbage.
+    public static let resynchronized = HTTPMessageFlags(rawValue: 1 << 6)
+    /// Framing was invalid (bad chunk size, conflicting Content-Length…); parsed as far as possible.
+    public static let malformed = HTTPMessageFlags(rawValue: 1 << 7)
+    /// The body ran until the connection closed (no Content-Length, not chunked).
+    public static let closeDelimited = HTTPMessageFlags(rawValue: 1 << 8)
+}
+
+/// A parsed HTTP/1.x request or response with the exact stream offsets and byte counts it covers.
+public struct HTTPMessage: Sendable {
+    public enum Kind: Sendable { case request, response }
+
+    public var kind: Kind
+    /// Which exchange of the connection it belongs to (0-based): requests in order; a response pairs
+    /// with the oldest request still waiting for one, or (capture started mid-way) gets a new index.
+    public var exchangeIndex: Int
+    /// Stream range covered: for a response, interim (1xx) responses before it are included.
+    public var streamRange: Range<Int64>
+    /// Request line fields (requests) — method, target, version such as `HTTP/1.1`.
+    public var method: String?
+    public var target: String?
+    /// Status line fields (responses).
+    public var status: Int?
+    public var reason: String?
+    public var version: String
+    /// Header fields in order (trailers not included).
+    public var headers: [HTTPHeader]
+    /// Trailer fields of a chunked body.
+    public var trailers: [HTTPHeader]
+    /// Bytes of the final message (interim responses excluded).
+    public var bytes: HTTPByteCounts
+    /// Interim 1xx responses before the final response: how many, and their bytes on the stream.
+    public var interimCount: Int
+    public var interimBytes: Int
+    /// The packets that delivered the first and the last byte of `streamRange`.
+    public var firstOrigin: PacketOrigin
+    public var lastOrigin: PacketOrigin
+    /// `Content-Encoding` as sent (nil when absent), and the body size after decoding it (nil when
+    /// there is no coding or it could not be decoded).
+    public var contentEncoding: String?
+    public var decodedBodyBytes: Int?
+    public var flags: HTTPMessageFlags
+
+    public init(
+        kind: Kind, exchangeIndex: Int, streamRange: Range<Int64>, method: String? = nil, target: String? = nil,
+        status: Int? = nil, reason: String? = nil, version: String, headers: [HTTPHeader] = [],
+        trailers: [HTTPHeader] = [], bytes: HTTPByteCounts = HTTPByteCounts(), interimCount: Int = 0,
+        interimBytes: Int = 0, firstOrigin: PacketOrigin, lastOrigin: PacketOrigin, contentEncoding: String? = nil,
+        decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = []
+    ) {
+        self.kind = kind
+        self.exchangeIndex = exchangeIndex
+        self.streamRange = streamRange
+        self.method = method
+        self.target = target
+        self.status = status
+        self.reason = reason
+        self.version = version
+        self.headers = headers
+        self.trailers = trailers
+        self.bytes = bytes
+        self.interimCount = interimCount
+        self.interimBytes = interimBytes
+        self.firstOrigin = firstOrigin
+        self.lastOrigin = lastOrigin
+        self.contentEncoding = contentEncoding
+        self.decodedBodyBytes = decodedBodyBytes
+        self.flags = flags
+    }
+
+    /// The first header named `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
+        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+    }
+}
+
+/// Receives what an `HTTP1ConnectionParser` finds, in stream order per direction.
+///
+/// Ownership of stream bytes: from the offset given in `httpMessageStarted` on, a direction's bytes
+/// belong to that exchange until the next `httpMessageStarted`, `httpUnparsed` or `httpUpgraded`
+/// call for the same direction.
+public protocol HTTPParserDelegate: AnyObject {
+    /// A message (for responses: its first interim or final response) starts at `offset`.
+    func httpMessageStarted(direction: FlowDirection, offset: Int64, exchangeIndex: Int)
+    /// A message is complete, or was cut short by the end of its stream (`.incomplete`).
+    func httpMessageFinished(_ message: HTTPMessage, direction: FlowDirection)
+    /// Bytes from `offset` on are not HTTP (not parsed, or lost sync until a later message start).
+    func httpUnparsed(direction: FlowDirection, from offset: Int64)
+    /// From `offset` on, the direction carries another protocol after `exchangeIndex` switched it
+    /// (Upgrade or CONNECT): the bytes are counted for that exchange as upgraded, not parsed.
+    func httpUpgraded(direction: FlowDirection, from offset: Int64, exchangeIndex: Int)
+}
+
+/// Caps of the HTTP parser.
+public struct HTTPLimits: Sendable {
+    /// Largest start line plus header block (and trailer block) accepted.
+    public var maxHeaderBytes = 256 << 10
+    /// Largest decoded body counted; beyond it decoding stops and the message is flagged a bomb.
+    public var maxDecodedBodyBytes = 256 << 20
+    /// Decoded/encoded ratio beyond which decoding stops as a bomb (once past 1 MiB decoded).
+    public var maxDecodingRatio = 1000
+    /// Whether to decode content codings at all (to measure `decoded_body`).
+    public var decodeBodies = true
+
+    public init() {}
+}
