@@ -5,7 +5,7 @@ usage: clients.py MODE HOST PORT LOG.jsonl [extra]
 Every mode appends JSON lines to LOG.jsonl: one per TCP connection for raw-socket modes (bytes sent,
 bytes received, local port, how it ended), one per request for the stdlib modes.
 """
-import http.client, json, socket, struct, sys, time, urllib.request
+import http.client, json, re, socket, struct, sys, time, urllib.request
 
 mode, host, port, logpath = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 extra = sys.argv[5:]
@@ -59,7 +59,7 @@ def read_all(s, limit=None):
 
 
 def status_lines(data):
-    return [l.decode() for l in data.split(b"\r\n") if l.startswith(b"HTTP/1.")]
+    return [m.decode() for m in re.findall(rb"HTTP/1\.[01] \d{3}[^\r\n]*", data)]
 
 
 def conn_log(name, s, sent, data, how, requests):

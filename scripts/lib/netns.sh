@@ -66,6 +66,9 @@ netns_setup() {
     nsx "$NS_MIDDLE" ip link set m1 address 02:77:00:01:00:fe
     nsx "$NS_MIDDLE" ip link set m2 address 02:77:00:01:00:ff
 
+    # no link-local addresses on the direct link (global fd77:: addresses only, no DAD)
+    nsx "$NS_CLIENT" sysctl -qw net.ipv6.conf.c0.addr_gen_mode=1
+    nsx "$NS_SERVER" sysctl -qw net.ipv6.conf.s0.addr_gen_mode=1
     no_ipv6 "$NS_CLIENT" c1
     no_ipv6 "$NS_SERVER" s1
 
@@ -93,4 +96,7 @@ netns_setup() {
     nsx "$NS_CLIENT" ip link set c0 up; nsx "$NS_SERVER" ip link set s0 up
     nsx "$NS_CLIENT" ip link set c1 up; nsx "$NS_SERVER" ip link set s1 up
     nsx "$NS_MIDDLE" ip link set m1 up; nsx "$NS_MIDDLE" ip link set m2 up
+    # let IPv6 link-local DAD and the unsolicited MLD reports that follow link-up pass before any
+    # capture starts
+    sleep 3
 }

@@ -6,7 +6,7 @@ usage: py-http-server.py ADDR PORT HTTP_VERSION(1.0|1.1) HTDOCS LOG.jsonl
 Serves HTDOCS (SimpleHTTPRequestHandler) plus:
   POST /echo        reads Content-Length body, answers JSON with its size
   GET  /stream      body without Content-Length (close-delimited, HTTP/1.0 style; forces close)
-  GET  /chunked     chunked body (only meaningful when HTTP_VERSION is 1.1)
+  GET  /chunked     chunked body (HTTP/1.1 server); close-delimited on the HTTP/1.0 server
   GET  /reset       server aborts the connection with RST (SO_LINGER 0) before answering
   GET  /reset-mid   server sends headers and part of the body, then RST
 Logs one JSON line per request with exact bytes read from / written to the socket for that request
@@ -103,6 +103,15 @@ class Handler(http.server.SimpleHTTPRequestHandler):
             self.close_connection = True
             for i in range(0, len(body), 1000):
                 self.wfile.write(body[i:i + 1000])
+            return
+        if self.path == "/chunked" and version == "1.0":
+            # no chunked coding in HTTP/1.0: same body, close-delimited
+            self.send_response(200)
+            self.send_header("Content-Type", "text/plain")
+            self.end_headers()
+            self.close_connection = True
+            for i in range(5):
+                self.wfile.write((b"chunk %d " % i) * (50 * (i + 1)))
             return
         if self.path == "/chunked":
             self.send_response(200)
