@@ -1,23 +1,78 @@
 /// Where every packet of one TCP connection was counted.
 ///
-/// Each packet is recorded exactly once: in its direction's tally (by category) and in exactly one
-/// owner — an exchange once the application parsers attribute traffic, otherwise the connection's
-/// unattributed rest. Conservation (exchanges + unattributed == totals, per direction and level) holds
-/// by construction and is checked by `isConserved`.
+/// Each packet is counted once in its direction's totals (by category) and once in exactly one owner:
+/// an exchange, or the connection's unattributed rest. The owner follows the attribution rules:
+/// - a packet with payload (new or retransmitted) goes to the owner of the stream bytes it carries;
+///   a packet carrying bytes of several owners has its payload split exactly, its header overhead and
+///   its packet count go to the owner of its first byte;
+/// - a pure ACK goes to the exchange whose data in the opposite direction it newly acknowledges, else
+///   to the exchange in flight, else stays unattributed (an idle keep-alive connection);
+/// - handshake packets go to the first exchange, teardown packets to the last (settled at close);
+/// - without an application-layer analyzer, or for bytes it did not claim, packets stay unattributed.
+/// Packets whose bytes the analyzer has not examined yet (held out of order) wait until it has.
+///
+/// Conservation — exchanges plus unattributed equal the totals, per direction and level — holds by
+/// construction and is checked by `isConserved`.
 public struct ConnectionLedger: Sendable {
     /// Per direction (`FlowDirection.rawValue`): all packets.
     public private(set) var totals = [DirectionTally(), DirectionTally()]
     /// Per direction: packets no exchange owns.
     public private(set) var unattributed = [TrafficCounters(), TrafficCounters()]
+    /// Per exchange index: the packets it owns.
+    public private(set) var exchanges: [ExchangeWire] = []
+
+    private var pending: [LedgerPacket] = []
+    /// Setup and teardown packets, settled at close (first/last exchange, or unattributed).
+    private var setup = [DirectionTally(), DirectionTally()]
+    private var teardown = [DirectionTally(), DirectionTally()]
 
     public init() {}
 
-    /// Counts one packet of `direction` in `category`; with no exchange to own it, it stays unattributed.
-    public mutating func record(
-        _ counters: TrafficCounters, direction: FlowDirection, category: PacketCategory, duplicatePayloadBytes: Int
-    ) {
-        totals[direction.rawValue].add(counters, as: category, duplicatePayloadBytes: duplicatePayloadBytes)
-        unattributed[direction.rawValue] += counters
+    /// Counts one packet and attributes it (now, or once `attribution` has examined its bytes).
+    public mutating func record(_ packet: LedgerPacket, attribution: (any StreamAttribution)?) {
+        totals[packet.direction.rawValue].add(
+            packet.counters, as: packet.category, duplicatePayloadBytes: packet.duplicatePayloadBytes)
+        switch packet.category {
+        case .setup:
+            setup[packet.direction.rawValue].add(packet.counters, as: .setup, duplicatePayloadBytes: 0)
+        case .teardown:
+            teardown[packet.direction.rawValue].add(
+                packet.counters, as: .teardown, duplicatePayloadBytes: packet.duplicatePayloadBytes)
+        default:
+            if let attribution, !attribute(packet, attribution, force: false) {
+                pending.append(packet)
+            } else if attribution == nil {
+                unattributed[packet.direction.rawValue] += packet.counters
+            }
+        }
+    }
+
+    /// Attributes waiting packets whose bytes have now been examined.
+    public mutating func attributePending(_ attribution: any StreamAttribution) {
+        guard !pending.isEmpty else { return }
+        var stillPending: [LedgerPacket] = []
+        for packet in pending where !attribute(packet, attribution, force: false) {
+            stillPending.append(packet)
+        }
+        pending = stillPending
+    }
+
+    /// Settles everything at the connection's end: waiting packets by what is known, setup to the
+    /// first exchange and teardown to the last (unattributed when there is none).
+    public mutating func close(_ attribution: (any StreamAttribution)?) {
+        if let attribution {
+            for packet in pending { _ = attribute(packet, attribution, force: true) }
+        } else {
+            for packet in pending { unattributed[packet.direction.rawValue] += packet.counters }
+        }
+        pending.removeAll()
+        let count = attribution?.exchangeCount ?? 0
+        for direction in FlowDirection.allCases {
+            settle(setup[direction.rawValue], direction: direction, exchange: count > 0 ? 0 : nil)
+            settle(teardown[direction.rawValue], direction: direction, exchange: count > 0 ? count - 1 : nil)
+        }
+        setup = [DirectionTally(), DirectionTally()]
+        teardown = [DirectionTally(), DirectionTally()]
     }
 
     /// Notes the stream bytes the reassembler declared missing for `direction`.
@@ -31,8 +86,89 @@ public struct ConnectionLedger: Sendable {
     /// The direction's unattributed rest.
     public func unattributed(_ direction: FlowDirection) -> TrafficCounters { unattributed[direction.rawValue] }
 
-    /// True when, for both directions, the unattributed rest (plus exchanges' shares) equals the totals.
+    /// The wire cost of exchange `index` (zero when it owns nothing).
+    public func exchange(_ index: Int) -> ExchangeWire {
+        index < exchanges.count ? exchanges[index] : ExchangeWire()
+    }
+
+    /// True when, for both directions and every level, exchanges plus unattributed equal the totals
+    /// (packets still waiting for attribution or settlement count as not yet conserved).
     public var isConserved: Bool {
-        FlowDirection.allCases.allSatisfy { unattributed[$0.rawValue] == totals[$0.rawValue].total }
+        FlowDirection.allCases.allSatisfy { direction in
+            let owned = exchanges.reduce(unattributed[direction.rawValue]) { $0 + $1.tally(direction).total }
+            return owned == totals[direction.rawValue].total
+        }
+    }
+
+    // MARK: - Attribution
+
+    /// Attributes a payload or ACK packet; false when its bytes are not examined yet (and not forced).
+    private mutating func attribute(_ packet: LedgerPacket, _ attribution: any StreamAttribution, force: Bool) -> Bool {
+        let direction = packet.direction
+        if let range = packet.streamRange {
+            guard force || range.upperBound <= attribution.examinedLength(direction) else { return false }
+            split(packet, over: range, ownership: attribution.ownership(direction))
+            return true
+        }
+        if packet.category == .ack, let acknowledged = packet.newlyAcknowledged, !acknowledged.isEmpty {
+            let opposite = direction.reversed
+            guard force || acknowledged.upperBound <= attribution.examinedLength(opposite) else { return false }
+            let owner = attribution.ownership(opposite).owner(at: acknowledged.upperBound - 1)
+            assign(packet, to: owner.isNobody ? attribution.exchangeInFlight : owner.exchange)
+            return true
+        }
+        assign(packet, to: packet.category == .ack ? attribution.exchangeInFlight : nil)
+        return true
+    }
+
+    /// Splits a packet's payload over the owners of its stream range; the first owner also gets the
+    /// packet itself and its header overhead.
+    private mutating func split(_ packet: LedgerPacket, over range: Range<Int64>, ownership: OwnershipRuns) {
+        let firstOwner = ownership.owner(at: range.lowerBound)
+        var firstShare = packet.counters
+        var isFirstPiece = true
+        ownership.forEachOwner(in: range) { owner, length in
+            if isFirstPiece {
+                isFirstPiece = false
+                return
+            }
+            let bytes = Int(length)
+            let share = TrafficCounters(packets: 0, ipBytes: bytes, frameBytes: bytes, payloadBytes: bytes)
+            firstShare = firstShare - share
+            credit(share, direction: packet.direction, category: packet.category, duplicate: 0, owner: owner)
+        }
+        credit(firstShare, direction: packet.direction, category: packet.category,
+               duplicate: packet.duplicatePayloadBytes, owner: firstOwner)
+    }
+
+    private mutating func assign(_ packet: LedgerPacket, to exchange: Int?) {
+        credit(packet.counters, direction: packet.direction, category: packet.category,
+               duplicate: packet.duplicatePayloadBytes, owner: exchange.map { StreamOwner(exchange: $0) } ?? .nobody)
+    }
+
+    private mutating func credit(
+        _ counters: TrafficCounters, direction: FlowDirection, category: PacketCategory, duplicate: Int,
+        owner: StreamOwner
+    ) {
+        guard !owner.isNobody else {
+            unattributed[direction.rawValue] += counters
+            return
+        }
+        growExchanges(to: owner.exchange)
+        exchanges[owner.exchange].tallies[direction.rawValue].add(counters, as: category, duplicatePayloadBytes: duplicate)
+        if owner.upgraded { exchanges[owner.exchange].upgradedPayloadBytes[direction.rawValue] += counters.payloadBytes }
+    }
+
+    private mutating func settle(_ tally: DirectionTally, direction: FlowDirection, exchange: Int?) {
+        guard let exchange else {
+            unattributed[direction.rawValue] += tally.total
+            return
+        }
+        growExchanges(to: exchange)
+        exchanges[exchange].tallies[direction.rawValue] += tally
+    }
+
+    private mutating func growExchanges(to index: Int) {
+        while exchanges.count <= index { exchanges.append(ExchangeWire()) }
     }
 }

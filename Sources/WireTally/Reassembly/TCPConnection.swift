@@ -46,6 +46,9 @@ public final class TCPConnection: ActivityTracked {
 
     /// Receives the reassembled streams, if anything wants them.
     public let consumer: (any TCPStreamConsumer)?
+    /// The consumer's view of which exchange owns which stream bytes, when it is an application-layer
+    /// analyzer.
+    public let attribution: (any StreamAttribution)?
 
     private var up: TCPStreamDirection
     private var down: TCPStreamDirection
@@ -73,6 +76,7 @@ public final class TCPConnection: ActivityTracked {
         firstTimestamp = timestamp
         lastTimestamp = timestamp
         self.consumer = consumer
+        attribution = consumer as? any StreamAttribution
         up = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes)
         down = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes)
     }
@@ -104,9 +108,10 @@ public final class TCPConnection: ActivityTracked {
         let delivery = StreamDelivery(consumer: consumer, direction: direction)
         let flagsIn = tcp.flags
 
+        var newlyAcknowledged: Range<Int64>?
         if flagsIn.contains(.ack) && !flagsIn.contains(.rst) {
             let peerDelivery = StreamDelivery(consumer: consumer, direction: direction.reversed)
-            withStream(direction.reversed) {
+            newlyAcknowledged = withStream(direction.reversed) {
                 $0.noteAcknowledgment(tcp.acknowledgment, limits: limits, delivery: peerDelivery)
             }
         }
@@ -141,13 +146,20 @@ public final class TCPConnection: ActivityTracked {
         var counters = ip.wire
         counters.payloadBytes = tcp.payloadLength
         ledger.record(
-            counters, direction: direction, category: category, duplicatePayloadBytes: Int(outcome.duplicateBytes))
+            LedgerPacket(
+                direction: direction, category: category, counters: counters,
+                duplicatePayloadBytes: Int(outcome.duplicateBytes), streamRange: outcome.range,
+                newlyAcknowledged: newlyAcknowledged),
+            attribution: attribution)
+        if let attribution { ledger.attributePending(attribution) }
     }
 
-    /// Delivers everything still held and ends both streams; call before reporting the connection.
+    /// Delivers everything still held, ends both streams and settles the ledger; call before reporting
+    /// the connection.
     func finish(reason: ConnectionFlags = []) {
         flags.formUnion(reason)
         finishStreams()
+        ledger.close(attribution)
         for direction in FlowDirection.allCases {
             let stream = direction == .up ? up : down
             ledger.setMissingBytes(Int(stream.missingBytes), direction: direction)

@@ -146,14 +146,19 @@ struct TCPStreamDirection {
         endIfFINReached(delivery: delivery)
     }
 
-    /// Notes that the peer acknowledged everything before `sequence` (this direction's numbering). Bytes
-    /// acknowledged but never captured are declared missing when later bytes are waiting behind them.
-    mutating func noteAcknowledgment(_ sequence: UInt32, limits: ReassemblyLimits, delivery: StreamDelivery) {
-        guard isSynchronized, hasData || sawSYN else { return }
+    /// Notes that the peer acknowledged everything before `sequence` (this direction's numbering) and
+    /// returns the stream range it newly acknowledged. Bytes acknowledged but never captured are
+    /// declared missing when later bytes are waiting behind them.
+    mutating func noteAcknowledgment(
+        _ sequence: UInt32, limits: ReassemblyLimits, delivery: StreamDelivery
+    ) -> Range<Int64>? {
+        guard isSynchronized, hasData || sawSYN else { return nil }
         let acknowledged = offset(of: sequence)
-        guard acknowledged > acknowledgedOffset, acknowledged <= nextOffset + limits.maxSequenceJump else { return }
+        guard acknowledged > acknowledgedOffset, acknowledged <= nextOffset + limits.maxSequenceJump else { return nil }
+        let newly = acknowledgedOffset..<acknowledged
         acknowledgedOffset = acknowledged
         skipAcknowledgedHole(delivery: delivery)
+        return newly
     }
 
     /// Ends the stream: holes between held segments and acknowledged bytes never seen are declared

@@ -5,18 +5,19 @@ final class SegmentDriver {
     private(set) var reassembler: TCPReassembler!
     private(set) var finished: [TCPConnection] = []
     /// Consumers in creation order: connection ids are handed out in the same order, from 1.
-    private var consumers: [RecordingConsumer] = []
+    private var consumers: [any TCPStreamConsumer] = []
     private var frame = 0
     private var lastID = 0
     /// Capture time of the next segment, advanced 1 ms per segment.
     var clock = Timestamp(seconds: 1_700_000_000, nanoseconds: 0)
 
-    init(limits: ReassemblyLimits = ReassemblyLimits()) {
+    /// - Parameter makeConsumer: the stream consumer of each new connection (a `RecordingConsumer` by default).
+    init(limits: ReassemblyLimits = ReassemblyLimits(), makeConsumer: @escaping () -> any TCPStreamConsumer = { RecordingConsumer() }) {
         reassembler = TCPReassembler(
             limits: limits,
             nextID: { [unowned self] in lastID += 1; return lastID },
             makeConsumer: { [unowned self] _ in
-                let consumer = RecordingConsumer()
+                let consumer = makeConsumer()
                 consumers.append(consumer)
                 return consumer
             },
@@ -57,7 +58,7 @@ final class SegmentDriver {
     }
 
     /// The consumer of a connection.
-    func consumer(_ connection: TCPConnection) -> RecordingConsumer { consumers[connection.id - 1] }
+    func consumer(_ connection: TCPConnection) -> RecordingConsumer { consumers[connection.id - 1] as! RecordingConsumer }
 
     static func endpoint(_ text: String) -> (IPAddress, UInt16) {
         let parts = text.split(separator: ":")

@@ -1,0 +1,37 @@
+/// What the ledger needs to know about one TCP packet to count it and find its owner.
+public struct LedgerPacket: Sendable {
+    public var direction: FlowDirection
+    public var category: PacketCategory
+    /// Packets, IP, frame and TCP payload bytes of the packet (or of its fragments).
+    public var counters: TrafficCounters
+    /// Payload bytes it carried that had been seen before.
+    public var duplicatePayloadBytes: Int
+    /// Stream range of its payload in its direction (new or retransmitted), when it has one.
+    public var streamRange: Range<Int64>?
+    /// Stream range of the opposite direction this packet newly acknowledged.
+    public var newlyAcknowledged: Range<Int64>?
+
+    public init(
+        direction: FlowDirection, category: PacketCategory, counters: TrafficCounters,
+        duplicatePayloadBytes: Int = 0, streamRange: Range<Int64>? = nil, newlyAcknowledged: Range<Int64>? = nil
+    ) {
+        self.direction = direction
+        self.category = category
+        self.counters = counters
+        self.duplicatePayloadBytes = duplicatePayloadBytes
+        self.streamRange = streamRange
+        self.newlyAcknowledged = newlyAcknowledged
+    }
+}
+
+/// The wire cost of one exchange: its share of the connection's packets, per direction.
+public struct ExchangeWire: Hashable, Sendable {
+    /// Per direction (`FlowDirection.rawValue`).
+    public var tallies = [DirectionTally(), DirectionTally()]
+    /// Per direction: payload bytes after an Upgrade/CONNECT (other protocols carried by the exchange).
+    public var upgradedPayloadBytes = [0, 0]
+
+    public init() {}
+
+    public func tally(_ direction: FlowDirection) -> DirectionTally { tallies[direction.rawValue] }
+}

@@ -1,0 +1,81 @@
+/// Who owns a stream byte: an exchange of the connection, or nobody (the unattributed rest).
+public struct StreamOwner: Hashable, Sendable {
+    /// Exchange index on the connection, or -1 for nobody.
+    public var exchange: Int
+    /// True for bytes after an Upgrade/CONNECT: counted for the exchange that switched protocols.
+    public var upgraded: Bool
+
+    public init(exchange: Int, upgraded: Bool = false) {
+        self.exchange = exchange
+        self.upgraded = upgraded
+    }
+
+    public static let nobody = StreamOwner(exchange: -1)
+    public var isNobody: Bool { exchange < 0 }
+}
+
+/// The owners of one direction's stream bytes: runs, each from its start offset to the next run's.
+/// Runs are appended in stream order; a run set at or before an existing start replaces the runs from
+/// there on (a parser that re-synchronised decided late where a message began).
+public struct OwnershipRuns: Sendable {
+    private var starts: [Int64] = []
+    private var owners: [StreamOwner] = []
+
+    public init() {}
+
+    /// From `offset` on, bytes belong to `owner`.
+    public mutating func set(_ owner: StreamOwner, from offset: Int64) {
+        while let last = starts.last, last >= offset {
+            starts.removeLast()
+            owners.removeLast()
+        }
+        if owners.last == owner { return }
+        starts.append(offset)
+        owners.append(owner)
+    }
+
+    /// The owner of the byte at `offset`.
+    public func owner(at offset: Int64) -> StreamOwner {
+        guard let index = runIndex(containing: offset) else { return .nobody }
+        return owners[index]
+    }
+
+    /// Calls `body` with each owner of `range` and how many of its bytes that owner has, in order.
+    public func forEachOwner(in range: Range<Int64>, _ body: (StreamOwner, Int64) -> Void) {
+        guard !range.isEmpty else { return }
+        var cursor = range.lowerBound
+        var index = runIndex(containing: cursor)
+        while cursor < range.upperBound {
+            let owner = index.map { owners[$0] } ?? .nobody
+            let nextIndex = index.map { $0 + 1 } ?? 0
+            let runEnd = nextIndex < starts.count ? min(starts[nextIndex], range.upperBound) : range.upperBound
+            body(owner, runEnd - cursor)
+            cursor = runEnd
+            index = nextIndex
+        }
+    }
+
+    /// Index of the run containing `offset` (the last run starting at or before it).
+    private func runIndex(containing offset: Int64) -> Int? {
+        if let last = starts.last, last <= offset { return starts.count - 1 }
+        var low = 0, high = starts.count
+        while low < high {
+            let middle = (low + high) / 2
+            if starts[middle] <= offset { low = middle + 1 } else { high = middle }
+        }
+        return low == 0 ? nil : low - 1
+    }
+}
+
+/// What an application-layer analyzer (the HTTP parser's glue) tells the ledger about a connection.
+public protocol StreamAttribution: AnyObject {
+    /// How far the analyzer has examined each direction's stream (data delivered and gaps declared):
+    /// ownership of bytes before this offset is settled.
+    func examinedLength(_ direction: FlowDirection) -> Int64
+    /// The owners of each direction's stream bytes.
+    func ownership(_ direction: FlowDirection) -> OwnershipRuns
+    /// The latest exchange with a message still in transfer, if any.
+    var exchangeInFlight: Int? { get }
+    /// Exchanges found so far.
+    var exchangeCount: Int { get }
+}
