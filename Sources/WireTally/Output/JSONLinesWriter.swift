@@ -1,16 +1,11 @@
-/// One JSON object per line: every connection and flow as it completes, then the summary.
+/// One JSON object per line: every exchange, connection and flow as it completes, then the summary.
 public final class JSONLinesWriter: RecordWriter {
     private let output: TextOutput
 
     public init(output: TextOutput) { self.output = output }
 
     public func write(_ record: AnalysisRecord, timestampDigits: Int) {
-        let value: JSONValue
-        switch record {
-        case let .connection(connection): value = RecordEncoding.connection(connection, timestampDigits: timestampDigits)
-        case let .flow(flow): value = RecordEncoding.flow(flow, timestampDigits: timestampDigits)
-        }
-        var line = value.serialized
+        var line = RecordEncoding.record(record, timestampDigits: timestampDigits).serialized
         line += "\n"
         output.write(line)
     }

@@ -1,5 +1,15 @@
 /// The JSON form of each record: the field names here are a contract other tools read (README).
 public enum RecordEncoding {
+    /// The JSON of any record.
+    public static func record(_ record: AnalysisRecord, timestampDigits digits: Int) -> JSONValue {
+        switch record {
+        case let .connection(connection): return self.connection(connection, timestampDigits: digits)
+        case let .flow(flow): return self.flow(flow, timestampDigits: digits)
+        case let .exchange(exchange, id, connection):
+            return http(exchange, id: id, connection: connection, timestampDigits: digits)
+        }
+    }
+
     /// A `{"type":"connection",…}` record.
     public static func connection(_ connection: TCPConnection, timestampDigits digits: Int) -> JSONValue {
         let ledger = connection.ledger
@@ -16,7 +26,7 @@ public enum RecordEncoding {
                 ("up", counters(ledger.unattributed(.up))),
                 ("down", counters(ledger.unattributed(.down))),
             ])),
-            ("exchanges", .integer(0)),
+            ("exchanges", .integer(connection.attribution?.exchangeCount ?? 0)),
         ]
         members.append(("handshake_ms", connection.handshakeNanoseconds.map { .number(milliseconds($0)) } ?? .null))
         members.append(("flags", .array(connection.flags.names.map(JSONValue.string))))

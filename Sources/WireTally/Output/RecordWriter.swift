@@ -46,12 +46,12 @@ public protocol RecordWriter: AnyObject {
 public enum OutputFormat: String, CaseIterable, Sendable {
     case table, jsonl, csv
 
-    /// A writer of this format on `output`.
-    public func makeWriter(output: TextOutput) -> any RecordWriter {
+    /// A writer of this format on `output`; `view` chooses the lines of table and CSV.
+    public func makeWriter(output: TextOutput, view: RecordView = .exchanges) -> any RecordWriter {
         switch self {
-        case .table: return TableWriter(output: output)
+        case .table: return TableWriter(output: output, view: view)
         case .jsonl: return JSONLinesWriter(output: output)
-        case .csv: return CSVWriter(output: output)
+        case .csv: return CSVWriter(output: output, view: view)
         }
     }
 }

@@ -1,47 +1,108 @@
-/// A table for people: one line per connection (IP-level bytes), then the summary.
+/// A table for people: one line per HTTP exchange (or per connection), then the summary with the top
+/// endpoints by wire bytes. Byte columns are IP-level wire bytes.
 public final class TableWriter: RecordWriter {
     private let output: TextOutput
+    private let view: RecordView
     private var wroteHeader = false
+    private var endpoints: [String: EndpointTotals] = [:]
 
-    public init(output: TextOutput) { self.output = output }
+    /// Wire totals of one method + host + path.
+    struct EndpointTotals {
+        var requests = 0
+        var upBytes = 0
+        var downBytes = 0
+    }
 
-    private static let columns: [(title: String, width: Int, leftAligned: Bool)] = [
-        ("ID", 6, false), ("CLIENT", 23, true), ("SERVER", 23, true), ("DURATION", 10, false),
-        ("UP PKTS", 8, false), ("UP BYTES", 11, false), ("DOWN PKTS", 9, false), ("DOWN BYTES", 11, false),
-        ("RETX", 6, false), ("MISSING", 8, false), ("FLAGS", 0, true),
+    public init(output: TextOutput, view: RecordView = .exchanges) {
+        self.output = output
+        self.view = view
+    }
+
+    private struct Column {
+        var title: String
+        var width: Int
+        var leftAligned: Bool
+    }
+
+    private static let exchangeColumns = [
+        Column(title: "TIME", width: 15, leftAligned: true), Column(title: "METHOD", width: 7, leftAligned: true),
+        Column(title: "URL", width: 48, leftAligned: true), Column(title: "STATUS", width: 6, leftAligned: false),
+        Column(title: "UP BYTES", width: 10, leftAligned: false), Column(title: "DOWN BYTES", width: 11, leftAligned: false),
+        Column(title: "FLAGS", width: 0, leftAligned: true),
+    ]
+
+    private static let connectionColumns = [
+        Column(title: "ID", width: 6, leftAligned: false), Column(title: "CLIENT", width: 23, leftAligned: true),
+        Column(title: "SERVER", width: 23, leftAligned: true), Column(title: "DURATION", width: 10, leftAligned: false),
+        Column(title: "UP PKTS", width: 8, leftAligned: false), Column(title: "UP BYTES", width: 11, leftAligned: false),
+        Column(title: "DOWN PKTS", width: 9, leftAligned: false), Column(title: "DOWN BYTES", width: 11, leftAligned: false),
+        Column(title: "EXCH", width: 5, leftAligned: false), Column(title: "RETX", width: 5, leftAligned: false),
+        Column(title: "MISSING", width: 8, leftAligned: false), Column(title: "FLAGS", width: 0, leftAligned: true),
     ]
 
     public func write(_ record: AnalysisRecord, timestampDigits: Int) {
-        guard case let .connection(connection) = record else { return }
-        if !wroteHeader {
-            output.write(Self.row(Self.columns.map(\.title)))
-            wroteHeader = true
+        switch (record, view) {
+        case let (.exchange(exchange, id, connection), .exchanges):
+            writeExchange(exchange, id: id, connection: connection, digits: timestampDigits)
+        case let (.connection(connection), .connections):
+            writeConnection(connection)
+        default:
+            return
         }
+    }
+
+    private func writeHeaderOnce(_ columns: [Column]) {
+        guard !wroteHeader else { return }
+        output.write(Self.row(columns.map(\.title), columns))
+        wroteHeader = true
+    }
+
+    private func writeExchange(_ exchange: HTTPExchange, id: Int, connection: TCPConnection, digits: Int) {
+        writeHeaderOnce(Self.exchangeColumns)
+        let wire = connection.ledger.exchange(exchange.index)
+        let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
+        let first = exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
+        let method = exchange.request?.method ?? "-"
+        let host = exchange.request.map { RecordEncoding.host(of: $0, fallback: connection.server.description) }
+            ?? connection.serverEndpoint
+        let target = exchange.request?.target ?? "?"
+        let url = target.hasPrefix("/") ? host + target : target
+        let status = exchange.response?.status.map(String.init) ?? "-"
+        output.write(Self.row([
+            first.map(Self.timeOfDay) ?? "-", method, url, status, String(up), String(down),
+            RecordEncoding.flags(of: exchange).joined(separator: ","),
+        ], Self.exchangeColumns))
+        let path = String(target.prefix { $0 != "?" })
+        endpoints["\(method) \(target.hasPrefix("/") ? host + path : path)", default: EndpointTotals()].add(up: up, down: down)
+    }
+
+    private func writeConnection(_ connection: TCPConnection) {
+        writeHeaderOnce(Self.connectionColumns)
         let up = connection.ledger.tally(.up), down = connection.ledger.tally(.down)
         let duration = connection.lastTimestamp.nanoseconds - connection.firstTimestamp.nanoseconds
         output.write(Self.row([
             String(connection.id), connection.clientEndpoint, connection.serverEndpoint,
-            Self.seconds(duration), String(up.total.packets), String(up.total.ipBytes),
-            String(down.total.packets), String(down.total.ipBytes),
+            RecordEncoding.milliseconds(duration / 1000) + "s", String(up.total.packets), String(up.total.ipBytes),
+            String(down.total.packets), String(down.total.ipBytes), String(connection.attribution?.exchangeCount ?? 0),
             String(up.retransmission.packets + down.retransmission.packets),
             String(up.missingBytes + down.missingBytes), connection.flags.names.joined(separator: ","),
-        ]))
+        ], Self.connectionColumns))
     }
 
     public func finish(summary: CaptureSummary, files: [String]) {
         var lines: [String] = [""]
         lines.append("files        \(files.joined(separator: ", "))")
         if let first = summary.firstTimestamp, let last = summary.lastTimestamp {
-            lines.append("duration     \(Self.seconds(last.nanoseconds - first.nanoseconds))")
+            lines.append("duration     \(RecordEncoding.milliseconds((last.nanoseconds - first.nanoseconds) / 1000))s")
         }
         lines.append("packets      \(summary.read.packets) (\(summary.read.frameBytes) frame bytes, \(summary.accountedIPBytes) IP bytes)")
-        lines.append("tcp          \(summary.connections) connections, \(summary.inConnections.packets) packets, \(summary.inConnections.ipBytes) IP bytes")
+        lines.append("tcp          \(summary.connections) connections, \(summary.exchanges) HTTP exchanges, \(summary.inConnections.packets) packets, \(summary.inConnections.ipBytes) IP bytes (\(summary.attributedIPBytes) in exchanges)")
         lines.append("other ip     \(summary.flows) flows, \(summary.inFlows.packets) packets, \(summary.inFlows.ipBytes) IP bytes")
         var notCounted: [String] = []
         if summary.filtered.packets > 0 { notCounted.append("\(summary.filtered.packets) filtered") }
         for failure in DecodeFailure.allCases {
             if let counters = summary.undecoded[failure], counters.packets > 0 {
-                notCounted.append("\(counters.packets) \(failure.rawValue.replacingUnderscores)")
+                notCounted.append("\(counters.packets) \(failure.rawValue.split(separator: "_").joined(separator: " "))")
             }
         }
         if summary.incompleteFragments.packets > 0 {
@@ -58,26 +119,50 @@ public final class TableWriter: RecordWriter {
             lines.append("evicted      \(summary.connectionEvictions) connections, \(summary.flowEvictions) flows (live-flow cap reached)")
         }
         for error in summary.errors { lines.append("error        \(error)") }
+        let top = endpoints.sorted { ($0.value.upBytes + $0.value.downBytes, $1.key) > ($1.value.upBytes + $1.value.downBytes, $0.key) }.prefix(10)
+        if !top.isEmpty {
+            lines.append("")
+            lines.append("top endpoints by wire bytes (up + down)")
+            for (endpoint, totals) in top {
+                lines.append("  \(String(totals.upBytes + totals.downBytes).leftPadded(10))  \(String(totals.requests).leftPadded(5)) req  up \(totals.upBytes)  down \(totals.downBytes)  \(endpoint)")
+            }
+        }
         output.write(lines.joined(separator: "\n") + "\n")
         output.flush()
     }
 
-    private static func row(_ cells: [String]) -> String {
+    private static func row(_ cells: [String], _ columns: [Column]) -> String {
         var line = ""
         for (cell, column) in zip(cells, columns) {
-            let padding = String(repeating: " ", count: max(0, column.width - cell.count))
-            line += column.leftAligned ? cell + padding : padding + cell
+            var text = cell
+            if column.width > 0 && text.count > column.width { text = String(text.prefix(column.width - 1)) + "…" }
+            let padding = String(repeating: " ", count: max(0, column.width - text.count))
+            line += column.leftAligned ? text + padding : padding + text
             line += " "
         }
         while line.last == " " { line.removeLast() }
         return line + "\n"
     }
 
-    private static func seconds(_ nanoseconds: Int64) -> String {
-        RecordEncoding.milliseconds(nanoseconds / 1000) + "s"
+    /// `HH:MM:SS.mmm` UTC.
+    private static func timeOfDay(_ timestamp: Timestamp) -> String {
+        let milliseconds = (timestamp.nanoseconds / 1_000_000) % 86_400_000
+        let hours = milliseconds / 3_600_000, minutes = milliseconds / 60_000 % 60
+        let seconds = milliseconds / 1000 % 60, fraction = milliseconds % 1000
+        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : String(value) }
+        let millis = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : String(fraction)
+        return "\(two(hours)):\(two(minutes)):\(two(seconds)).\(millis)"
+    }
+}
+
+extension TableWriter.EndpointTotals {
+    mutating func add(up: Int, down: Int) {
+        requests += 1
+        upBytes += up
+        downBytes += down
     }
 }
 
 private extension String {
-    var replacingUnderscores: String { String(map { $0 == "_" ? " " : $0 }) }
+    func leftPadded(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }

@@ -1,6 +1,8 @@
 /// A finished unit of analysis handed to the output: emitted as soon as it is complete, so output
-/// streams while a capture is read.
+/// streams while a capture is read. A connection's exchanges come just before the connection.
 public enum AnalysisRecord {
     case connection(TCPConnection)
     case flow(IPFlow)
+    /// An HTTP exchange with its record id (1, 2, … in emission order) and its connection.
+    case exchange(HTTPExchange, id: Int, connection: TCPConnection)
 }

@@ -18,6 +18,9 @@ public struct CaptureSummary: Sendable {
 
     public var connections = 0
     public var flows = 0
+    /// HTTP exchanges found, and the IP bytes attributed to them.
+    public var exchanges = 0
+    public var attributedIPBytes = 0
     /// Connections with stream bytes the capture never saw, and how many bytes.
     public var connectionsWithGaps = 0
     public var missingBytes = 0

@@ -89,6 +89,9 @@ import Testing
 
 /// Lines of an nginx JSON access log as `scripts/record-captures` configures it.
 struct NginxLog {
+    var time: Double
+    var method: String
+    var uri: String
     var clientPort: Int
     var connection: Int
     var connectionRequests: Int
@@ -104,7 +107,8 @@ struct NginxLog {
                 return Int(object[key] as? String ?? "") ?? -1
             }
             return NginxLog(
-                clientPort: int("remote_port"), connection: int("connection"),
+                time: object["msec"] as? Double ?? 0, method: object["request_method"] as? String ?? "",
+                uri: object["request_uri"] as? String ?? "", clientPort: int("remote_port"), connection: int("connection"),
                 connectionRequests: int("connection_requests"), requestLength: int("request_length"),
                 bytesSent: int("bytes_sent"), status: int("status"))
         }

@@ -4,6 +4,7 @@
 final class CollectingWriter: RecordWriter {
     private(set) var connections: [JSONValue] = []
     private(set) var flows: [JSONValue] = []
+    private(set) var exchanges: [JSONValue] = []
     private(set) var summary: JSONValue?
     private(set) var rawConnections: [TCPConnection] = []
 
@@ -14,6 +15,8 @@ final class CollectingWriter: RecordWriter {
             connections.append(RecordEncoding.connection(connection, timestampDigits: timestampDigits))
         case let .flow(flow):
             flows.append(RecordEncoding.flow(flow, timestampDigits: timestampDigits))
+        case .exchange:
+            exchanges.append(RecordEncoding.record(record, timestampDigits: timestampDigits))
         }
     }
 

@@ -3,13 +3,17 @@ import Testing
 
 /// Byte conservation, checked on every capture the tests read.
 enum Conservation {
-    /// Per connection and direction: categories add up to totals, unattributed + exchanges == totals;
+    /// Per connection and direction: categories add up to totals, exchanges + unattributed == totals;
     /// for the capture: every packet read is in exactly one outcome, and the connection and flow
     /// records add up to the summary's TCP and other-IP outcomes, at every level.
     static func check(_ writer: CollectingWriter, _ result: AnalysisRun.Result, sourceLocation: SourceLocation = #_sourceLocation) {
         let levels = ["packets", "ip_bytes", "frame_bytes", "payload_bytes"]
         var tcpSum = [String: Int]()
+        var exchangesByConnection: [Int: [JSONValue]] = [:]
+        for exchange in writer.exchanges { exchangesByConnection[exchange.int("conn.id") ?? -1, default: []].append(exchange) }
         for connection in writer.connections {
+            let exchanges = exchangesByConnection[connection.int("id") ?? -1] ?? []
+            #expect(connection.int("exchanges") == exchanges.count, sourceLocation: sourceLocation)
             for direction in ["up", "down"] {
                 for level in levels {
                     let total = connection.int("\(direction).\(level)") ?? -1
@@ -17,7 +21,10 @@ enum Conservation {
                         $0 + (connection.int("\(direction).categories.\($1.name).\(level)") ?? 0)
                     }
                     #expect(byCategory == total, "connection \(connection.int("id") ?? 0) \(direction) \(level)", sourceLocation: sourceLocation)
-                    #expect(connection.int("unattributed.\(direction).\(level)") == total, sourceLocation: sourceLocation)
+                    let owned = exchanges.reduce(connection.int("unattributed.\(direction).\(level)") ?? 0) {
+                        $0 + ($1.int("wire.\(direction).\(level)") ?? 0)
+                    }
+                    #expect(owned == total, "connection \(connection.int("id") ?? 0) \(direction) \(level): exchanges + unattributed", sourceLocation: sourceLocation)
                     tcpSum[level, default: 0] += total
                 }
             }

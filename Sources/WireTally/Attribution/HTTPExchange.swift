@@ -1,0 +1,13 @@
+/// One HTTP exchange: a request and its response, as parsed from the connection's streams.
+public struct HTTPExchange: Sendable {
+    /// Position on the connection, from 0.
+    public var index: Int
+    /// Nil when the capture started after the request (response without request).
+    public var request: HTTPMessage?
+    /// Nil when no response was seen (capture ended, connection reset).
+    public var response: HTTPMessage?
+    /// True when the exchange switched the connection to another protocol (Upgrade, CONNECT).
+    public var upgraded = false
+    /// True until the final response is complete.
+    var isInFlight = true
+}

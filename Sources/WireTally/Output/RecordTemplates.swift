@@ -1,0 +1,23 @@
+extension RecordEncoding {
+    /// A connection record with every part present, for fixed CSV columns.
+    static var connectionTemplate: JSONValue {
+        let connection = TCPConnection(
+            id: 0, endpoints: .init(client: IPAddress(ipv4: 0), clientPort: 0, server: IPAddress(ipv4: 0), serverPort: 0),
+            timestamp: Timestamp(nanoseconds: 0), limits: ReassemblyLimits(), consumer: nil)
+        return self.connection(connection, timestampDigits: 6)
+    }
+
+    /// An exchange record with request and response present, for fixed CSV columns.
+    static var exchangeTemplate: JSONValue {
+        let origin = PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))
+        let request = HTTPMessage(kind: .request, exchangeIndex: 0, streamRange: 0..<0, method: "", target: "",
+                                  version: "", firstOrigin: origin, lastOrigin: origin)
+        let response = HTTPMessage(kind: .response, exchangeIndex: 0, streamRange: 0..<0, status: 0, reason: "",
+                                   version: "", firstOrigin: origin, lastOrigin: origin)
+        let exchange = HTTPExchange(index: 0, request: request, response: response)
+        let connection = TCPConnection(
+            id: 0, endpoints: .init(client: IPAddress(ipv4: 0), clientPort: 0, server: IPAddress(ipv4: 0), serverPort: 0),
+            timestamp: Timestamp(nanoseconds: 0), limits: ReassemblyLimits(), consumer: nil)
+        return http(exchange, id: 0, connection: connection, timestampDigits: 6)
+    }
+}

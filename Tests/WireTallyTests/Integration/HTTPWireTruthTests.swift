@@ -1,0 +1,97 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// HTTP exchanges of the recorded captures against what nginx and curl logged themselves, and
+/// conservation of every connection over its exchanges.
+@Suite struct HTTPWireTruthTests {
+    static let withNginxLog = TestPaths.files(in: TestPaths.captures, endingWith: [".nginx.jsonl"])
+        .map { String($0.dropLast(".nginx.jsonl".count)) }
+
+    /// Our exchanges keyed by (client port, index on the connection), with the connection's time span.
+    struct Indexed {
+        var byPortAndIndex: [String: [JSONValue]] = [:]
+        init(_ writer: CollectingWriter) {
+            for record in writer.exchanges {
+                let client = record.string("conn.client") ?? ""
+                let port = client.split(separator: ":").last.map(String.init) ?? ""
+                byPortAndIndex["\(port)/\(record.int("conn.index") ?? -1)", default: []].append(record)
+            }
+        }
+        func find(port: Int, index: Int, near time: Double) -> JSONValue? {
+            byPortAndIndex["\(port)/\(index)"]?.min {
+                abs((Double($0["request"]?["ts_first"]?.plainText ?? "") ?? 0) - time)
+                    < abs((Double($1["request"]?["ts_first"]?.plainText ?? "") ?? 0) - time)
+            }
+        }
+    }
+
+    @Test(arguments: withNginxLog)
+    func requestAndResponseBytesEqualNginx(_ name: String) throws {
+        let (writer, result) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
+        Conservation.check(writer, result)
+        let ours = Indexed(writer)
+        let log = try NginxLog.load(TestPaths.capture(name + ".nginx.jsonl"))
+        var compared = 0
+        for entry in log {
+            guard let record = ours.find(port: entry.clientPort, index: entry.connectionRequests - 1, near: entry.time) else {
+                Issue.record("\(name): no exchange for nginx request \(entry.method) \(entry.uri) from port \(entry.clientPort) #\(entry.connectionRequests)")
+                continue
+            }
+            #expect(record["request"]?.string("method") == entry.method, "\(name) \(entry.uri)")
+            #expect(record["request"]?.string("target") == entry.uri, "\(name) \(entry.uri)")
+            #expect(record["response"]?.int("status") == entry.status, "\(name) \(entry.uri)")
+            if entry.status == 444 {
+                // nginx's `return 444` closes without reading the body: $request_length counts the
+                // header block only, while the client did send its body on the wire.
+                #expect((record["request"]?.int("bytes.start_line") ?? 0) + (record["request"]?.int("bytes.headers") ?? 0) == entry.requestLength)
+                continue
+            }
+            #expect(record["request"]?.int("bytes.total") == entry.requestLength, "\(name) \(entry.method) \(entry.uri) request")
+            let responseIncomplete = record.flagNames.contains("response_incomplete") || record.flagNames.contains("no_response")
+            if responseIncomplete {
+                // The client went away: $bytes_sent is what nginx handed to its kernel, not what
+                // reached the wire before the reset; ours can only be smaller.
+                #expect((record["response"]?.int("bytes.total") ?? 0) <= entry.bytesSent)
+            } else {
+                #expect(record["response"]?.int("bytes.total") == entry.bytesSent, "\(name) \(entry.method) \(entry.uri) response")
+            }
+            compared += 1
+        }
+        #expect(compared > 0)
+    }
+
+    static let withCurlLog = TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
+        .map { String($0.dropLast(".curl.jsonl".count)) }
+
+    /// curl's own sizes: `size_request` is the request head, `size_upload` the body as sent (chunk
+    /// framing included), `size_header` the response heads including interim 1xx responses,
+    /// `size_download` the body as received before decoding, without chunk framing.
+    @Test(arguments: withCurlLog)
+    func sizesAgreeWithCurl(_ name: String) throws {
+        let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
+        let ours = Indexed(writer)
+        var transfersPerPort: [Int: Int] = [:]
+        var compared = 0
+        for line in try String(contentsOfFile: TestPaths.capture(name + ".curl.jsonl"), encoding: .utf8).split(separator: "\n") {
+            let curl = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            guard let port = curl["local_port"] as? Int, port > 0, (curl["exitcode"] as? Int) == 0 else { continue }
+            let index = transfersPerPort[port, default: 0]
+            transfersPerPort[port] = index + 1
+            guard let record = ours.find(port: port, index: index, near: 0) else {
+                Issue.record("\(name): no exchange for curl transfer \(curl["url_effective"] ?? "") from port \(port) #\(index)")
+                continue
+            }
+            let request = try #require(record["request"]), response = try #require(record["response"])
+            let head = request.int("bytes.start_line")! + request.int("bytes.headers")!
+            #expect(head == curl["size_request"] as? Int, "\(name) \(curl["url_effective"] ?? "") size_request")
+            #expect(request.int("bytes.body")! + request.int("bytes.framing")! == curl["size_upload"] as? Int, "\(name) size_upload")
+            let responseHead = response.int("bytes.start_line")! + response.int("bytes.headers")! + response.int("interim.bytes")!
+            #expect(responseHead == curl["size_header"] as? Int, "\(name) \(curl["url_effective"] ?? "") size_header")
+            #expect(response.int("bytes.body") == curl["size_download"] as? Int, "\(name) \(curl["url_effective"] ?? "") size_download")
+            #expect(response.int("status") == curl["http_code"] as? Int)
+            compared += 1
+        }
+        #expect(compared > 0)
+    }
+}
