@@ -34,6 +34,9 @@ struct Analyze: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
 
+    @Flag(help: "Table and CSV show one line per TCP connection instead of one per HTTP exchange.")
+    var connections = false
+
     @Option(help: "Live TCP connections (and, separately, other flows) kept at once; the stalest is evicted beyond.")
     var maxConnections: Int = ReassemblyLimits().maxConnections
 
@@ -52,7 +55,7 @@ struct Analyze: ParsableCommand {
         let result: AnalysisRun.Result
         do {
             let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
-            result = run.run(writer: format.value.makeWriter(output: destination))
+            result = run.run(writer: format.value.makeWriter(output: destination, view: connections ? .connections : .exchanges))
         } catch {
             printError("wiretally: \(error)")
             throw ExitCode(1)

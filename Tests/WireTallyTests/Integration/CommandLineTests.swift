@@ -116,11 +116,11 @@ import Testing
 
     @Test func tableAndCSV() throws {
         let path = try Self.write(FrameBuilder.pcap(frames: Self.twoConnections(link: .sll2), link: .sll2), name: "sll2.pcap")
-        let table = try Self.run(["analyze", path])
+        let table = try Self.run(["analyze", "--connections", path])
         #expect(table.status == 0)
         #expect(table.stdout.contains("10.0.0.1:40001"))
         #expect(table.stdout.contains("2 connections"))
-        let csv = try Self.run(["analyze", "--format", "csv", path])
+        let csv = try Self.run(["analyze", "--connections", "--format", "csv", path])
         let rows = csv.stdout.split(separator: "\n")
         try #require(rows.count == 3)
         #expect(rows[0].hasPrefix("id,client,server,ts_first,ts_last,up_packets,up_ip_bytes"))
