@@ -62,21 +62,16 @@ struct ZeekConnLog {
     var responderIPBytes: Int
 
     static func load(_ path: String) throws -> [ZeekConnLog] {
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-        guard let fieldsLine = lines.first(where: { $0.hasPrefix("#fields") }) else { return [] }
-        let fields = fieldsLine.split(separator: "\t").dropFirst().map(String.init)
         func endpoint(_ host: String, _ port: String) -> String {
             host.contains(":") ? "[\(host)]:\(port)" : "\(host):\(port)"
         }
-        return lines.filter { !$0.hasPrefix("#") }.map { line in
-            let values = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
-            let row = Dictionary(uniqueKeysWithValues: zip(fields, values))
-            return ZeekConnLog(
-                originator: endpoint(row["id.orig_h"]!, row["id.orig_p"]!),
-                responder: endpoint(row["id.resp_h"]!, row["id.resp_p"]!),
-                proto: row["proto"]!,
-                originatorPackets: Int(row["orig_pkts"]!) ?? -1, originatorIPBytes: Int(row["orig_ip_bytes"]!) ?? -1,
-                responderPackets: Int(row["resp_pkts"]!) ?? -1, responderIPBytes: Int(row["resp_ip_bytes"]!) ?? -1)
+        return try ZeekLog.load(path).map { row in
+            ZeekConnLog(
+                originator: endpoint(row["id.orig_h"] ?? "", row["id.orig_p"] ?? ""),
+                responder: endpoint(row["id.resp_h"] ?? "", row["id.resp_p"] ?? ""),
+                proto: row["proto"] ?? "",
+                originatorPackets: Int(row["orig_pkts"] ?? "") ?? -1, originatorIPBytes: Int(row["orig_ip_bytes"] ?? "") ?? -1,
+                responderPackets: Int(row["resp_pkts"] ?? "") ?? -1, responderIPBytes: Int(row["resp_ip_bytes"] ?? "") ?? -1)
         }
     }
 }
