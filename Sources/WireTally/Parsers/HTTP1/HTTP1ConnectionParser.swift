@@ -120,6 +120,8 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         var flags: HTTPMessageFlags = []
         var trailerBytes = 0
         var mayUpgrade = false
+        /// The request a final response answers (taken off the queue at its status line).
+        var request: PendingRequest?
 
         var end: Int64 { start + Int64(interimBytes + bytes.total) }
 
@@ -335,6 +337,12 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                 message.version = HTTP1Syntax.string(text, 0..<8)
                 message.status = Int(HTTP1Syntax.string(text, 9..<12))
                 message.reason = text.count > 13 ? HTTP1Syntax.string(text, 13..<text.count) : ""
+                let status = message.status ?? 0
+                let interim = status >= 100 && status < 200 && status != 101
+                if !interim && pendingHead < pending.count && pending[pendingHead].index == message.exchangeIndex {
+                    message.request = pending[pendingHead]
+                    popPending()
+                }
             }
             side.message = message
         }
@@ -464,11 +472,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                 side.sniffer.reset(strict: false)
                 return
             }
-            var request: PendingRequest?
-            if pendingHead < pending.count && pending[pendingHead].index == message.exchangeIndex {
-                request = pending[pendingHead]
-                popPending()
-            }
+            let request = message.request
             let method = request?.method
             if status == 101 || (method == "CONNECT" && status >= 200 && status < 300) {
                 message.flags.insert(.upgrade)
