@@ -155,3 +155,22 @@ func zeekLog(_ path: String) throws -> [[String: String]] {
         for connection in run.connections { Self.expectContiguous(connection.recorder) }
     }
 }
+
+extension HTTP1CaptureTests {
+    /// nginx answered 1000 pipelined requests; the capture lost the packet of the first response (the
+    /// response stream starts with a gap). The parser resynchronises on the second response, and since
+    /// the gap began between two messages it counts the first request as answered by a lost response,
+    /// so the 999 responses pair with requests 1…999.
+    @Test func droppedFirstResponseKeepsPairing() throws {
+        guard let pcap = Self.publicCapture("zeek__http__1000-requests-one-dropped-response.pcap.gz") else { return }
+        let run = try HTTP1CaptureRun(path: pcap)
+        let recorder = try #require(run.connections.first?.recorder)
+        #expect(recorder.requests.count == 1000)
+        #expect(recorder.requests.map(\.exchangeIndex) == Array(0..<1000))
+        #expect(recorder.responses.count == 999)
+        #expect(recorder.responses.map(\.exchangeIndex) == Array(1..<1000))
+        #expect(recorder.events.contains(.unparsed(.down, 0)))
+        #expect(recorder.responses[0].flags == [.resynchronized] && recorder.responses[0].streamRange.lowerBound == 853)
+        #expect(recorder.responses.dropFirst().allSatisfy { $0.flags == [] && $0.bytes.body == 615 })
+    }
+}

@@ -303,4 +303,35 @@ import Testing
         #expect(r.requests.count == 2 && r.requests[1].flags == [.resynchronized])
         #expect(r.events.contains(.unparsed(.up, 28)))
     }
+
+    @Test func messagesLostWholeInAGapKeepPairing() {
+        let ok = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n"
+        // A request lost whole between two messages still takes an exchange index.
+        let r = HTTP1Script.run([
+            .up(ascii(Self.get)), .gap(.up, 28), .up(ascii(Self.get)), .down(ascii(ok + ok + ok)),
+        ])
+        #expect(r.requests.map(\.exchangeIndex) == [0, 2])
+        #expect(r.requests[1].flags == [.resynchronized])
+        #expect(r.responses.map(\.exchangeIndex) == [0, 1, 2])
+        // A response lost whole: the next one answers the next request.
+        let d = HTTP1Script.run([
+            .up(ascii(Self.get + Self.get + Self.get)), .down(ascii(ok)), .gap(.down, Int64(ok.utf8.count)),
+            .down(ascii(ok)),
+        ])
+        #expect(d.responses.map(\.exchangeIndex) == [0, 2])
+        // A response cut in its status line still counts as the answer to its request.
+        let c = HTTP1Script.run([
+            .up(ascii(Self.get + Self.get + Self.get)), .down(ascii(ok + "HTTP/1.")), .gap(.down, 100),
+            .down(ascii("x\r\n" + ok)),
+        ])
+        #expect(c.responses.map(\.exchangeIndex) == [0, 1, 2])
+        #expect(c.responses[1].flags == [.gap, .incomplete] && c.responses[1].status == nil)
+        #expect(c.responses[1].bytes.startLine == 7)
+        // At the very start of the stream the cut start line was never announced, but still counts.
+        let s = HTTP1Script.run([
+            .up(ascii(Self.get + Self.get)), .down(ascii("HTTP/1.")), .gap(.down, 100), .down(ascii("x\r\n" + ok)),
+        ])
+        #expect(s.responses.map(\.exchangeIndex) == [1])
+        #expect(s.events.contains(.unparsed(.down, 0)))
+    }
 }

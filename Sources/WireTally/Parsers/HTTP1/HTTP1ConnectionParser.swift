@@ -376,24 +376,23 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     // MARK: Header blocks
 
     private func headerLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
-        guard var message = side.message else { return }
-        message.bytes.headers += line.count
+        guard side.message != nil else { return }
+        // Mutated in place (no copy of the header array per line).
+        side.message!.bytes.headers += line.count
         let text = HTTP1Syntax.content(line)
         if text.isEmpty {
-            side.message = message
             headersComplete(side)
             return
         }
-        if text[0] == HTTP1Syntax.space || text[0] == HTTP1Syntax.tab, !message.headers.isEmpty {
+        if text[0] == HTTP1Syntax.space || text[0] == HTTP1Syntax.tab, !side.message!.headers.isEmpty {
             // Obsolete line folding: the line continues the previous value.
             let more = String(decoding: text, as: UTF8.self).trimmingHTTPWhitespace()
-            message.headers[message.headers.count - 1].value += " " + more
+            side.message!.headers[side.message!.headers.count - 1].value += " " + more
         } else if let header = HTTP1Syntax.header(line) {
-            message.headers.append(header)
+            side.message!.headers.append(header)
         } else {
-            message.flags.insert(.malformed)
+            side.message!.flags.insert(.malformed)
         }
-        side.message = message
     }
 
     private func trailerLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
@@ -539,6 +538,12 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         side.message = nil
         guard built.announced else { return built.start }
         built.flags.formUnion(flags)
+        if built.kind == .response, built.request == nil, built.flags.contains(.incomplete),
+            pendingHead < pending.count, pending[pendingHead].index == built.exchangeIndex
+        {
+            // Cut before its status line was known: taken as the answer, so the next response pairs on.
+            popPending()
+        }
         var decoded: Int?
         if let decoder = built.decoder {
             let result = decoder.result(bodyBytes: built.bytes.body)
@@ -628,7 +633,12 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
             hold(side, .gap(offset: offset, length: length), 0)
         case .upgraded, .stopped:
             break
-        case .startLine, .headers, .chunkSize, .chunkDataEnd, .trailers:
+        case .startLine:
+            // A gap starting right between two messages holds the start of at least one message.
+            // (At the stream start, a start line cut before it could be recognised counts as lost too.)
+            if side.mode != .seeking && side.message?.announced != true { accountLostMessage(side) }
+            loseSync(side, at: offset, flags: .gap)
+        case .headers, .chunkSize, .chunkDataEnd, .trailers:
             loseSync(side, at: offset, flags: .gap)
         }
     }
@@ -677,6 +687,17 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
             position -= 1
         }
         return nil
+    }
+
+    /// At least one whole message start was lost in a gap: a lost response answered the oldest waiting
+    /// request; a lost request gets an exchange index (without a request) so responses stay paired.
+    private func accountLostMessage(_ side: Side) {
+        if side.direction == .down {
+            if pendingHead < pending.count { popPending() }
+        } else {
+            pending.append(PendingRequest(index: nextExchange))
+            nextExchange += 1
+        }
     }
 
     private func popPending() {
