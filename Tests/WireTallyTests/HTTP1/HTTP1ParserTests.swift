@@ -334,4 +334,28 @@ import Testing
         #expect(s.responses.map(\.exchangeIndex) == [1])
         #expect(s.events.contains(.unparsed(.down, 0)))
     }
+
+    @Test func http2PriorKnowledgeIsNotHTTP1() {
+        let preface = ascii("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n") + [0, 0, 0x12, 4, 0, 0, 0, 0, 0]
+        let settings: [UInt8] = [0, 0, 6, 4, 0, 0, 0, 0, 0, 0, 3, 0, 0, 0, 100]
+        let script = HTTP1Script()
+        script.run([.up(preface), .down(settings)])
+        #expect(script.delegate.messages.isEmpty && !script.parser.isHTTP)
+        #expect(script.delegate.events == [.unparsed(.up, 0), .unparsed(.down, 0)])
+    }
+
+    @Test func overlappingOrSkippedDeliveriesStayConsistent() {
+        let script = HTTP1Script()
+        let request = ascii(Self.get)
+        request.withUnsafeBytes { raw in
+            let origin = HTTP1Script.origin(1)
+            script.parser.streamData(UnsafeRawBufferPointer(rebasing: raw[0..<10]), offset: 0, direction: .up, origin: origin)
+            // Bytes 5..<20 again (5 already seen), then the rest.
+            script.parser.streamData(UnsafeRawBufferPointer(rebasing: raw[5..<20]), offset: 5, direction: .up, origin: origin)
+            script.parser.streamData(UnsafeRawBufferPointer(rebasing: raw[20...]), offset: 20, direction: .up, origin: origin)
+        }
+        script.parser.finish()
+        #expect(script.delegate.requests.count == 1 && script.delegate.requests[0].flags == [])
+        #expect(script.delegate.requests[0].streamRange == 0..<28)
+    }
 }

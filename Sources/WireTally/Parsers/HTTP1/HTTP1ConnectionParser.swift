@@ -41,12 +41,20 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
         guard let base = data.baseAddress, !data.isEmpty else { return }
-        process(side(direction), base.assumingMemoryBound(to: UInt8.self), data.count, offset: offset, origin: origin)
+        let side = side(direction)
+        // The reassembler delivers each offset once, in order; anything else is made consistent here.
+        if offset > side.position { gap(side, offset: side.position, length: offset - side.position) }
+        let skip = Int(min(max(side.position - offset, 0), Int64(data.count)))
+        guard skip < data.count else { return }
+        process(side, base.assumingMemoryBound(to: UInt8.self) + skip, data.count - skip, offset: offset + Int64(skip), origin: origin)
     }
 
     public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
-        guard length > 0 else { return }
-        gap(side(direction), offset: offset, length: length)
+        let side = side(direction)
+        let start = max(offset, side.position)
+        guard offset + length > start else { return }
+        if start > side.position { gap(side, offset: side.position, length: start - side.position) }
+        gap(side, offset: start, length: offset + length - start)
     }
 
     public func streamEnded(direction: FlowDirection) {

@@ -105,7 +105,7 @@ enum HTTP1Syntax {
 /// Checks a start line byte by byte, so a split line and a line in one piece give the same verdict and
 /// garbage is rejected as soon as a byte cannot belong to a start line.
 ///
-/// Requests: `method SP target SP HTTP/d.d CRLF`; responses: `HTTP/d.d SP 3DIGIT [SP reason] CRLF`
+/// Requests: `method SP target SP HTTP/1.d CRLF`; responses: `HTTP/1.d SP 3DIGIT [SP reason] CRLF`
 /// (bare LF accepted). Empty lines before the start line are accepted (and counted with it).
 struct StartLineSniffer {
     enum Verdict { case needMore, accepted, rejected }
@@ -146,7 +146,9 @@ struct StartLineSniffer {
     private static let versionPattern: [UInt8] = Array("HTTP/0.0".utf8)
 
     private func versionByteMatches(_ byte: UInt8, at index: Int) -> Bool {
-        if index == 5 || index == 7 { return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        // HTTP/1.x only: `PRI * HTTP/2.0` (the HTTP/2 preface) is not an HTTP/1 start line.
+        if index == 5 { return byte == UInt8(ascii: "1") }
+        if index == 7 { return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
         return index < 8 && byte == Self.versionPattern[index]
     }
 
