@@ -272,6 +272,12 @@ import Testing
         #expect(message.flags == [.headersTooLarge, .incomplete])
         #expect(message.bytes.startLine + message.bytes.headers <= 200)
         #expect(r.events.last == .unparsed(.up, message.streamRange.upperBound))
+        // A start line longer than the cap, right after a message.
+        let long = Self.get + "GET /" + String(repeating: "a", count: 300) + " HTTP/1.1\r\n\r\n"
+        let l = HTTP1Script.run([.up(ascii(long))], limits: limits)
+        #expect(l.requests.count == 2 && l.requests[1].flags == [.headersTooLarge, .incomplete])
+        #expect(l.requests[1].bytes.startLine == 200 && l.requests[1].streamRange == 28..<228)
+        #expect(l.events.last == .unparsed(.up, 228))
     }
 
     @Test func responseWithoutRequestGetsANewIndex() {

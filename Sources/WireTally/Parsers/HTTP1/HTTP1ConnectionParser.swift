@@ -285,6 +285,12 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                 continue
             }
             let verdict = side.sniffer.feed(byte)
+            if verdict == .rejected && side.sniffer.isOverLength && side.message?.announced == true {
+                // A start line in sync longer than the header cap.
+                side.message?.bytes.startLine += side.line.count
+                tooLarge(side)
+                return n
+            }
             if verdict == .rejected {
                 rejectStartLine(side, at: offset + Int64(i))
                 if byte == HTTP1Syntax.lf { return i + 1 }

@@ -129,6 +129,9 @@ struct StartLineSniffer {
         self.maxLength = maxLength
     }
 
+    /// The line ran past `maxLength` (rejected for its length, not its content).
+    var isOverLength: Bool { total > maxLength }
+
     /// Nothing fed since the last reset.
     var isFresh: Bool { total == 0 }
     /// Only empty lines (or nothing) fed so far.
