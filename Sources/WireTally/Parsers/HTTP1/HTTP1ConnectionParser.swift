@@ -7,17 +7,28 @@ import Glibc
 /// current start line, header line or chunk-size line is buffered (bounded by `maxHeaderBytes`);
 /// body bytes are counted and streamed through the content decoder, never kept.
 ///
-/// Semantics in short (details on the methods below):
+/// Semantics in short:
 /// - `httpMessageStarted` comes at the message's first byte when the direction is in sync (right after
 ///   a previous message); at the start of a stream or after lost sync it comes once the start line is
-///   seen to be valid, with the offset of its first byte.
+///   seen to be valid (normally within the same packet), with the offset of its first byte.
 /// - Empty lines before a start line belong to that message (counted in `startLine`).
-/// - Gaps inside a body of known length, inside chunk data, or inside a close-delimited body are
-///   counted as body (`.gap`); anywhere else the parser loses sync, reports `httpUnparsed` from the
-///   gap and looks for the next line that is a complete, plausible start line (`.resynchronized`).
+/// - Only HTTP/1.x start lines are accepted (`PRI * HTTP/2.0` is not); at the start of a stream and
+///   while resynchronising, methods must be upper-case letters, `-` or `_`, so binary data (TLS, SSH)
+///   is rejected within a few bytes and reported with `httpUnparsed(from: 0)`.
+/// - Gaps inside a body of known length, inside chunk data, or inside a close-delimited body (which
+///   runs to the end of the stream anyway) are counted as body (`.gap`). Anywhere else the parser
+///   loses sync: the message is finished `.gap` + `.incomplete`, `httpUnparsed` is reported from the
+///   gap, and parsing resumes at the next line that is a complete plausible start line
+///   (`.resynchronized`). A gap that starts exactly between two messages held at least one message
+///   start: a lost response is taken to answer the oldest waiting request, a lost request takes an
+///   exchange index, so later requests and responses stay paired.
 /// - A request carrying `Upgrade` or using CONNECT holds the client direction (bounded by
-///   `maxHeaderBytes`) until its response decides: switched protocols continue as upgraded bytes,
-///   anything else resumes HTTP parsing on the held bytes.
+///   `maxHeaderBytes`) until its response decides: switched protocols continue as upgraded bytes from
+///   the end of the request, anything else resumes HTTP parsing on the held bytes.
+/// - `decodedBodyBytes`: nil without a coding, when decoding is off, for unknown codings and for
+///   corrupt data or a gap in the body (`.undecodable`); after a bomb stop it is the (lower-bound)
+///   count decoded when decoding stopped; for a body whose compressed stream is cut short it is what
+///   could be decoded.
 public final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// True once a valid start line was seen in either direction.
     public private(set) var isHTTP = false
