@@ -1,0 +1,803 @@
+import Glibc
+
+/// Parses the HTTP/1.x messages of one TCP connection incrementally from its reassembled streams
+/// (`.up` carries requests, `.down` responses) and reports each message's exact stream bytes.
+///
+/// The result does not depend on how the bytes are split: lines are checked byte by byte and only the
+/// current start line, header line or chunk-size line is buffered (bounded by `maxHeaderBytes`);
+/// body bytes are counted and streamed through the content decoder, never kept.
+///
+/// Semantics in short:
+/// - `httpMessageStarted` comes at the message's first byte when the direction is in sync (right after
+///   a previous message); at the start of a stream or after lost sync it comes once the start line is
+///   seen to be valid (normally within the same packet), with the offset of its first byte.
+/// - Empty lines before a start line belong to that message (counted in `startLine`).
+/// - Only HTTP/1.x start lines are accepted (`PRI * HTTP/2.0` is not); at the start of a stream and
+///   while resynchronising, methods must be upper-case letters, `-` or `_`, so binary data (TLS, SSH)
+///   is rejected within a few bytes and reported with `httpUnparsed(from: 0)`.
+/// - Gaps inside a body of known length, inside chunk data, or inside a close-delimited body (which
+///   runs to the end of the stream anyway) are counted as body (`.gap`). Anywhere else the parser
+///   loses sync: the message is finished `.gap` + `.incomplete`, `httpUnparsed` is reported from the
+///   gap, and parsing resumes at the next line that is a complete plausible start line
+///   (`.resynchronized`). A gap that starts exactly between two messages held at least one message
+///   start: a lost response is taken to answer the oldest waiting request, a lost request takes an
+///   exchange index, so later requests and responses stay paired.
+/// - A request carrying `Upgrade` or using CONNECT holds the client direction (bounded by
+///   `maxHeaderBytes`) until its response decides: switched protocols continue as upgraded bytes from
+///   the end of the request, anything else resumes HTTP parsing on the held bytes.
+/// - `decodedBodyBytes`: nil without a coding, when decoding is off, for unknown codings and for
+///   corrupt data or a gap in the body (`.undecodable`); after a bomb stop it is the (lower-bound)
+///   count decoded when decoding stopped; for a body whose compressed stream is cut short it is what
+///   could be decoded.
+public final class HTTP1ConnectionParser: TCPStreamConsumer {
+    /// True once a valid start line was seen in either direction.
+    public private(set) var isHTTP = false
+
+    private unowned let delegate: any HTTPParserDelegate
+    private let limits: HTTPLimits
+    private let up: Side
+    private let down: Side
+    private var pending: [PendingRequest] = []
+    private var pendingHead = 0
+    private var nextExchange = 0
+
+    public init(limits: HTTPLimits = .init(), delegate: any HTTPParserDelegate) {
+        self.limits = limits
+        self.delegate = delegate
+        up = Side(direction: .up, maxLine: limits.maxHeaderBytes)
+        down = Side(direction: .down, maxLine: limits.maxHeaderBytes)
+    }
+
+    // MARK: TCPStreamConsumer
+
+    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+        guard let base = data.baseAddress, !data.isEmpty else { return }
+        let side = side(direction)
+        // The reassembler delivers each offset once, in order; anything else is made consistent here.
+        if offset > side.position { gap(side, offset: side.position, length: offset - side.position) }
+        let skip = Int(min(max(side.position - offset, 0), Int64(data.count)))
+        guard skip < data.count else { return }
+        process(side, base.assumingMemoryBound(to: UInt8.self) + skip, data.count - skip, offset: offset + Int64(skip), origin: origin)
+    }
+
+    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+        let side = side(direction)
+        let start = max(offset, side.position)
+        guard offset + length > start else { return }
+        if start > side.position { gap(side, offset: side.position, length: start - side.position) }
+        gap(side, offset: start, length: offset + length - start)
+    }
+
+    public func streamEnded(direction: FlowDirection) {
+        end(side(direction))
+    }
+
+    /// The connection is over: every message still open is reported (`.incomplete`, except a
+    /// close-delimited body, which the end completes), each exactly once.
+    public func finish() {
+        end(down)
+        end(up)
+    }
+
+    // MARK: State
+
+    private enum State {
+        case startLine
+        case headers
+        case body(remaining: Int64)
+        case chunkSize
+        case chunkData(remaining: Int64)
+        case chunkDataEnd(sawCR: Bool)
+        case trailers
+        case closeDelimited
+        /// Client bytes held after a request that may switch protocols, until its response decides.
+        case awaitingUpgrade(exchange: Int)
+        case upgraded
+        case stopped
+    }
+
+    /// How a start line is expected.
+    private enum StartMode {
+        /// Start of the stream: the first line must be a start line (announced once valid).
+        case initial
+        /// Right after a message: the next byte starts a message (announced at once).
+        case inSync
+        /// Sync lost: the next plausible start line at a line start (announced once valid).
+        case seeking
+    }
+
+    private struct PendingRequest {
+        var index: Int
+        var method: String?
+        var end: Int64?
+    }
+
+    private enum Held {
+        case data([UInt8], offset: Int64, origin: PacketOrigin)
+        case gap(offset: Int64, length: Int64)
+    }
+
+    private struct Builder {
+        var kind: HTTPMessage.Kind
+        var start: Int64
+        var firstOrigin: PacketOrigin
+        var lastOrigin: PacketOrigin
+        var announced = false
+        var exchangeIndex = -1
+        var method: String?
+        var target: String?
+        var status: Int?
+        var reason: String?
+        var version = ""
+        var headers: [HTTPHeader] = []
+        var trailers: [HTTPHeader] = []
+        var bytes = HTTPByteCounts()
+        var interimCount = 0
+        var interimBytes = 0
+        var contentEncoding: String?
+        var decoder: ContentDecoder?
+        var flags: HTTPMessageFlags = []
+        var trailerBytes = 0
+        var mayUpgrade = false
+        /// The request a final response answers (taken off the queue at its status line).
+        var request: PendingRequest?
+
+        var end: Int64 { start + Int64(interimBytes + bytes.total) }
+
+        func header(_ lowercasedName: String) -> String? {
+            headers.first { HTTP1Syntax.nameEquals($0.name, lowercasedName) }?.value
+        }
+    }
+
+    private final class Side {
+        let direction: FlowDirection
+        var state = State.startLine
+        var mode = StartMode.initial
+        /// Seeking: inside a line that cannot be a start line.
+        var skipToLineEnd = false
+        var sniffer: StartLineSniffer
+        var line: [UInt8] = []
+        var lineStart: Int64 = 0
+        var message: Builder?
+        var ended = false
+        var endPending = false
+        var held: [Held] = []
+        var heldBytes = 0
+        var position: Int64 = 0
+
+        init(direction: FlowDirection, maxLine: Int) {
+            self.direction = direction
+            sniffer = StartLineSniffer(isResponse: direction == .down, strict: true, maxLength: maxLine)
+            line.reserveCapacity(256)
+        }
+    }
+
+    private func side(_ direction: FlowDirection) -> Side { direction == .up ? up : down }
+
+    // MARK: Data
+
+    private func process(_ side: Side, _ p: UnsafePointer<UInt8>, _ n: Int, offset: Int64, origin: PacketOrigin) {
+        guard !side.ended || side.endPending else { return }
+        if case .awaitingUpgrade = side.state {
+            hold(side, .data(Array(UnsafeBufferPointer(start: p, count: n)), offset: offset, origin: origin), n)
+            side.position = offset + Int64(n)
+            return
+        }
+        var i = 0
+        while i < n {
+            side.message?.lastOrigin = origin
+            switch side.state {
+            case .startLine:
+                i = startLine(side, p, n, i, offset: offset, origin: origin)
+            case .headers:
+                let room = limits.maxHeaderBytes - (side.message.map { $0.bytes.startLine + $0.bytes.headers } ?? 0)
+                i = takeLine(side, p, n, i, offset: offset, limit: room, onLine: { headerLine(side, $0) },
+                             onOverflow: { tooLarge(side) })
+            case let .body(remaining):
+                let take = Int(min(Int64(n - i), remaining))
+                consumeBody(side, UnsafeRawBufferPointer(start: p + i, count: take))
+                i += take
+                if remaining == Int64(take) { complete(side) } else { side.state = .body(remaining: remaining - Int64(take)) }
+            case .chunkSize:
+                i = takeLine(side, p, n, i, offset: offset, limit: limits.maxHeaderBytes, onLine: { chunkSizeLine(side, $0) },
+                             onOverflow: { loseSync(side, at: side.lineStart, flags: .malformed, discardLine: true) })
+            case let .chunkData(remaining):
+                let take = Int(min(Int64(n - i), remaining))
+                consumeBody(side, UnsafeRawBufferPointer(start: p + i, count: take))
+                i += take
+                side.state = remaining == Int64(take) ? .chunkDataEnd(sawCR: false) : .chunkData(remaining: remaining - Int64(take))
+            case let .chunkDataEnd(sawCR):
+                let byte = p[i]
+                if byte == HTTP1Syntax.lf {
+                    side.message?.bytes.framing += 1
+                    side.state = .chunkSize
+                    i += 1
+                } else if byte == HTTP1Syntax.cr && !sawCR {
+                    side.message?.bytes.framing += 1
+                    side.state = .chunkDataEnd(sawCR: true)
+                    i += 1
+                } else {
+                    loseSync(side, at: offset + Int64(i), flags: .malformed)
+                    side.skipToLineEnd = true
+                }
+            case .trailers:
+                let room = limits.maxHeaderBytes - (side.message?.trailerBytes ?? 0)
+                i = takeLine(side, p, n, i, offset: offset, limit: room, onLine: { trailerLine(side, $0) },
+                             onOverflow: { tooLarge(side) })
+            case .closeDelimited:
+                consumeBody(side, UnsafeRawBufferPointer(start: p + i, count: n - i))
+                i = n
+            case .awaitingUpgrade:
+                hold(side, .data(Array(UnsafeBufferPointer(start: p + i, count: n - i)), offset: offset + Int64(i), origin: origin), n - i)
+                i = n
+            case .upgraded, .stopped:
+                i = n
+            }
+        }
+        side.position = offset + Int64(n)
+    }
+
+    private func consumeBody(_ side: Side, _ bytes: UnsafeRawBufferPointer) {
+        side.message?.bytes.body += bytes.count
+        side.message?.decoder?.feed(bytes)
+    }
+
+    /// Takes bytes up to and including the next LF; a line not complete yet is buffered.
+    private func takeLine(
+        _ side: Side, _ p: UnsafePointer<UInt8>, _ n: Int, _ i: Int, offset: Int64, limit: Int,
+        onLine: (UnsafeRawBufferPointer) -> Void, onOverflow: () -> Void
+    ) -> Int {
+        if side.line.isEmpty { side.lineStart = offset + Int64(i) }
+        let rest = n - i
+        guard let found = memchr(p + i, Int32(HTTP1Syntax.lf), rest) else {
+            if side.line.count + rest > limit {
+                onOverflow()
+                return side.skipToLineEnd ? i : n
+            }
+            side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: rest))
+            return n
+        }
+        let end = UnsafeRawPointer(found) - UnsafeRawPointer(p) + 1
+        let length = end - i
+        if side.line.count + length > limit {
+            onOverflow()
+            return side.skipToLineEnd ? i : n
+        }
+        if side.line.isEmpty {
+            onLine(UnsafeRawBufferPointer(start: p + i, count: length))
+        } else {
+            side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: length))
+            var taken = side.line
+            side.line = []
+            taken.withUnsafeBytes { onLine($0) }
+            taken.removeAll(keepingCapacity: true)
+            if side.line.isEmpty { side.line = taken }
+        }
+        return end
+    }
+
+    // MARK: Start lines
+
+    private func startLine(_ side: Side, _ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int, offset: Int64, origin: PacketOrigin) -> Int {
+        var i = start
+        if side.skipToLineEnd {
+            guard let found = memchr(p + i, Int32(HTTP1Syntax.lf), n - i) else { return n }
+            side.skipToLineEnd = false
+            return UnsafeRawPointer(found) - UnsafeRawPointer(p) + 1
+        }
+        while i < n {
+            let byte = p[i]
+            if side.mode == .seeking && side.sniffer.atLineStart && (byte == HTTP1Syntax.cr || byte == HTTP1Syntax.lf) {
+                // Empty lines found while seeking belong to no message.
+                side.sniffer.reset(strict: true)
+                side.line.removeAll(keepingCapacity: true)
+                side.message = nil
+                i += 1
+                continue
+            }
+            let verdict = side.sniffer.feed(byte)
+            if verdict == .rejected && side.sniffer.isOverLength && side.message?.announced == true {
+                // A start line in sync longer than the header cap.
+                side.message?.bytes.startLine += side.line.count
+                tooLarge(side)
+                return n
+            }
+            if verdict == .rejected {
+                rejectStartLine(side, at: offset + Int64(i))
+                if byte == HTTP1Syntax.lf { return i + 1 }
+                side.skipToLineEnd = true
+                return i
+            }
+            if side.message == nil {
+                side.message = Builder(
+                    kind: side.direction == .up ? .request : .response, start: offset + Int64(i),
+                    firstOrigin: origin, lastOrigin: origin)
+                if side.mode == .inSync { announce(side) }
+            }
+            side.line.append(byte)
+            i += 1
+            if verdict == .accepted {
+                acceptStartLine(side)
+                return i
+            }
+        }
+        return n
+    }
+
+    /// Reports the message start and gives it its exchange index.
+    private func announce(_ side: Side) {
+        guard var message = side.message, !message.announced else { return }
+        message.announced = true
+        if side.mode == .seeking { message.flags.insert(.resynchronized) }
+        if message.kind == .request {
+            message.exchangeIndex = nextExchange
+            nextExchange += 1
+            pending.append(PendingRequest(index: message.exchangeIndex))
+        } else if pendingHead < pending.count {
+            message.exchangeIndex = pending[pendingHead].index
+        } else {
+            message.exchangeIndex = nextExchange
+            nextExchange += 1
+        }
+        side.message = message
+        delegate.httpMessageStarted(direction: side.direction, offset: message.start, exchangeIndex: message.exchangeIndex)
+    }
+
+    private func acceptStartLine(_ side: Side) {
+        announce(side)
+        isHTTP = true
+        let leading = side.sniffer.leading
+        side.line.withUnsafeBytes { raw in
+            let text = HTTP1Syntax.content(UnsafeRawBufferPointer(rebasing: raw[leading...]))
+            guard var message = side.message else { return }
+            message.bytes.startLine += raw.count
+            if message.kind == .request {
+                let first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
+                let last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
+                message.method = HTTP1Syntax.string(text, 0..<first)
+                message.target = HTTP1Syntax.string(text, (first + 1)..<max(first + 1, last))
+                message.version = HTTP1Syntax.string(text, min(last + 1, text.count)..<text.count)
+                if let index = pendingIndex(message.exchangeIndex) { pending[index].method = message.method }
+            } else {
+                message.version = HTTP1Syntax.string(text, 0..<8)
+                message.status = Int(HTTP1Syntax.string(text, 9..<12))
+                message.reason = text.count > 13 ? HTTP1Syntax.string(text, 13..<text.count) : ""
+                let status = message.status ?? 0
+                let interim = status >= 100 && status < 200 && status != 101
+                if !interim && pendingHead < pending.count && pending[pendingHead].index == message.exchangeIndex {
+                    message.request = pending[pendingHead]
+                    popPending()
+                }
+            }
+            side.message = message
+        }
+        side.line.removeAll(keepingCapacity: true)
+        side.mode = .inSync
+        side.state = .headers
+    }
+
+    /// The bytes at `offset` cannot start (or continue) a start line.
+    private func rejectStartLine(_ side: Side, at offset: Int64) {
+        if let message = side.message, message.announced {
+            side.message?.bytes.startLine += side.line.count
+            side.line.removeAll(keepingCapacity: true)
+            let end = finishMessage(side, adding: [.malformed, .incomplete])
+            delegate.httpUnparsed(direction: side.direction, from: end)
+        } else if side.mode != .seeking {
+            delegate.httpUnparsed(direction: side.direction, from: side.message?.start ?? offset)
+        }
+        seek(side)
+    }
+
+    private func seek(_ side: Side) {
+        side.message = nil
+        side.state = .startLine
+        side.mode = .seeking
+        side.skipToLineEnd = false
+        side.sniffer.reset(strict: true)
+        side.line.removeAll(keepingCapacity: true)
+    }
+
+    // MARK: Header blocks
+
+    private func headerLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
+        guard side.message != nil else { return }
+        // Mutated in place (no copy of the header array per line).
+        side.message!.bytes.headers += line.count
+        let text = HTTP1Syntax.content(line)
+        if text.isEmpty {
+            headersComplete(side)
+            return
+        }
+        if text[0] == HTTP1Syntax.space || text[0] == HTTP1Syntax.tab, !side.message!.headers.isEmpty {
+            // Obsolete line folding: the line continues the previous value.
+            let more = String(decoding: text, as: UTF8.self).trimmingHTTPWhitespace()
+            side.message!.headers[side.message!.headers.count - 1].value += " " + more
+        } else if let header = HTTP1Syntax.header(line) {
+            side.message!.headers.append(header)
+        } else {
+            side.message!.flags.insert(.malformed)
+        }
+    }
+
+    private func trailerLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
+        guard side.message != nil else { return }
+        side.message!.bytes.framing += line.count
+        side.message!.trailerBytes += line.count
+        if HTTP1Syntax.content(line).isEmpty {
+            complete(side)
+        } else if let header = HTTP1Syntax.header(line) {
+            side.message!.trailers.append(header)
+        }
+    }
+
+    private func chunkSizeLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
+        guard let size = HTTP1Syntax.chunkSize(line) else {
+            loseSync(side, at: side.lineStart, flags: .malformed)
+            return
+        }
+        side.message?.bytes.framing += line.count
+        side.state = size == 0 ? .trailers : .chunkData(remaining: size)
+    }
+
+    private enum Framing { case none, length(Int64), chunked, closeDelimited, invalid }
+
+    private func framing(_ headers: [HTTPHeader], isRequest: Bool) -> Framing {
+        var lastCoding: String?
+        var length: Int64?
+        var invalidLength = false
+        for header in headers {
+            if HTTP1Syntax.nameEquals(header.name, "transfer-encoding") {
+                for coding in header.value.split(separator: ",") {
+                    let trimmed = coding.trimmingHTTPWhitespace()
+                    if !trimmed.isEmpty { lastCoding = trimmed.lowercased() }
+                }
+            } else if HTTP1Syntax.nameEquals(header.name, "content-length") {
+                for item in header.value.split(separator: ",", omittingEmptySubsequences: false) {
+                    let text = item.trimmingHTTPWhitespace()
+                    guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
+                        let value = Int64(text), value <= HTTP1Syntax.maxChunkSize
+                    else {
+                        invalidLength = true
+                        continue
+                    }
+                    if let length, length != value { invalidLength = true }
+                    length = value
+                }
+            }
+        }
+        if let lastCoding {
+            if lastCoding == "chunked" { return .chunked }
+            return isRequest ? .invalid : .closeDelimited
+        }
+        if invalidLength { return .invalid }
+        if let length { return .length(length) }
+        return isRequest ? .none : .closeDelimited
+    }
+
+    private func headersComplete(_ side: Side) {
+        guard var message = side.message else { return }
+        var body: Framing
+        if message.kind == .request {
+            body = framing(message.headers, isRequest: true)
+            message.mayUpgrade = message.method == "CONNECT" || message.header("upgrade") != nil
+        } else {
+            let status = message.status ?? 0
+            if status >= 100 && status < 200 && status != 101 {
+                // An interim response: the final one follows as part of the same message.
+                message.interimCount += 1
+                message.interimBytes += message.bytes.total
+                message.bytes = HTTPByteCounts()
+                message.headers = []
+                message.flags.remove(.malformed)
+                side.message = message
+                side.state = .startLine
+                side.mode = .inSync
+                side.sniffer.reset(strict: false)
+                return
+            }
+            let request = message.request
+            let method = request?.method
+            if status == 101 || (method == "CONNECT" && status >= 200 && status < 300) {
+                message.flags.insert(.upgrade)
+                side.message = message
+                let end = finishMessage(side, adding: [])
+                side.state = .upgraded
+                delegate.httpUpgraded(direction: .down, from: end, exchangeIndex: message.exchangeIndex)
+                upgradeClient(message.exchangeIndex, requestEnd: request?.end)
+                return
+            }
+            if method == "HEAD" || status == 204 || status == 304 {
+                body = .none
+            } else {
+                body = framing(message.headers, isRequest: false)
+            }
+        }
+        if let coding = message.header("content-encoding") {
+            message.contentEncoding = coding
+            switch body {
+            case .none, .invalid: break
+            default:
+                if limits.decodeBodies { message.decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
+            }
+        }
+        side.message = message
+        switch body {
+        case .none, .length(0):
+            complete(side)
+        case let .length(length):
+            side.state = .body(remaining: length)
+        case .chunked:
+            side.state = .chunkSize
+        case .closeDelimited:
+            side.message?.flags.insert(.closeDelimited)
+            side.state = .closeDelimited
+        case .invalid:
+            loseSync(side, at: message.end, flags: .malformed)
+        }
+        if message.kind == .response { resumeHeldClientIfAnswered() }
+    }
+
+    // MARK: Ending messages
+
+    /// The message ended cleanly; the next byte starts another.
+    private func complete(_ side: Side) {
+        let wasRequest = side.message?.kind == .request
+        let mayUpgrade = side.message?.mayUpgrade ?? false
+        let index = side.message?.exchangeIndex ?? -1
+        let end = finishMessage(side, adding: [])
+        side.state = .startLine
+        side.mode = .inSync
+        side.sniffer.reset(strict: false)
+        side.line.removeAll(keepingCapacity: true)
+        if wasRequest, let position = pendingIndex(index) {
+            pending[position].end = end
+            if mayUpgrade { side.state = .awaitingUpgrade(exchange: index) }
+        }
+    }
+
+    /// Reports the message being built (if announced); returns where it ends on the stream.
+    @discardableResult
+    private func finishMessage(_ side: Side, adding flags: HTTPMessageFlags) -> Int64 {
+        guard var built = side.message else { return side.position }
+        side.message = nil
+        guard built.announced else { return built.start }
+        built.flags.formUnion(flags)
+        if built.kind == .response, built.request == nil, built.flags.contains(.incomplete),
+            pendingHead < pending.count, pending[pendingHead].index == built.exchangeIndex
+        {
+            // Cut before its status line was known: taken as the answer, so the next response pairs on.
+            popPending()
+        }
+        var decoded: Int?
+        if let decoder = built.decoder {
+            let result = decoder.result(bodyBytes: built.bytes.body)
+            decoded = result.decoded
+            built.flags.formUnion(result.flags)
+        }
+        let end = built.end
+        let message = HTTPMessage(
+            kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, method: built.method,
+            target: built.target, status: built.status, reason: built.reason, version: built.version,
+            headers: built.headers, trailers: built.trailers, bytes: built.bytes, interimCount: built.interimCount,
+            interimBytes: built.interimBytes, firstOrigin: built.firstOrigin, lastOrigin: built.lastOrigin,
+            contentEncoding: built.contentEncoding, decodedBodyBytes: decoded, flags: built.flags)
+        delegate.httpMessageFinished(message, direction: side.direction)
+        return end
+    }
+
+    /// Counts a partial line buffered so far into the message being built.
+    private func countPartialLine(_ side: Side) {
+        let count = side.line.count
+        side.line.removeAll(keepingCapacity: true)
+        guard count > 0, side.message?.announced == true else { return }
+        switch side.state {
+        case .startLine: side.message!.bytes.startLine += count
+        case .headers: side.message!.bytes.headers += count
+        case .chunkSize, .trailers: side.message!.bytes.framing += count
+        default: break
+        }
+    }
+
+    /// Sync is lost at `offset`: the message being built ends there (incomplete) and the bytes from
+    /// there on are unparsed until a plausible start line is found.
+    private func loseSync(_ side: Side, at offset: Int64, flags: HTTPMessageFlags, discardLine: Bool = false) {
+        if discardLine { side.line.removeAll(keepingCapacity: true) } else { countPartialLine(side) }
+        if let message = side.message, message.announced {
+            let end = finishMessage(side, adding: flags.union(.incomplete))
+            delegate.httpUnparsed(direction: side.direction, from: end)
+        } else if !(side.mode == .seeking && isStartLine(side.state)) {
+            delegate.httpUnparsed(direction: side.direction, from: side.message?.start ?? offset)
+        }
+        seek(side)
+        if discardLine { side.skipToLineEnd = true }
+        if side === down { resumeHeldClientIfAnswered() }
+    }
+
+    private func isStartLine(_ state: State) -> Bool {
+        if case .startLine = state { return true }
+        return false
+    }
+
+    /// The header (or trailer) block is over the cap: the rest of the direction is not parsed.
+    private func tooLarge(_ side: Side) {
+        side.line.removeAll(keepingCapacity: true)
+        let end = finishMessage(side, adding: [.headersTooLarge, .incomplete])
+        delegate.httpUnparsed(direction: side.direction, from: end)
+        side.state = .stopped
+        if side === down { resumeHeldClientIfAnswered() }
+    }
+
+    // MARK: Gaps and ends
+
+    private func gap(_ side: Side, offset: Int64, length: Int64) {
+        guard !side.ended || side.endPending else { return }
+        side.position = offset + length
+        switch side.state {
+        case let .body(remaining):
+            let take = min(length, remaining)
+            bodyGap(side, take)
+            if take == remaining {
+                complete(side)
+                if length > take { gap(side, offset: offset + take, length: length - take) }
+            } else {
+                side.state = .body(remaining: remaining - take)
+            }
+        case let .chunkData(remaining):
+            let take = min(length, remaining)
+            bodyGap(side, take)
+            if take == remaining {
+                side.state = .chunkDataEnd(sawCR: false)
+                if length > take { loseSync(side, at: offset + take, flags: .gap) }
+            } else {
+                side.state = .chunkData(remaining: remaining - take)
+            }
+        case .closeDelimited:
+            bodyGap(side, length)
+        case .awaitingUpgrade:
+            hold(side, .gap(offset: offset, length: length), 0)
+        case .upgraded, .stopped:
+            break
+        case .startLine:
+            // A gap starting right between two messages holds the start of at least one message.
+            // (At the stream start, a start line cut before it could be recognised counts as lost too.)
+            if side.mode != .seeking && side.message?.announced != true { accountLostMessage(side) }
+            loseSync(side, at: offset, flags: .gap)
+        case .headers, .chunkSize, .chunkDataEnd, .trailers:
+            loseSync(side, at: offset, flags: .gap)
+        }
+    }
+
+    private func bodyGap(_ side: Side, _ length: Int64) {
+        guard side.message != nil else { return }
+        side.message!.bytes.body += Int(length)
+        side.message!.flags.insert(.gap)
+        side.message!.decoder?.noteGap()
+    }
+
+    private func end(_ side: Side) {
+        guard !side.ended else { return }
+        side.ended = true
+        if case .awaitingUpgrade = side.state {
+            // Decided by the response; if none can come, parse the held bytes now.
+            side.endPending = true
+            if down.ended || !canAnswer(down) { resumeHeld() }
+            return
+        }
+        switch side.state {
+        case .closeDelimited:
+            finishMessage(side, adding: [])
+        default:
+            if let message = side.message {
+                if message.announced {
+                    countPartialLine(side)
+                    finishMessage(side, adding: .incomplete)
+                } else if side.mode == .initial {
+                    delegate.httpUnparsed(direction: side.direction, from: message.start)
+                }
+            }
+        }
+        side.message = nil
+        side.line.removeAll()
+        side.state = .stopped
+        if side === down { resumeHeldClientIfAnswered() }
+    }
+
+    // MARK: Exchanges and upgrades
+
+    private func pendingIndex(_ exchange: Int) -> Int? {
+        var position = pending.count - 1
+        while position >= pendingHead {
+            if pending[position].index == exchange { return position }
+            position -= 1
+        }
+        return nil
+    }
+
+    /// At least one whole message start was lost in a gap: a lost response answered the oldest waiting
+    /// request; a lost request gets an exchange index (without a request) so responses stay paired.
+    private func accountLostMessage(_ side: Side) {
+        if side.direction == .down {
+            if pendingHead < pending.count { popPending() }
+        } else {
+            pending.append(PendingRequest(index: nextExchange))
+            nextExchange += 1
+        }
+    }
+
+    private func popPending() {
+        pendingHead += 1
+        if pendingHead > 32 && pendingHead * 2 > pending.count {
+            pending.removeFirst(pendingHead)
+            pendingHead = 0
+        }
+    }
+
+    /// Switches the client direction after the response to `exchange` switched protocols.
+    private func upgradeClient(_ exchange: Int, requestEnd: Int64?) {
+        guard let requestEnd else { return }
+        var switchable = false
+        if case let .awaitingUpgrade(held) = up.state, held == exchange {
+            switchable = true
+        } else if isStartLine(up.state), up.mode == .inSync, up.message == nil, up.line.isEmpty, up.position == requestEnd {
+            switchable = true
+        }
+        guard switchable else { return }
+        up.held = []
+        up.heldBytes = 0
+        up.state = .upgraded
+        delegate.httpUpgraded(direction: .up, from: requestEnd, exchangeIndex: exchange)
+    }
+
+    private func hold(_ side: Side, _ item: Held, _ count: Int) {
+        side.held.append(item)
+        side.heldBytes += count
+        if side.heldBytes > limits.maxHeaderBytes { resumeHeld() }
+    }
+
+    private func canAnswer(_ side: Side) -> Bool {
+        switch side.state {
+        case .upgraded, .stopped: return false
+        default: return !side.ended
+        }
+    }
+
+    /// Parses the held client bytes as HTTP when the awaited response is known not to switch protocols
+    /// (or cannot come any more).
+    private func resumeHeldClientIfAnswered() {
+        guard case let .awaitingUpgrade(exchange) = up.state else { return }
+        if pendingIndex(exchange) == nil || !canAnswer(down) { resumeHeld() }
+    }
+
+    private func resumeHeld() {
+        guard case .awaitingUpgrade = up.state else { return }
+        up.state = .startLine
+        up.mode = .inSync
+        up.sniffer.reset(strict: false)
+        let items = up.held
+        up.held = []
+        up.heldBytes = 0
+        let wasEnded = up.endPending
+        up.endPending = wasEnded
+        for item in items {
+            switch item {
+            case let .data(bytes, offset, origin):
+                bytes.withUnsafeBufferPointer { buffer in
+                    process(up, buffer.baseAddress!, buffer.count, offset: offset, origin: origin)
+                }
+            case let .gap(offset, length):
+                gap(up, offset: offset, length: length)
+            }
+        }
+        if wasEnded, case .awaitingUpgrade = up.state {
+            // Another request of the held bytes waits again; the end is kept pending.
+            return
+        }
+        if wasEnded {
+            up.endPending = false
+            up.ended = false
+            end(up)
+        }
+    }
+}
+

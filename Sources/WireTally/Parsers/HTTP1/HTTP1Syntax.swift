@@ -1,0 +1,237 @@
+/// Byte-level syntax of HTTP/1.x start lines, header lines and chunk-size lines.
+enum HTTP1Syntax {
+    static let cr: UInt8 = 0x0d
+    static let lf: UInt8 = 0x0a
+    static let space: UInt8 = 0x20
+    static let tab: UInt8 = 0x09
+
+    /// `tchar` of RFC 9110 §5.6.2.
+    static func isTokenChar(_ byte: UInt8) -> Bool {
+        switch byte {
+        case UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "A")...UInt8(ascii: "Z"),
+            UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return true
+        case UInt8(ascii: "!"), UInt8(ascii: "#"), UInt8(ascii: "$"), UInt8(ascii: "%"), UInt8(ascii: "&"),
+            UInt8(ascii: "'"), UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "-"), UInt8(ascii: "."),
+            UInt8(ascii: "^"), UInt8(ascii: "_"), UInt8(ascii: "`"), UInt8(ascii: "|"), UInt8(ascii: "~"):
+            return true
+        default:
+            return false
+        }
+    }
+
+    /// Method characters accepted when looking for a message start in unknown data: upper-case
+    /// letters, `-` and `_` (every registered method), so binary data is rejected within a few bytes.
+    static func isStrictMethodChar(_ byte: UInt8) -> Bool {
+        (byte >= UInt8(ascii: "A") && byte <= UInt8(ascii: "Z")) || byte == UInt8(ascii: "-")
+            || byte == UInt8(ascii: "_")
+    }
+
+    static func hexValue(_ byte: UInt8) -> Int64? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int64(byte - UInt8(ascii: "0"))
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int64(byte - UInt8(ascii: "a") + 10)
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int64(byte - UInt8(ascii: "A") + 10)
+        default: return nil
+        }
+    }
+
+    /// Chunk sizes above this are treated as malformed (no overflow on `ffffffffffffffffffff`).
+    static let maxChunkSize: Int64 = 1 << 62
+
+    /// The size of a chunk-size line (`hex [BWS] [; extensions] CRLF`), nil when malformed.
+    static func chunkSize(_ line: UnsafeRawBufferPointer) -> Int64? {
+        var index = 0
+        var value: Int64 = 0
+        var digits = 0
+        while index < line.count, let digit = hexValue(line[index]) {
+            if value > maxChunkSize >> 4 { return nil }
+            value = value << 4 | digit
+            digits += 1
+            index += 1
+        }
+        guard digits > 0, value <= maxChunkSize else { return nil }
+        while index < line.count && (line[index] == space || line[index] == tab) { index += 1 }
+        guard index < line.count else { return nil }
+        switch line[index] {
+        case UInt8(ascii: ";"): return value
+        case cr: return index + 2 == line.count ? value : nil
+        case lf: return value
+        default: return nil
+        }
+    }
+
+    /// The line without its CRLF or LF.
+    static func content(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var end = line.count
+        if end > 0 && line[end - 1] == lf { end -= 1 }
+        if end > 0 && line[end - 1] == cr { end -= 1 }
+        return UnsafeRawBufferPointer(rebasing: line[0..<end])
+    }
+
+    static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
+        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
+    }
+
+    /// A header line `name: value` (value without surrounding whitespace); nil without a colon.
+    static func header(_ line: UnsafeRawBufferPointer) -> HTTPHeader? {
+        let text = content(line)
+        guard let colon = text.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
+        var nameEnd = colon
+        while nameEnd > 0 && (text[nameEnd - 1] == space || text[nameEnd - 1] == tab) { nameEnd -= 1 }
+        var valueStart = colon + 1
+        var valueEnd = text.count
+        while valueStart < valueEnd && (text[valueStart] == space || text[valueStart] == tab) { valueStart += 1 }
+        while valueEnd > valueStart && (text[valueEnd - 1] == space || text[valueEnd - 1] == tab) { valueEnd -= 1 }
+        return HTTPHeader(name: string(text, 0..<nameEnd), value: string(text, valueStart..<valueEnd))
+    }
+
+    /// ASCII case-insensitive comparison with a lower-case literal.
+    static func nameEquals(_ name: String, _ lowercased: String) -> Bool {
+        var a = name.utf8.makeIterator()
+        var b = lowercased.utf8.makeIterator()
+        while true {
+            switch (a.next(), b.next()) {
+            case (nil, nil): return true
+            case let (x?, y?):
+                let folded = x >= UInt8(ascii: "A") && x <= UInt8(ascii: "Z") ? x + 32 : x
+                if folded != y { return false }
+            default: return false
+            }
+        }
+    }
+}
+
+/// Checks a start line byte by byte, so a split line and a line in one piece give the same verdict and
+/// garbage is rejected as soon as a byte cannot belong to a start line.
+///
+/// Requests: `method SP target SP HTTP/1.d CRLF`; responses: `HTTP/1.d SP 3DIGIT [SP reason] CRLF`
+/// (bare LF accepted). Empty lines before the start line are accepted (and counted with it).
+struct StartLineSniffer {
+    enum Verdict { case needMore, accepted, rejected }
+    private enum Phase { case begin, leadingCR, method, target, version, lineEnd, responseVersion, space, status, afterStatus, reason }
+
+    let isResponse: Bool
+    /// Method characters limited to `A-Z - _` (looking for a start in unknown data).
+    var strict: Bool
+    let maxLength: Int
+    private var phase = Phase.begin
+    private var count = 0
+    private var sawCR = false
+    /// Bytes fed since the last reset.
+    private(set) var total = 0
+    /// Bytes of empty lines before the start line.
+    private(set) var leading = 0
+
+    init(isResponse: Bool, strict: Bool, maxLength: Int) {
+        self.isResponse = isResponse
+        self.strict = strict
+        self.maxLength = maxLength
+    }
+
+    /// The line ran past `maxLength` (rejected for its length, not its content).
+    var isOverLength: Bool { total > maxLength }
+
+    /// Nothing fed since the last reset.
+    var isFresh: Bool { total == 0 }
+    /// Only empty lines (or nothing) fed so far.
+    var atLineStart: Bool { phase == .begin }
+
+    mutating func reset(strict: Bool) {
+        self.strict = strict
+        phase = .begin
+        count = 0
+        sawCR = false
+        total = 0
+        leading = 0
+    }
+
+    private static let versionPattern: [UInt8] = Array("HTTP/0.0".utf8)
+
+    private func versionByteMatches(_ byte: UInt8, at index: Int) -> Bool {
+        // HTTP/1.x only: `PRI * HTTP/2.0` (the HTTP/2 preface) is not an HTTP/1 start line.
+        if index == 5 { return byte == UInt8(ascii: "1") }
+        if index == 7 { return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
+        return index < 8 && byte == Self.versionPattern[index]
+    }
+
+    mutating func feed(_ byte: UInt8) -> Verdict {
+        total += 1
+        if total > maxLength { return .rejected }
+        switch phase {
+        case .begin:
+            if byte == HTTP1Syntax.cr {
+                phase = .leadingCR
+                return .needMore
+            }
+            if byte == HTTP1Syntax.lf {
+                leading = total
+                return .needMore
+            }
+            if isResponse {
+                guard byte == UInt8(ascii: "H") else { return .rejected }
+                phase = .responseVersion
+            } else {
+                guard strict ? HTTP1Syntax.isStrictMethodChar(byte) : HTTP1Syntax.isTokenChar(byte) else {
+                    return .rejected
+                }
+                phase = .method
+            }
+            count = 1
+        case .leadingCR:
+            guard byte == HTTP1Syntax.lf else { return .rejected }
+            leading = total
+            phase = .begin
+        case .method:
+            if byte == HTTP1Syntax.space {
+                phase = .target
+                count = 0
+            } else if count < 32, strict ? HTTP1Syntax.isStrictMethodChar(byte) : HTTP1Syntax.isTokenChar(byte) {
+                count += 1
+            } else {
+                return .rejected
+            }
+        case .target:
+            if byte == HTTP1Syntax.space && count > 0 {
+                phase = .version
+                count = 0
+            } else if byte > 0x20 && byte != 0x7f {
+                count += 1
+            } else {
+                return .rejected
+            }
+        case .version, .responseVersion:
+            guard versionByteMatches(byte, at: count) else { return .rejected }
+            count += 1
+            if count == 8 {
+                phase = phase == .version ? .lineEnd : .space
+                count = 0
+            }
+        case .space:
+            guard byte == HTTP1Syntax.space else { return .rejected }
+            phase = .status
+        case .status:
+            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return .rejected }
+            count += 1
+            if count == 3 { phase = .afterStatus }
+        case .afterStatus:
+            if byte == HTTP1Syntax.space { phase = .reason } else { return lineEnd(byte) }
+        case .reason:
+            if byte == HTTP1Syntax.cr || byte == HTTP1Syntax.lf { return lineEnd(byte) }
+            guard byte >= 0x20 || byte == HTTP1Syntax.tab else { return .rejected }
+        case .lineEnd:
+            return lineEnd(byte)
+        }
+        return .needMore
+    }
+
+    private mutating func lineEnd(_ byte: UInt8) -> Verdict {
+        phase = .lineEnd
+        if byte == HTTP1Syntax.lf { return .accepted }
+        if byte == HTTP1Syntax.cr && !sawCR {
+            sawCR = true
+            return .needMore
+        }
+        return .rejected
+    }
+}
