@@ -6,9 +6,12 @@ public final class CaptureAnalyzer {
         /// A BPF expression (tcpdump syntax); packets it rejects are counted as filtered.
         public var filter: String?
         public var limits = ReassemblyLimits()
-        public init(filter: String? = nil, limits: ReassemblyLimits = ReassemblyLimits()) {
+        /// Caps of the HTTP/1.x parser (and whether bodies are decoded).
+        public var http = HTTPLimits()
+        public init(filter: String? = nil, limits: ReassemblyLimits = ReassemblyLimits(), http: HTTPLimits = HTTPLimits()) {
             self.filter = filter
             self.limits = limits
+            self.http = http
         }
     }
 
@@ -18,6 +21,7 @@ public final class CaptureAnalyzer {
     private var reassembler: TCPReassembler!
     private var flowTracker: IPFlowTracker!
     private var lastIDAssigned = 0
+    private var lastExchangeID = 0
     private var nextExpiry: Int64 = .min
     private let emit: (AnalysisRecord) -> Void
 
@@ -29,13 +33,16 @@ public final class CaptureAnalyzer {
     private static let expiryIntervalNanoseconds: Int64 = 1_000_000_000
 
     /// - Parameters:
-    ///   - makeConsumer: gives each TCP connection the consumer of its reassembled streams.
-    ///   - emit: receives each finished connection and flow.
+    ///   - makeConsumer: gives each TCP connection the consumer of its reassembled streams; by default
+    ///     an HTTP/1.x analysis that attributes the connection's packets to its exchanges.
+    ///   - emit: receives each finished exchange, connection and flow.
     public init(
         options: Options = Options(),
-        makeConsumer: @escaping (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { _ in nil },
+        makeConsumer: ((TCPConnection.Endpoints) -> (any TCPStreamConsumer)?)? = nil,
         emit: @escaping (AnalysisRecord) -> Void
     ) {
+        let httpLimits = options.http
+        let makeConsumer = makeConsumer ?? { _ in HTTPConnectionAnalysis(limits: httpLimits) }
         self.emit = emit
         filter = options.filter.map { PacketFilter(expression: $0) }
         let nextID: () -> Int = { [unowned self] in
@@ -124,6 +131,15 @@ public final class CaptureAnalyzer {
     }
 
     private func report(_ connection: TCPConnection) {
+        if let http = connection.consumer as? HTTPConnectionAnalysis {
+            for exchange in http.exchanges {
+                lastExchangeID += 1
+                summary.exchanges += 1
+                let wire = connection.ledger.exchange(exchange.index)
+                summary.attributedIPBytes += wire.tally(.up).total.ipBytes + wire.tally(.down).total.ipBytes
+                emit(.exchange(exchange, id: lastExchangeID, connection: connection))
+            }
+        }
         summary.connections += 1
         let missing = connection.ledger.tally(.up).missingBytes + connection.ledger.tally(.down).missingBytes
         if missing > 0 {

@@ -201,6 +201,10 @@ struct StartLineSniffer {
                 return .rejected
             }
         case .version, .responseVersion:
+            if phase == .version && count == 7 && (byte == HTTP1Syntax.cr || byte == HTTP1Syntax.lf) {
+                // `GET / HTTP/1.` (no minor digit): servers answer it and Zeek logs it as a request.
+                return lineEnd(byte)
+            }
             guard versionByteMatches(byte, at: count) else { return .rejected }
             count += 1
             if count == 8 {

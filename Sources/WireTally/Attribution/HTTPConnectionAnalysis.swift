@@ -1,0 +1,73 @@
+/// The HTTP application layer of one TCP connection: feeds both reassembled streams to the HTTP/1.x
+/// parser, keeps the exchanges it finds, and tells the ledger which exchange owns each stream byte.
+public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate, StreamAttribution {
+    public private(set) var exchanges: [HTTPExchange] = []
+    private var parser: HTTP1ConnectionParser!
+    private var runs = [OwnershipRuns(), OwnershipRuns()]
+    private var examined: [Int64] = [0, 0]
+    private var endedDirections = 0
+
+    public init(limits: HTTPLimits = HTTPLimits()) {
+        parser = HTTP1ConnectionParser(limits: limits, delegate: self)
+    }
+
+    // MARK: TCPStreamConsumer
+
+    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+        parser.streamData(data, offset: offset, direction: direction, origin: origin)
+        examined[direction.rawValue] = offset + Int64(data.count)
+    }
+
+    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+        parser.streamGap(offset: offset, length: length, direction: direction, reason: reason)
+        examined[direction.rawValue] = offset + length
+    }
+
+    public func streamEnded(direction: FlowDirection) {
+        parser.streamEnded(direction: direction)
+        endedDirections += 1
+        if endedDirections == 2 { parser.finish() }
+    }
+
+    // MARK: HTTPParserDelegate
+
+    public func httpMessageStarted(direction: FlowDirection, offset: Int64, exchangeIndex: Int) {
+        slot(exchangeIndex)
+        runs[direction.rawValue].set(StreamOwner(exchange: exchangeIndex), from: offset)
+    }
+
+    public func httpMessageFinished(_ message: HTTPMessage, direction: FlowDirection) {
+        slot(message.exchangeIndex)
+        switch message.kind {
+        case .request:
+            exchanges[message.exchangeIndex].request = message
+        case .response:
+            exchanges[message.exchangeIndex].response = message
+            exchanges[message.exchangeIndex].isInFlight = false
+        }
+    }
+
+    public func httpUnparsed(direction: FlowDirection, from offset: Int64) {
+        runs[direction.rawValue].set(.nobody, from: offset)
+    }
+
+    public func httpUpgraded(direction: FlowDirection, from offset: Int64, exchangeIndex: Int) {
+        slot(exchangeIndex)
+        exchanges[exchangeIndex].upgraded = true
+        runs[direction.rawValue].set(StreamOwner(exchange: exchangeIndex, upgraded: true), from: offset)
+    }
+
+    // MARK: StreamAttribution
+
+    public func examinedLength(_ direction: FlowDirection) -> Int64 { examined[direction.rawValue] }
+
+    public func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
+
+    public var exchangeInFlight: Int? { exchanges.last(where: \.isInFlight)?.index }
+
+    public var exchangeCount: Int { exchanges.count }
+
+    private func slot(_ index: Int) {
+        while exchanges.count <= index { exchanges.append(HTTPExchange(index: exchanges.count)) }
+    }
+}
