@@ -1,0 +1,23 @@
+/// Timing phases of one exchange as seen on the wire, in milliseconds; -1 where a phase did not happen
+/// (or cannot be seen on the wire, like `blocked`).
+///
+/// - `dns`: the DNS query for the request's host to its answer, for the resolution preceding the SYN;
+/// - `connect`: SYN to the ACK completing the TCP handshake (-1 on a reused connection);
+/// - `ssl`: ClientHello to the client's Finished as seen on the wire (-1 without TLS);
+/// - `send`: first to last packet of the request; `wait`: last request packet to first response packet;
+/// - `receive`: first to last response packet;
+/// - `total`: from the start of the first phase that happened to the last response packet.
+public struct ExchangeTiming: Hashable, Sendable {
+    public var blocked: Double = -1
+    public var dns: Double = -1
+    public var connect: Double = -1
+    public var ssl: Double = -1
+    public var send: Double = -1
+    public var wait: Double = -1
+    public var receive: Double = -1
+    public var total: Double = -1
+    /// When the first phase that happened started (for HAR's `startedDateTime`).
+    public var start: Timestamp?
+
+    public init() {}
+}
