@@ -114,6 +114,23 @@ import Testing
         #expect(text.contains("\"filtered\":{\"packets\":8"))
     }
 
+    /// Frames split alternately over two files
+    /// read as one capture in timestamp order give the same records as the whole file.
+    @Test func severalFilesReadAsOneCapture() throws {
+        let frames = Self.twoConnections()
+        let times = frames.indices.map { Timestamp(seconds: 1_700_000_000 + Int64($0), nanoseconds: 0) }
+        let even = frames.indices.filter { $0 % 2 == 0 }, odd = frames.indices.filter { $0 % 2 == 1 }
+        let whole = try Self.write(FrameBuilder.pcap(frames: frames, link: .ethernet, timestamps: times), name: "whole.pcap")
+        let first = try Self.write(FrameBuilder.pcap(frames: even.map { frames[$0] }, link: .ethernet, timestamps: even.map { times[$0] }), name: "a.pcap")
+        let second = try Self.write(FrameBuilder.pcap(frames: odd.map { frames[$0] }, link: .ethernet, timestamps: odd.map { times[$0] }), name: "b.pcap")
+        let one = try Self.run(["analyze", "--format", "jsonl", whole])
+        let two = try Self.run(["analyze", "--format", "jsonl", second, first])
+        #expect(two.status == 0)
+        let records = { (run: Run) in run.stdout.split(separator: "\n").filter { !$0.contains("\"summary\"") } }
+        #expect(records(one) == records(two))
+        #expect(records(two).count == 5)  // 2 exchanges (requests without response), 2 connections, 1 flow
+    }
+
     @Test func tableAndCSV() throws {
         let path = try Self.write(FrameBuilder.pcap(frames: Self.twoConnections(link: .sll2), link: .sll2), name: "sll2.pcap")
         let table = try Self.run(["analyze", "--connections", path])
