@@ -8,6 +8,8 @@ public struct HTTPExchange: Sendable {
     public var response: HTTPMessage?
     /// True when the exchange switched the connection to another protocol (Upgrade, CONNECT).
     public var upgraded = false
+    /// Timing phases, filled in when the exchange is reported.
+    public var timing = ExchangeTiming()
     /// True until the final response is complete.
     var isInFlight = true
 }

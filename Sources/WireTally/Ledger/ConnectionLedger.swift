@@ -135,28 +135,27 @@ public struct ConnectionLedger: Sendable {
             let bytes = Int(length)
             let share = TrafficCounters(packets: 0, ipBytes: bytes, frameBytes: bytes, payloadBytes: bytes)
             firstShare = firstShare - share
-            credit(share, direction: packet.direction, category: packet.category, duplicate: 0, owner: owner)
+            credit(share, of: packet, duplicate: 0, owner: owner)
         }
-        credit(firstShare, direction: packet.direction, category: packet.category,
-               duplicate: packet.duplicatePayloadBytes, owner: firstOwner)
+        credit(firstShare, of: packet, duplicate: packet.duplicatePayloadBytes, owner: firstOwner)
     }
 
     private mutating func assign(_ packet: LedgerPacket, to exchange: Int?) {
-        credit(packet.counters, direction: packet.direction, category: packet.category,
-               duplicate: packet.duplicatePayloadBytes, owner: exchange.map { StreamOwner(exchange: $0) } ?? .nobody)
+        credit(packet.counters, of: packet, duplicate: packet.duplicatePayloadBytes,
+               owner: exchange.map { StreamOwner(exchange: $0) } ?? .nobody)
     }
 
-    private mutating func credit(
-        _ counters: TrafficCounters, direction: FlowDirection, category: PacketCategory, duplicate: Int,
-        owner: StreamOwner
-    ) {
+    /// Gives `counters` (all or a share of `packet`) to `owner`.
+    private mutating func credit(_ counters: TrafficCounters, of packet: LedgerPacket, duplicate: Int, owner: StreamOwner) {
+        let direction = packet.direction.rawValue
         guard !owner.isNobody else {
-            unattributed[direction.rawValue] += counters
+            unattributed[direction] += counters
             return
         }
         growExchanges(to: owner.exchange)
-        exchanges[owner.exchange].tallies[direction.rawValue].add(counters, as: category, duplicatePayloadBytes: duplicate)
-        if owner.upgraded { exchanges[owner.exchange].upgradedPayloadBytes[direction.rawValue] += counters.payloadBytes }
+        exchanges[owner.exchange].tallies[direction].add(counters, as: packet.category, duplicatePayloadBytes: duplicate)
+        if owner.upgraded { exchanges[owner.exchange].upgradedPayloadBytes[direction] += counters.payloadBytes }
+        if counters.payloadBytes > 0 { exchanges[owner.exchange].notePayload(at: packet.timestamp, direction: packet.direction) }
     }
 
     private mutating func settle(_ tally: DirectionTally, direction: FlowDirection, exchange: Int?) {

@@ -10,11 +10,15 @@ public struct LedgerPacket: Sendable {
     public var streamRange: Range<Int64>?
     /// Stream range of the opposite direction this packet newly acknowledged.
     public var newlyAcknowledged: Range<Int64>?
+    /// When the packet was captured.
+    public var timestamp: Timestamp
 
     public init(
         direction: FlowDirection, category: PacketCategory, counters: TrafficCounters,
-        duplicatePayloadBytes: Int = 0, streamRange: Range<Int64>? = nil, newlyAcknowledged: Range<Int64>? = nil
+        duplicatePayloadBytes: Int = 0, streamRange: Range<Int64>? = nil, newlyAcknowledged: Range<Int64>? = nil,
+        timestamp: Timestamp = Timestamp(nanoseconds: 0)
     ) {
+        self.timestamp = timestamp
         self.direction = direction
         self.category = category
         self.counters = counters
@@ -30,8 +34,17 @@ public struct ExchangeWire: Hashable, Sendable {
     public var tallies = [DirectionTally(), DirectionTally()]
     /// Per direction: payload bytes after an Upgrade/CONNECT (other protocols carried by the exchange).
     public var upgradedPayloadBytes = [0, 0]
+    /// Per direction: capture times of the first and the last packet that carried payload bytes of the
+    /// exchange (retransmissions included: the last one may be the retransmission that filled a hole).
+    public var payloadTimes: [ClosedRange<Timestamp>?] = [nil, nil]
 
     public init() {}
 
     public func tally(_ direction: FlowDirection) -> DirectionTally { tallies[direction.rawValue] }
+
+    /// Extends the direction's payload time span with a packet seen at `time`.
+    mutating func notePayload(at time: Timestamp, direction: FlowDirection) {
+        let span = payloadTimes[direction.rawValue]
+        payloadTimes[direction.rawValue] = min(span?.lowerBound ?? time, time)...max(span?.upperBound ?? time, time)
+    }
 }

@@ -20,7 +20,21 @@ extension RecordEncoding {
                 ("up", exchangeDirection(wire, .up)),
                 ("down", exchangeDirection(wire, .down)),
             ])),
+            ("timing", timing(exchange.timing)),
             ("flags", .array(flags(of: exchange).map(JSONValue.string))),
+        ])
+    }
+
+    /// `{"blocked","dns","connect","ssl","send","wait","receive","total"}` in milliseconds (-1: the
+    /// phase did not happen or cannot be seen on the wire).
+    static func timing(_ timing: ExchangeTiming) -> JSONValue {
+        func phase(_ value: Double) -> JSONValue {
+            value < 0 ? .integer(-1) : .number(milliseconds(Int64((value * 1_000_000).rounded())))
+        }
+        return .object([
+            ("blocked", phase(timing.blocked)), ("dns", phase(timing.dns)), ("connect", phase(timing.connect)),
+            ("ssl", phase(timing.ssl)), ("send", phase(timing.send)), ("wait", phase(timing.wait)),
+            ("receive", phase(timing.receive)), ("total", phase(timing.total)),
         ])
     }
 

@@ -132,7 +132,8 @@ public final class CaptureAnalyzer {
 
     private func report(_ connection: TCPConnection) {
         if let http = connection.consumer as? HTTPConnectionAnalysis {
-            for exchange in http.exchanges {
+            for var exchange in http.exchanges {
+                exchange.timing = ExchangeTimer.timing(of: exchange, on: connection)
                 lastExchangeID += 1
                 summary.exchanges += 1
                 let wire = connection.ledger.exchange(exchange.index)

@@ -41,8 +41,16 @@ public final class TCPConnection: ActivityTracked {
     public private(set) var lastTimestamp: Timestamp
     public private(set) var flags: ConnectionFlags = []
     public private(set) var ledger = ConnectionLedger()
-    /// Nanoseconds from the client's SYN to the handshake-completing ACK, when both were seen.
-    public private(set) var handshakeNanoseconds: Int64?
+    /// When the client's first SYN was seen.
+    public private(set) var synTime: Timestamp?
+    /// When the client's ACK completing the three-way handshake was seen.
+    public private(set) var establishedTime: Timestamp?
+    /// Nanoseconds from the client's SYN to the handshake-completing ACK, when both were seen: about
+    /// one round trip from either vantage point (client: SYN→SYN-ACK; server: SYN-ACK→ACK).
+    public var handshakeNanoseconds: Int64? {
+        guard let synTime, let establishedTime else { return nil }
+        return establishedTime.nanoseconds - synTime.nanoseconds
+    }
 
     /// Receives the reassembled streams, if anything wants them.
     public let consumer: (any TCPStreamConsumer)?
@@ -53,7 +61,6 @@ public final class TCPConnection: ActivityTracked {
     private var up: TCPStreamDirection
     private var down: TCPStreamDirection
     private var sawSYNACK = false
-    private var clientSYNTime: Timestamp?
     private var finSeen = false
 
     // Links of the table's least-recently-active list.
@@ -149,7 +156,7 @@ public final class TCPConnection: ActivityTracked {
             LedgerPacket(
                 direction: direction, category: category, counters: counters,
                 duplicatePayloadBytes: Int(outcome.duplicateBytes), streamRange: outcome.range,
-                newlyAcknowledged: newlyAcknowledged),
+                newlyAcknowledged: newlyAcknowledged, timestamp: ip.timestamp),
             attribution: attribution)
         if let attribution { ledger.attributePending(attribution) }
     }
@@ -180,8 +187,8 @@ public final class TCPConnection: ActivityTracked {
         _ = withStream(direction) { $0.synchronize(onSYN: tcp.sequence) }
         if tcp.flags.contains(.ack) {
             if direction == .down { sawSYNACK = true }
-        } else if direction == .up && clientSYNTime == nil {
-            clientSYNTime = timestamp
+        } else if direction == .up && synTime == nil {
+            synTime = timestamp
         }
     }
 
@@ -196,9 +203,7 @@ public final class TCPConnection: ActivityTracked {
         if completesHandshake {
             flags.insert(.established)
             down.adoptAcknowledgedBase(tcp.acknowledgment)
-            if let start = clientSYNTime {
-                handshakeNanoseconds = timestamp.nanoseconds - start.nanoseconds
-            }
+            if synTime != nil { establishedTime = timestamp }
         }
         if tcp.payloadLength > 0 { return newBytes > 0 ? .payload : .retransmission }
         if tcpFlags.contains(.fin) { return .teardown }

@@ -1,0 +1,64 @@
+/// Derives an exchange's timing phases from what the wire showed: the connection's handshake, the
+/// first and last packets carrying its request and response bytes (as the ledger attributed them,
+/// retransmissions included), and (when known) the DNS lookup and TLS handshake that preceded it.
+public enum ExchangeTimer {
+    /// An interval seen on the wire.
+    public struct Interval: Sendable {
+        public var start: Timestamp
+        public var end: Timestamp
+        public init(start: Timestamp, end: Timestamp) {
+            self.start = start
+            self.end = end
+        }
+    }
+
+    /// The phases of `exchange`. `dns` and `tls` are the lookup and handshake that preceded the
+    /// connection; they count only for the connection's first exchange, like `connect`.
+    public static func timing(
+        of exchange: HTTPExchange, on connection: TCPConnection, dns: Interval? = nil, tls: Interval? = nil
+    ) -> ExchangeTiming {
+        var timing = ExchangeTiming()
+        let isFirst = exchange.index == 0
+        var starts: [Timestamp] = []
+        if isFirst, let dns {
+            timing.dns = milliseconds(dns.start, dns.end)
+            starts.append(dns.start)
+        }
+        if isFirst, let syn = connection.synTime, let established = connection.establishedTime {
+            timing.connect = milliseconds(syn, established)
+            starts.append(syn)
+        }
+        if isFirst, let tls {
+            timing.ssl = milliseconds(tls.start, tls.end)
+            starts.append(tls.start)
+        }
+        let wire = connection.ledger.exchange(exchange.index)
+        /// First to last packet carrying the message's bytes (the message's own first/last byte
+        /// origins when the ledger attributed no payload packet to it).
+        func span(_ message: HTTPMessage?, _ direction: FlowDirection) -> ClosedRange<Timestamp>? {
+            guard let message else { return nil }
+            return wire.payloadTimes[direction.rawValue] ?? message.firstOrigin.timestamp...message.lastOrigin.timestamp
+        }
+        let request = span(exchange.request, .up), response = span(exchange.response, .down)
+        if let request {
+            timing.send = milliseconds(request.lowerBound, request.upperBound)
+            starts.append(request.lowerBound)
+        }
+        if let request, let response {
+            timing.wait = max(0, milliseconds(request.upperBound, response.lowerBound))
+        }
+        if let response {
+            timing.receive = milliseconds(response.lowerBound, response.upperBound)
+            starts.append(response.lowerBound)
+        }
+        timing.start = starts.min()
+        if let start = timing.start, let end = response?.upperBound ?? request?.upperBound {
+            timing.total = milliseconds(start, end)
+        }
+        return timing
+    }
+
+    static func milliseconds(_ start: Timestamp, _ end: Timestamp) -> Double {
+        Double(end.nanoseconds - start.nanoseconds) / 1_000_000
+    }
+}
