@@ -1,18 +1,6 @@
 import Testing
 @testable import WireTally
 
-/// A small deterministic generator (SplitMix64), so failures reproduce.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct RobustnessTests {
     static let payload: [UInt8] = [0xa5, 0x5a, 0xc3, 0x3c, 0x99, 0x66, 0x0f, 0xf0, 0x81, 0x18]
 

@@ -2,18 +2,6 @@ import Testing
 
 @testable import WireTally
 
-/// A small deterministic generator (SplitMix64) so random tests repeat exactly.
-struct SplitMix64: RandomNumberGenerator {
-    var state: UInt64
-    mutating func next() -> UInt64 {
-        state &+= 0x9e37_79b9_7f4a_7c15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
-        z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
-        return z ^ (z >> 31)
-    }
-}
-
 @Suite struct HTTP1RobustnessTests {
     typealias Step = HTTP1Script.Step
 
@@ -26,7 +14,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// Cuts `bytes` at random places; some pieces become gaps when `gaps` is set.
-    static func randomSteps(_ bytes: [UInt8], _ direction: FlowDirection, gaps: Bool, _ rng: inout SplitMix64) -> [Step] {
+    static func randomSteps(_ bytes: [UInt8], _ direction: FlowDirection, gaps: Bool, _ rng: inout SeededGenerator) -> [Step] {
         var steps: [Step] = []
         var start = 0
         while start < bytes.count {
@@ -43,7 +31,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     /// Interleaves two step lists randomly, keeping each one's order.
-    static func interleave(_ a: [Step], _ b: [Step], _ rng: inout SplitMix64) -> [Step] {
+    static func interleave(_ a: [Step], _ b: [Step], _ rng: inout SeededGenerator) -> [Step] {
         var result: [Step] = []
         var i = 0
         var j = 0
@@ -72,7 +60,7 @@ struct SplitMix64: RandomNumberGenerator {
     @Test func randomSegmentationGivesIdenticalResultsWithDecoding() {
         let reference = HTTP1Script.run([.up(Self.up), .down(Self.down)])
         #expect(reference.responses.prefix(2).map(\.decodedBodyBytes) == [5000, 5000])
-        var rng = SplitMix64(state: 1)
+        var rng = SeededGenerator(state: 1)
         for _ in 0..<200 {
             let steps = Self.randomSteps(Self.up, .up, gaps: false, &rng) + Self.randomSteps(Self.down, .down, gaps: false, &rng)
             #expect(HTTP1Script.run(steps).events == reference.events)
@@ -80,7 +68,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func randomGapsMutationsAndInterleavingNeverBreakAccounting() {
-        var rng = SplitMix64(state: 2)
+        var rng = SeededGenerator(state: 2)
         for round in 0..<400 {
             var up = Self.up
             var down = Self.down
@@ -100,7 +88,7 @@ struct SplitMix64: RandomNumberGenerator {
     }
 
     @Test func randomBytesAreNotHTTP() {
-        var rng = SplitMix64(state: 3)
+        var rng = SeededGenerator(state: 3)
         for _ in 0..<100 {
             let up = (0..<2000).map { _ in UInt8.random(in: 0...255, using: &rng) }
             let down = (0..<2000).map { _ in UInt8.random(in: 0...255, using: &rng) }

@@ -71,15 +71,10 @@ import Testing
     func sizesAgreeWithCurl(_ name: String) throws {
         let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
         let ours = Indexed(writer)
-        var transfersPerPort: [Int: Int] = [:]
         var compared = 0, completed = 0
-        for line in try String(contentsOfFile: TestPaths.capture(name + ".curl.jsonl"), encoding: .utf8).split(separator: "\n") {
-            let curl = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            guard let port = curl["local_port"] as? Int, port > 0 else { continue }
-            let index = transfersPerPort[port, default: 0]
-            transfersPerPort[port] = index + 1
-            guard (curl["exitcode"] as? Int) == 0 else { continue }  // aborted transfers: sizes are partial
+        for transfer in try CurlTransfer.load(name) where transfer.completed {
             completed += 1
+            let curl = transfer.fields, port = transfer.port, index = transfer.index
             guard let record = ours.find(port: port, index: index, near: 0) else {
                 Issue.record("\(name): no exchange for curl transfer \(curl["url_effective"] ?? "") from port \(port) #\(index)")
                 continue

@@ -26,20 +26,15 @@ import Testing
     @Test(arguments: withCurlLog)
     func phasesAgreeWithCurl(_ name: String) throws {
         let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
-        var transfersPerPort: [Int: Int] = [:]
         var compared = 0, completed = 0
-        for line in try String(contentsOfFile: TestPaths.capture(name + ".curl.jsonl"), encoding: .utf8).split(separator: "\n") {
-            let curl = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            guard let port = curl["local_port"] as? Int, port > 0 else { continue }
-            let index = transfersPerPort[port, default: 0]
-            transfersPerPort[port] = index + 1
-            guard (curl["exitcode"] as? Int) == 0, (curl["scheme"] as? String)?.lowercased() == "http" else { continue }
+        for transfer in try CurlTransfer.load(name) where transfer.completed && (transfer.fields["scheme"] as? String)?.lowercased() == "http" {
             completed += 1
+            let curl = transfer.fields, port = transfer.port, index = transfer.index
             let record = try #require(writer.exchanges.first {
                 ($0.string("conn.client") ?? "").hasSuffix(":\(port)") && $0.int("conn.index") == index
             })
             func ours(_ phase: String) -> Double { Double(record["timing"]?[phase]?.plainText ?? "") ?? -99 }
-            func theirs(_ key: String) -> Double { ((curl[key] as? Double) ?? Double(curl[key] as? Int ?? 0)) * 1000 }
+            func theirs(_ key: String) -> Double { transfer.milliseconds(key) }
             let what = "\(name) \(curl["url_effective"] ?? "") #\(index)"
             if index == 0 {
                 #expect(ours("connect") >= 0 && ours("connect") <= theirs("time_connect") - theirs("time_namelookup") + Self.tolerance, "\(what) connect")
