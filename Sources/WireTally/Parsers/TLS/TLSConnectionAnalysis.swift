@@ -62,6 +62,8 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     private var awaitingClientFinished = false
     private var clientFinishedRecordOpen = false
     private var inRecord = [false, false]
+    private var earlyDataRecords = 0
+    private var endOfEarlyDataSeen = false
     private var sessionOnlyIfH2Unknown: Bool
 
     /// - Parameters:
@@ -140,7 +142,14 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     /// Whether handshake/alert records of `direction` are encrypted: after its ChangeCipherSpec, except
     /// in TLS 1.3 (where protected records are type 23 and a CCS is only a compatibility record).
     private func isProtected(_ direction: FlowDirection) -> Bool {
-        changeCipherSpecSeen[direction.rawValue] && session.version != 0x0304
+        changeCipherSpecSeen[direction.rawValue] && !likelyTLS13
+    }
+
+    /// TLS 1.3 negotiated, or no ServerHello yet and the client offered 1.3 (a compatibility CCS may come
+    /// right after the ClientHello, before the ServerHello, with 0-RTT).
+    private var likelyTLS13: Bool {
+        if let version = session.version { return version == 0x0304 }
+        return session.clientHello?.supportedVersions.contains(0x0304) ?? false
     }
 
     private func handle(_ event: TLSRecordEvent, direction: FlowDirection) {
@@ -216,6 +225,9 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         }
 
         var isApplication = type == .applicationData
+        if type == .applicationData && direction == .up && !serverSentType23 && !clientFinishedSeen && likelyTLS13 {
+            earlyDataRecords += 1  // 0-RTT: the client's type-23 records before the server's encrypted flight
+        }
         if type == .applicationData && isTLS13 {
             if direction == .down {
                 if !clientFinishedSeen {
@@ -225,8 +237,14 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
                     isApplication = false  // NewSessionTicket before the first request
                 }
             } else if serverSentType23 && !clientFinishedSeen {
-                clientFinishedSeen = true
-                clientFinishedRecordOpen = true
+                if earlyDataRecords > 0 && !endOfEarlyDataSeen {
+                    endOfEarlyDataSeen = true  // EndOfEarlyData precedes the Finished after 0-RTT
+                } else {
+                    clientFinishedSeen = true
+                    clientFinishedRecordOpen = true
+                    // The handshake separates the early-data request from the next one.
+                    if lastApplicationDirection == .up { lastApplicationDirection = .down }
+                }
                 isApplication = false
             }
             if !isApplication {
@@ -246,7 +264,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         }
         guard type == .changeCipherSpec else { return }
         changeCipherSpecSeen[d] = true
-        if session.version != 0x0304 {
+        if !likelyTLS13 {
             if direction == .up && !clientFinishedSeen { awaitingClientFinished = true }
             if direction == .down && session.serverHello != nil && !serverHelloDone { session.resumed = true }
         }
