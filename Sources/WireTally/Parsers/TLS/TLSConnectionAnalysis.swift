@@ -1,0 +1,375 @@
+/// The TLS layer of one TCP connection, without keys: reads both directions' records, keeps what the
+/// handshake shows in clear (`session`), and — for HTTP/1.x over TLS — estimates the exchanges from the
+/// application data: a client burst of application-data records is a request, the server's following
+/// burst its response, the client's next burst the next exchange.
+///
+/// Ownership of stream bytes (what the ledger attributes):
+/// - everything before the first application-data record (ClientHello … Finished, the TLS 1.3
+///   encrypted handshake and NewSessionTickets sent before the first request) is connection setup and
+///   belongs to exchange 0, as the TCP handshake does (README: "handshake packets go to the first
+///   exchange as setup"); while no exchange exists yet the analysis reports nothing examined, so the
+///   ledger holds those packets back — if no exchange ever appears they end up unattributed;
+/// - from the start of burst k on, a direction's bytes belong to exchange k (alerts, close_notify and
+///   renegotiation records inside or after a burst included);
+/// - bytes after a gap or after data that is not TLS belong to nobody;
+/// - with ALPN `h2` (or another non-HTTP/1 protocol), or TLS 1.3 with the choice unknown and `h2`
+///   offered, the connection is one session: no exchanges, every byte unattributed.
+public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
+    /// How the analysis splits the connection.
+    public enum Mode: String, Sendable {
+        /// No application data seen yet.
+        case undecided
+        /// HTTP/1.x assumed: estimated exchanges from the bursts.
+        case estimatedExchanges
+        /// A multiplexed or unknown protocol (h2…): attributed per connection only.
+        case session
+    }
+
+    public private(set) var session = TLSSessionInfo()
+    public private(set) var mode = Mode.undecided
+
+    /// True when `exchanges` are estimates from record bursts (the integrator flags them
+    /// `encrypted`/`estimated`).
+    public var isEstimated: Bool { mode == .estimatedExchanges }
+
+    private struct Burst {
+        var start: Int64
+        var end: Int64
+        var firstOrigin: PacketOrigin
+        var lastOrigin: PacketOrigin
+        var applicationRecords = 0
+        var estimatedPlaintext = 0
+        var flags: HTTPMessageFlags = []
+    }
+
+    private struct Estimated {
+        var request: Burst?
+        var response: Burst?
+    }
+
+    private var estimated: [Estimated] = []
+    private var readers: [TLSRecordReader] = []
+    private var runs = [OwnershipRuns(), OwnershipRuns()]
+    private var examined: [Int64] = [0, 0]
+    private var endedDirections = 0
+    /// Exchange whose burst owns each direction's current run.
+    private var currentRun: [Int?] = [nil, nil]
+    private var lastApplicationDirection: FlowDirection?
+    private var changeCipherSpecSeen = [false, false]
+    private var serverHelloDone = false
+    private var serverSentType23 = false
+    private var clientFinishedSeen = false
+    private var awaitingClientFinished = false
+    private var clientFinishedRecordOpen = false
+    private var inRecord = [false, false]
+    private var earlyDataRecords = 0
+    private var endOfEarlyDataSeen = false
+    private var sessionOnlyIfH2Unknown: Bool
+
+    /// - Parameters:
+    ///   - maxHandshakeMessage: cap of a buffered handshake message (longer ones are skipped).
+    ///   - unknownALPNWithH2IsSession: TLS 1.3 with several ALPN protocols offered including `h2` (the
+    ///     server's choice is encrypted): treat as one session (true, default) or estimate HTTP/1.1
+    ///     exchanges anyway (false).
+    public init(maxHandshakeMessage: Int = 64 << 10, unknownALPNWithH2IsSession: Bool = true) {
+        sessionOnlyIfH2Unknown = unknownALPNWithH2IsSession
+        for direction in FlowDirection.allCases {
+            let reader = TLSRecordReader(maxHandshakeMessage: maxHandshakeMessage, isClient: direction == .up)
+            reader.isEncrypted = { [unowned self] _ in isProtected(direction) }
+            reader.handler = { [unowned self] event in handle(event, direction: direction) }
+            readers.append(reader)
+        }
+    }
+
+    // MARK: TCPStreamConsumer
+
+    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+        let d = direction.rawValue
+        readers[d].feed(data, offset: offset, origin: origin)
+        examined[d] = offset + Int64(data.count)
+        if let k = currentRun[d], !data.isEmpty { extend(k, direction, to: examined[d], origin: origin) }
+    }
+
+    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+        readers[direction.rawValue].gap(offset: offset, length: length)
+        examined[direction.rawValue] = offset + length
+    }
+
+    public func streamEnded(direction: FlowDirection) {
+        let d = direction.rawValue
+        if inRecord[d], let k = currentRun[d] { update(k, direction) { $0.flags.insert(.incomplete) } }
+        endedDirections += 1
+    }
+
+    // MARK: StreamAttribution
+
+    public func examinedLength(_ direction: FlowDirection) -> Int64 {
+        mode == .undecided ? 0 : examined[direction.rawValue]
+    }
+
+    public func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
+
+    public var exchangeInFlight: Int? { endedDirections >= 2 || estimated.isEmpty ? nil : estimated.count - 1 }
+
+    public var exchangeCount: Int { estimated.count }
+
+    /// The estimated exchanges (empty unless `isEstimated`): each message's `bytes.body` is the estimated
+    /// plaintext of its application-data records (record length − protection overhead), `framing` the
+    /// rest of its stream range (record headers, protection overhead, alerts and other records inside
+    /// the burst), so `bytes.total` is the burst's stream bytes. `method`, `target`, `status` are nil;
+    /// `version` is the ALPN protocol or "".
+    public var exchanges: [HTTPExchange] {
+        estimated.enumerated().map { index, value in
+            var exchange = HTTPExchange(index: index)
+            exchange.request = value.request.map { message($0, kind: .request, index: index) }
+            exchange.response = value.response.map { message($0, kind: .response, index: index) }
+            exchange.isInFlight = exchangeInFlight == index
+            return exchange
+        }
+    }
+
+    private func message(_ burst: Burst, kind: HTTPMessage.Kind, index: Int) -> HTTPMessage {
+        let total = Int(burst.end - burst.start)
+        let body = min(burst.estimatedPlaintext, total)
+        return HTTPMessage(
+            kind: kind, exchangeIndex: index, streamRange: burst.start ..< burst.end, version: session.alpn ?? "",
+            bytes: HTTPByteCounts(body: body, framing: total - body), firstOrigin: burst.firstOrigin,
+            lastOrigin: burst.lastOrigin, flags: burst.flags)
+    }
+
+    // MARK: Records
+
+    /// Whether handshake/alert records of `direction` are encrypted: after its ChangeCipherSpec, except
+    /// in TLS 1.3 (where protected records are type 23 and a CCS is only a compatibility record).
+    private func isProtected(_ direction: FlowDirection) -> Bool {
+        changeCipherSpecSeen[direction.rawValue] && !likelyTLS13
+    }
+
+    /// TLS 1.3 negotiated, or no ServerHello yet and the client offered 1.3 (a compatibility CCS may come
+    /// right after the ClientHello, before the ServerHello, with 0-RTT).
+    private var likelyTLS13: Bool {
+        if let version = session.version { return version == 0x0304 }
+        return session.clientHello?.supportedVersions.contains(0x0304) ?? false
+    }
+
+    private func handle(_ event: TLSRecordEvent, direction: FlowDirection) {
+        let d = direction.rawValue
+        switch event {
+        case let .recordStarted(type, _, length, headerLength, offset, origin):
+            inRecord[d] = true
+            recordStarted(type, length: length, headerLength: headerLength, offset: offset, origin: origin, direction)
+        case let .recordEnded(type, _, origin):
+            inRecord[d] = false
+            recordEnded(type, origin: origin, direction)
+        case let .handshakeMessage(type, body, _):
+            handshakeMessage(type, body, direction)
+        case let .sslv2ClientHello(body, _):
+            if session.clientHello == nil { session.clientHello = TLSHelloParser.sslv2ClientHello(body) }
+            if session.handshakeMessages[d].count < 64 { session.handshakeMessages[d].append(1) }
+        case let .alert(level, description, origin):
+            addAlert(TLSAlertInfo(direction: direction, level: level, description: description, origin: origin))
+        case let .lost(offset, becauseOfGap):
+            session.lostAt[d] = offset
+            inRecord[d] = false
+            if let k = currentRun[d] {
+                update(k, direction) {
+                    $0.flags.insert(becauseOfGap ? .gap : .malformed)
+                    $0.end = max($0.start, min($0.end, offset))
+                }
+                currentRun[d] = nil
+            }
+            if mode == .estimatedExchanges { runs[d].set(.nobody, from: offset) }
+        case .handshakeTooLarge:
+            session.handshakeTooLarge = true
+        }
+    }
+
+    private func recordStarted(
+        _ type: TLSContentType, length: Int, headerLength: Int, offset: Int64, origin: PacketOrigin, _ direction: FlowDirection
+    ) {
+        let d = direction.rawValue
+        let bytes = headerLength + length
+        var stats = session.stats[d]
+        stats.headerBytes += headerLength
+        func add(_ tally: inout TLSRecordTally) {
+            tally.records += 1
+            tally.bytes += bytes
+        }
+        switch type {
+        case .handshake: add(&stats.handshake)
+        case .changeCipherSpec: add(&stats.changeCipherSpec)
+        case .alert: add(&stats.alert)
+        case .applicationData: add(&stats.applicationData)
+        case .heartbeat: add(&stats.heartbeat)
+        }
+        let isTLS13 = session.version == 0x0304
+        let encrypted = type == .applicationData || ((type == .handshake || type == .alert || type == .heartbeat) && isProtected(direction))
+        var overhead = 0
+        if encrypted, let suite = session.cipherSuite, let version = session.version, suite.protection != .unknown {
+            overhead = suite.protectionOverhead(recordLength: length, version: version)
+            stats.protectionOverheadBytes += overhead
+            stats.protectedRecords += 1
+        }
+        if type == .alert && encrypted {
+            addAlert(TLSAlertInfo(direction: direction, level: nil, description: nil, origin: origin))
+        }
+
+        if direction == .up && type == .handshake && session.clientHelloOrigin == nil {
+            session.clientHelloOrigin = origin
+        }
+        // The client's Finished: TLS ≤ 1.2 its first record after its ChangeCipherSpec.
+        if direction == .up && awaitingClientFinished && !isTLS13 {
+            awaitingClientFinished = false
+            clientFinishedSeen = true
+            clientFinishedRecordOpen = true
+        }
+
+        var isApplication = type == .applicationData
+        if type == .applicationData && direction == .up && !serverSentType23 && !clientFinishedSeen && likelyTLS13 {
+            earlyDataRecords += 1  // 0-RTT: the client's type-23 records before the server's encrypted flight
+        }
+        if type == .applicationData && isTLS13 {
+            if direction == .down {
+                if !clientFinishedSeen {
+                    serverSentType23 = true
+                    isApplication = false
+                } else if estimated.isEmpty {
+                    isApplication = false  // NewSessionTicket before the first request
+                }
+            } else if serverSentType23 && !clientFinishedSeen {
+                if earlyDataRecords > 0 && !endOfEarlyDataSeen {
+                    endOfEarlyDataSeen = true  // EndOfEarlyData precedes the Finished after 0-RTT
+                } else {
+                    clientFinishedSeen = true
+                    clientFinishedRecordOpen = true
+                    // The handshake separates the early-data request from the next one.
+                    if lastApplicationDirection == .up { lastApplicationDirection = .down }
+                }
+                isApplication = false
+            }
+            if !isApplication {
+                stats.encryptedHandshake.records += 1
+                stats.encryptedHandshake.bytes += bytes
+            }
+        }
+        session.stats[d] = stats
+        if isApplication { applicationRecord(direction, offset: offset, origin: origin, plaintext: length - overhead) }
+    }
+
+    private func recordEnded(_ type: TLSContentType, origin: PacketOrigin, _ direction: FlowDirection) {
+        let d = direction.rawValue
+        if direction == .up && clientFinishedRecordOpen {
+            clientFinishedRecordOpen = false
+            if session.clientFinishedOrigin == nil { session.clientFinishedOrigin = origin }
+        }
+        guard type == .changeCipherSpec else { return }
+        changeCipherSpecSeen[d] = true
+        if !likelyTLS13 {
+            if direction == .up && !clientFinishedSeen { awaitingClientFinished = true }
+            if direction == .down && session.serverHello != nil && !serverHelloDone { session.resumed = true }
+        }
+    }
+
+    private func handshakeMessage(_ type: UInt8, _ body: [UInt8], _ direction: FlowDirection) {
+        let d = direction.rawValue
+        if session.handshakeMessages[d].count < 64 { session.handshakeMessages[d].append(type) }
+        switch (direction, type) {
+        case (.up, 1):
+            if session.clientHello == nil { session.clientHello = TLSHelloParser.clientHello(body) }
+        case (.down, 2):
+            guard let hello = TLSHelloParser.serverHello(body) else { return }
+            if hello.isHelloRetryRequest {
+                session.helloRetry = true
+                return
+            }
+            guard session.serverHello == nil else { return }
+            session.serverHello = hello
+            serverHelloParsed(hello)
+        case (.down, 14):
+            serverHelloDone = true
+        default:
+            break
+        }
+    }
+
+    private func serverHelloParsed(_ hello: TLSServerHello) {
+        let offered = session.clientHello?.alpn ?? []
+        if hello.version == 0x0304 {
+            session.resumed = hello.acceptsPreSharedKey
+            if offered.count == 1 {
+                session.alpn = offered[0]
+                session.alpnSource = .onlyOffered
+            } else if offered.count > 1 {
+                session.alpnSource = .unknown
+            }
+        } else {
+            if let clientSession = session.clientHello?.sessionID, !clientSession.isEmpty, clientSession == hello.sessionID {
+                session.resumed = true
+            }
+            if let alpn = hello.alpn {
+                session.alpn = alpn
+                session.alpnSource = .serverHello
+            }
+        }
+        guard mode == .undecided else { return }
+        if let alpn = session.alpn, !alpn.hasPrefix("http/1") {
+            mode = .session
+        } else if session.alpnSource == .unknown && offered.contains("h2") && sessionOnlyIfH2Unknown {
+            mode = .session
+        }
+    }
+
+    private func addAlert(_ alert: TLSAlertInfo) {
+        session.alertCount += 1
+        if session.alerts.count < 64 { session.alerts.append(alert) }
+    }
+
+    // MARK: Bursts
+
+    private func applicationRecord(_ direction: FlowDirection, offset: Int64, origin: PacketOrigin, plaintext: Int) {
+        guard mode != .session else { return }
+        let d = direction.rawValue
+        if direction == .up ? lastApplicationDirection != .up : estimated.isEmpty {
+            estimated.append(Estimated())
+        }
+        lastApplicationDirection = direction
+        let k = estimated.count - 1
+        if mode == .undecided {
+            mode = .estimatedExchanges
+            for other in FlowDirection.allCases {
+                runs[other.rawValue].set(StreamOwner(exchange: 0), from: 0)
+                if let lost = session.lostAt[other.rawValue] { runs[other.rawValue].set(.nobody, from: lost) }
+            }
+        }
+        if currentRun[d] != k {
+            if let previous = currentRun[d] { update(previous, direction) { $0.end = max($0.end, offset) } }
+            currentRun[d] = k
+            runs[d].set(StreamOwner(exchange: k), from: offset)
+            let burst = Burst(start: offset, end: offset, firstOrigin: origin, lastOrigin: origin)
+            if direction == .up { estimated[k].request = burst } else { estimated[k].response = burst }
+        }
+        update(k, direction) {
+            $0.applicationRecords += 1
+            $0.estimatedPlaintext += max(0, plaintext)
+        }
+        // The bytes already delivered in this call are credited when `streamData` extends the burst.
+    }
+
+    private func extend(_ k: Int, _ direction: FlowDirection, to end: Int64, origin: PacketOrigin) {
+        update(k, direction) {
+            if end > $0.end {
+                $0.end = end
+                $0.lastOrigin = origin
+            }
+        }
+    }
+
+    private func update(_ k: Int, _ direction: FlowDirection, _ change: (inout Burst) -> Void) {
+        guard k < estimated.count else { return }
+        if direction == .up {
+            if estimated[k].request != nil { change(&estimated[k].request!) }
+        } else {
+            if estimated[k].response != nil { change(&estimated[k].response!) }
+        }
+    }
+}

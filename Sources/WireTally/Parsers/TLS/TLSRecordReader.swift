@@ -1,0 +1,216 @@
+/// TLS record content types (RFC 8446 §5.1; 24 is heartbeat).
+public enum TLSContentType: UInt8, Sendable, CaseIterable {
+    case changeCipherSpec = 20
+    case alert = 21
+    case handshake = 22
+    case applicationData = 23
+    case heartbeat = 24
+}
+
+/// What a `TLSRecordReader` finds, in stream order.
+enum TLSRecordEvent {
+    /// A record header was read: `offset` is the stream offset of its first header byte, `origin` the
+    /// packet that delivered that byte, `headerLength` 5 (2 for an SSL 2.0-format ClientHello).
+    case recordStarted(type: TLSContentType, version: UInt16, length: Int, headerLength: Int, offset: Int64, origin: PacketOrigin)
+    /// The record's last byte was delivered (by `origin`); `end` is the offset after it.
+    case recordEnded(type: TLSContentType, end: Int64, origin: PacketOrigin)
+    /// A complete cleartext handshake message (type, body without its 4-byte header).
+    case handshakeMessage(type: UInt8, body: [UInt8], origin: PacketOrigin)
+    /// An SSL 2.0-format ClientHello (its body after the 2-byte header).
+    case sslv2ClientHello(body: [UInt8], origin: PacketOrigin)
+    /// A cleartext alert.
+    case alert(level: UInt8, description: UInt8, origin: PacketOrigin)
+    /// The bytes from `offset` on are not TLS records (bad header, or a gap lost the record boundaries).
+    case lost(offset: Int64, becauseOfGap: Bool)
+    /// A handshake message longer than the buffer cap was skipped (counted, not parsed).
+    case handshakeTooLarge
+}
+
+/// Incremental reader of one direction's TLS records: records split across segments, several records
+/// per segment, handshake messages split across records. Only cleartext handshake messages are
+/// buffered (up to `maxHandshakeMessage` bytes each); application data is counted, never kept. Any
+/// input is safe: a header that is not a TLS record (bad type, version or length) makes the rest of
+/// the direction `lost`.
+final class TLSRecordReader {
+    /// Largest handshake message buffered; longer ones are skipped.
+    let maxHandshakeMessage: Int
+    /// Asked at each handshake/alert record's start: is its content encrypted (after this direction's
+    /// ChangeCipherSpec in TLS ≤ 1.2)?
+    var isEncrypted: (TLSContentType) -> Bool = { _ in false }
+    /// Receives the events.
+    var handler: (TLSRecordEvent) -> Void = { _ in }
+
+    private enum State {
+        case header
+        case body(type: TLSContentType, remaining: Int, encrypted: Bool)
+        case sslv2(remaining: Int)
+        case lost
+    }
+
+    private var state = State.header
+    private var header: [UInt8] = []
+    private var headerOffset: Int64 = 0
+    private var headerOrigin = PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))
+    private var recordsSeen = 0
+    private var handshake: [UInt8] = []
+    private var handshakeOrigin: PacketOrigin?
+    private var skipHandshake = 0
+    private var alertBytes: [UInt8] = []
+    private var sslv2Body: [UInt8] = []
+    private(set) var isLost = false
+
+    /// Stream offset of the next byte expected.
+    private(set) var position: Int64 = 0
+
+    init(maxHandshakeMessage: Int = 64 << 10, isClient: Bool) {
+        self.maxHandshakeMessage = maxHandshakeMessage
+        self.isClient = isClient
+    }
+
+    private let isClient: Bool
+
+    /// Largest record body accepted: 2^14 + 2048 (TLS 1.2 ciphertext limit).
+    static let maxRecordLength = (1 << 14) + 2048
+
+    func feed(_ data: UnsafeRawBufferPointer, offset: Int64, origin: PacketOrigin) {
+        position = offset + Int64(data.count)
+        var index = 0
+        let count = data.count
+        while index < count {
+            switch state {
+            case .lost:
+                return
+            case .header:
+                if header.isEmpty {
+                    headerOffset = offset + Int64(index)
+                    headerOrigin = origin
+                }
+                while header.count < 5 && index < count {
+                    header.append(data[index])
+                    index += 1
+                }
+                if header.count == 5 { startRecord() }
+            case let .body(type, remaining, encrypted):
+                let n = min(remaining, count - index)
+                if !encrypted {
+                    let chunk = UnsafeRawBufferPointer(rebasing: data[index ..< index + n])
+                    if type == .handshake { takeHandshake(chunk, origin: origin) }
+                    if type == .alert { takeAlert(chunk, origin: origin) }
+                }
+                index += n
+                if remaining - n == 0 {
+                    state = .header
+                    header.removeAll(keepingCapacity: true)
+                    if type == .alert { alertBytes.removeAll() }
+                    handler(.recordEnded(type: type, end: offset + Int64(index), origin: origin))
+                } else {
+                    state = .body(type: type, remaining: remaining - n, encrypted: encrypted)
+                }
+            case let .sslv2(remaining):
+                let n = min(remaining, count - index)
+                sslv2Body.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[index ..< index + n]))
+                index += n
+                if remaining - n == 0 {
+                    state = .header
+                    header.removeAll(keepingCapacity: true)
+                    handler(.sslv2ClientHello(body: sslv2Body, origin: origin))
+                    sslv2Body = []
+                    handler(.recordEnded(type: .handshake, end: offset + Int64(index), origin: origin))
+                } else {
+                    state = .sslv2(remaining: remaining - n)
+                }
+            }
+        }
+    }
+
+    /// Bytes that cannot be delivered: record boundaries are lost for the rest of the direction.
+    func gap(offset: Int64, length: Int64) {
+        position = offset + length
+        guard !isLost else { return }
+        isLost = true
+        state = .lost
+        handler(.lost(offset: offset, becauseOfGap: true))
+    }
+
+    private func startRecord() {
+        let rawType = header[0]
+        let version = UInt16(header[1]) << 8 | UInt16(header[2])
+        let length = Int(header[3]) << 8 | Int(header[4])
+        recordsSeen += 1
+        if recordsSeen == 1, isClient, rawType & 0x80 != 0, header[2] == 1 {
+            // SSL 2.0-format ClientHello: 2-byte header, length 15 bits; we hold 3 body bytes already.
+            let total = (Int(rawType & 0x7f) << 8) | Int(header[1])
+            if total >= 9 {
+                handler(.recordStarted(type: .handshake, version: 0x0002, length: total, headerLength: 2, offset: headerOffset, origin: headerOrigin))
+                sslv2Body = Array(header[2 ..< 5])
+                state = .sslv2(remaining: total - 3)
+                return
+            }
+        }
+        guard let type = TLSContentType(rawValue: rawType), header[1] == 3, header[2] <= 4,
+              length <= Self.maxRecordLength
+        else {
+            isLost = true
+            state = .lost
+            handler(.lost(offset: headerOffset, becauseOfGap: false))
+            return
+        }
+        let encrypted = (type == .handshake || type == .alert) && isEncrypted(type)
+        handler(.recordStarted(type: type, version: version, length: length, headerLength: 5, offset: headerOffset, origin: headerOrigin))
+        if type == .handshake && encrypted {
+            handshake.removeAll()
+            skipHandshake = 0
+        }
+        if length == 0 {
+            state = .header
+            header.removeAll(keepingCapacity: true)
+            handler(.recordEnded(type: type, end: headerOffset + 5, origin: headerOrigin))
+        } else {
+            state = .body(type: type, remaining: length, encrypted: encrypted)
+        }
+    }
+
+    private func takeAlert(_ chunk: UnsafeRawBufferPointer, origin: PacketOrigin) {
+        for byte in chunk {
+            alertBytes.append(byte)
+            if alertBytes.count == 2 {
+                handler(.alert(level: alertBytes[0], description: alertBytes[1], origin: origin))
+            }
+        }
+    }
+
+    private func takeHandshake(_ chunk: UnsafeRawBufferPointer, origin: PacketOrigin) {
+        var chunk = chunk[...]
+        while !chunk.isEmpty {
+            if skipHandshake > 0 {
+                let n = min(skipHandshake, chunk.count)
+                skipHandshake -= n
+                chunk = chunk.dropFirst(n)
+                continue
+            }
+            if handshake.isEmpty { handshakeOrigin = origin }
+            if handshake.count < 4 {
+                let n = min(4 - handshake.count, chunk.count)
+                handshake.append(contentsOf: chunk.prefix(n))
+                chunk = chunk.dropFirst(n)
+                if handshake.count < 4 { return }
+            }
+            let length = Int(handshake[1]) << 16 | Int(handshake[2]) << 8 | Int(handshake[3])
+            if length > maxHandshakeMessage {
+                skipHandshake = length
+                handshake.removeAll()
+                handler(.handshakeTooLarge)
+                continue
+            }
+            let n = min(length + 4 - handshake.count, chunk.count)
+            handshake.append(contentsOf: chunk.prefix(n))
+            chunk = chunk.dropFirst(n)
+            if handshake.count == length + 4 {
+                let type = handshake[0]
+                let body = Array(handshake[4...])
+                handshake.removeAll(keepingCapacity: true)
+                handler(.handshakeMessage(type: type, body: body, origin: handshakeOrigin ?? origin))
+            }
+        }
+    }
+}
