@@ -7,6 +7,7 @@ public enum RecordEncoding {
         case let .flow(flow): return self.flow(flow, timestampDigits: digits)
         case let .exchange(exchange, id, connection):
             return http(exchange, id: id, connection: connection, timestampDigits: digits)
+        case let .dns(transaction): return dns(transaction, timestampDigits: digits)
         }
     }
 
@@ -80,6 +81,7 @@ public enum RecordEncoding {
             ("outcomes", .object(outcomes)),
             ("connections", .integer(summary.connections)),
             ("flows", .integer(summary.flows)),
+            ("dns_transactions", .integer(summary.dnsTransactions)),
             ("gaps", .object([
                 ("connections", .integer(summary.connectionsWithGaps)),
                 ("missing_bytes", .integer(summary.missingBytes)),

@@ -20,6 +20,10 @@ public final class CaptureAnalyzer {
     private let filter: PacketFilter?
     private var reassembler: TCPReassembler!
     private var flowTracker: IPFlowTracker!
+    // DNS: transactions over UDP and TCP port 53, and the answers they gave.
+    private var dnsTracker: DNSTransactionTracker!
+    /// The answers seen so far: names connections and times the DNS phase of exchanges.
+    public let dnsAnswers = DNSAnswerIndex()
     private var lastIDAssigned = 0
     private var lastExchangeID = 0
     private var nextExpiry: Int64 = .min
@@ -45,12 +49,18 @@ public final class CaptureAnalyzer {
         let makeConsumer = makeConsumer ?? { _ in HTTPConnectionAnalysis(limits: httpLimits) }
         self.emit = emit
         filter = options.filter.map { PacketFilter(expression: $0) }
+        // DNS: port-53 connections get the DNS-over-TCP consumer, the others `makeConsumer`'s.
+        dnsTracker = DNSTransactionTracker(answers: dnsAnswers, finished: { [unowned self] in report($0) })
+        let dnsOrOtherConsumer: (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { [unowned self] endpoints in
+            DNSPorts.carriesDNS(endpoints.clientPort, endpoints.serverPort)
+                ? DNSOverTCPConsumer(endpoints: endpoints, tracker: dnsTracker) : makeConsumer(endpoints)
+        }
         let nextID: () -> Int = { [unowned self] in
             lastIDAssigned += 1
             return lastIDAssigned
         }
         reassembler = TCPReassembler(
-            limits: options.limits, nextID: nextID, makeConsumer: makeConsumer,
+            limits: options.limits, nextID: nextID, makeConsumer: dnsOrOtherConsumer,
             finished: { [unowned self] in report($0) })
         flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { [unowned self] in report($0) })
     }
@@ -80,6 +90,7 @@ public final class CaptureAnalyzer {
             flowTracker.count(
                 ip, ports: (udp.sourcePort, udp.destinationPort), payloadLength: udp.payloadLength,
                 badChecksum: udp.hasBadChecksum)
+            if DNSPorts.carriesDNS(udp.sourcePort, udp.destinationPort) { dnsTracker.observe(ip, udp) }  // DNS
         case let .otherIP(ip):
             summary.inFlows += ip.wire
             flowTracker.count(ip, ports: nil, payloadLength: 0, badChecksum: false)
@@ -100,6 +111,7 @@ public final class CaptureAnalyzer {
     public func finish(timestampDigits: Int) -> CaptureSummary {
         reassembler.finishAll()
         flowTracker.finishAll()
+        dnsTracker.finishAll()  // DNS
         summary.incompleteFragments += decoder.flushFragments()
         summary.timestampDigits = timestampDigits
         summary.connectionEvictions = reassembler.evictions
@@ -126,6 +138,7 @@ public final class CaptureAnalyzer {
         nextExpiry = now.nanoseconds + Self.expiryIntervalNanoseconds
         reassembler.expire(now: now)
         flowTracker.expire(now: now)
+        dnsTracker.expire(now: now)  // DNS
         let staleBefore = Timestamp(nanoseconds: now.nanoseconds - Self.fragmentTimeoutNanoseconds)
         summary.incompleteFragments += decoder.expireFragments(olderThan: staleBefore)
     }
@@ -153,5 +166,11 @@ public final class CaptureAnalyzer {
     private func report(_ flow: IPFlow) {
         summary.flows += 1
         emit(.flow(flow))
+    }
+
+    // DNS
+    private func report(_ transaction: DNSTransaction) {
+        summary.dnsTransactions += 1
+        emit(.dns(transaction))
     }
 }

@@ -5,6 +5,8 @@ final class CollectingWriter: RecordWriter {
     private(set) var connections: [JSONValue] = []
     private(set) var flows: [JSONValue] = []
     private(set) var exchanges: [JSONValue] = []
+    private(set) var dns: [JSONValue] = []
+    private(set) var rawDNS: [DNSTransaction] = []
     private(set) var summary: JSONValue?
     private(set) var rawConnections: [TCPConnection] = []
 
@@ -17,6 +19,9 @@ final class CollectingWriter: RecordWriter {
             flows.append(RecordEncoding.flow(flow, timestampDigits: timestampDigits))
         case .exchange:
             exchanges.append(RecordEncoding.record(record, timestampDigits: timestampDigits))
+        case let .dns(transaction):
+            rawDNS.append(transaction)
+            dns.append(RecordEncoding.record(record, timestampDigits: timestampDigits))
         }
     }
 

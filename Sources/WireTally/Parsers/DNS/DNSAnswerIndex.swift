@@ -1,0 +1,103 @@
+/// An answered DNS query, as the rest of the pipeline looks it up.
+public struct DNSResolution: Hashable, Sendable {
+    /// The name asked for (lower-cased, no trailing dot): what the client meant to reach.
+    public var name: String
+    /// The `dns` record's id.
+    public var transactionID: Int
+    /// The first query's time; nil when the capture missed the query.
+    public var queryTimestamp: Timestamp?
+    public var answerTimestamp: Timestamp
+    /// The addresses the name resolved to after following the CNAME chain.
+    public var addresses: [IPAddress]
+}
+
+/// The recent answers of a capture, by address and by name: names TLS connections and times the `dns`
+/// phase of an exchange (the resolution that preceded its connection).
+///
+/// Only answered transactions with at least one address are kept (NXDOMAIN, empty AAAA answers and
+/// unanswered queries cannot have led to a connection). Memory is bounded: beyond `capacity`
+/// resolutions the oldest is forgotten.
+public final class DNSAnswerIndex {
+    public let capacity: Int
+    /// Kept resolutions by sequence number; sequence `s` lives at `s % capacity`.
+    private var ring: [DNSResolution?]
+    private var firstSequence = 0
+    private var nextSequence = 0
+    /// Sequence numbers, ascending, of the resolutions naming each address / asked for each name.
+    private var byAddress: [IPAddress: [Int]] = [:]
+    private var byName: [String: [Int]] = [:]
+
+    /// - Parameter capacity: how many resolutions are remembered (at least 1).
+    public init(capacity: Int = 4096) {
+        self.capacity = max(1, capacity)
+        ring = Array(repeating: nil, count: self.capacity)
+    }
+
+    /// Number of resolutions remembered.
+    public var count: Int { nextSequence - firstSequence }
+
+    /// Remembers `transaction` if it was answered with addresses.
+    public func add(_ transaction: DNSTransaction) {
+        guard let answered = transaction.answerTimestamp, let question = transaction.question,
+              transaction.response?.rcode == .noError
+        else { return }
+        let addresses = transaction.addresses
+        guard !addresses.isEmpty else { return }
+        if count == capacity { forgetOldest() }
+        let sequence = nextSequence
+        nextSequence += 1
+        ring[sequence % capacity] = DNSResolution(
+            name: question.name, transactionID: transaction.id, queryTimestamp: transaction.queryTimestamp,
+            answerTimestamp: answered, addresses: addresses)
+        for address in Set(addresses) { byAddress[address, default: []].append(sequence) }
+        byName[question.name, default: []].append(sequence)
+    }
+
+    /// The most recent resolution whose addresses include `address` and whose answer came at or before
+    /// `before` (e.g. the SYN of a connection to `address`); nil when none is remembered.
+    public func lookup(address: IPAddress, before: Timestamp) -> DNSResolution? {
+        latest(in: byAddress[address], before: before)
+    }
+
+    /// The most recent resolution of `name` (a Host header: case and a trailing dot or `:port` do not
+    /// matter) answered at or before `before`; nil when none is remembered.
+    public func lookup(name: String, before: Timestamp) -> DNSResolution? {
+        latest(in: byName[Self.normalized(name)], before: before)
+    }
+
+    /// Resolutions are added as their answers arrive, in capture order: the last fit is the most recent.
+    private func latest(in sequences: [Int]?, before: Timestamp) -> DNSResolution? {
+        guard let sequences else { return nil }
+        for sequence in sequences.reversed() {
+            if let resolution = ring[sequence % capacity], resolution.answerTimestamp <= before { return resolution }
+        }
+        return nil
+    }
+
+    private func forgetOldest() {
+        let sequence = firstSequence
+        firstSequence += 1
+        guard let resolution = ring[sequence % capacity] else { return }
+        ring[sequence % capacity] = nil
+        for address in Set(resolution.addresses) { Self.drop(sequence, from: &byAddress, key: address) }
+        Self.drop(sequence, from: &byName, key: resolution.name)
+    }
+
+    private static func drop<Key: Hashable>(_ sequence: Int, from table: inout [Key: [Int]], key: Key) {
+        guard var sequences = table[key] else { return }
+        sequences.removeAll { $0 == sequence }
+        table[key] = sequences.isEmpty ? nil : sequences
+    }
+
+    /// Lower-cased, without a trailing dot or a `:port` (a bracketed IPv6 literal keeps its brackets off).
+    static func normalized(_ host: String) -> String {
+        var name = Substring(host)
+        if name.hasPrefix("["), let close = name.firstIndex(of: "]") {
+            name = name[name.index(after: name.startIndex)..<close]
+        } else if let colon = name.firstIndex(of: ":"), name[name.index(after: colon)...].allSatisfy(\.isNumber) {
+            name = name[..<colon]
+        }
+        if name.hasSuffix(".") { name = name.dropLast() }
+        return name.lowercased()
+    }
+}

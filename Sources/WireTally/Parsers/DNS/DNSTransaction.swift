@@ -1,0 +1,93 @@
+/// One side of a DNS exchange: an address and a port.
+public struct DNSEndpoint: Hashable, Sendable, CustomStringConvertible {
+    public var address: IPAddress
+    public var port: UInt16
+
+    public init(address: IPAddress, port: UInt16) {
+        self.address = address
+        self.port = port
+    }
+
+    /// `ip:port`, IPv6 as `[ip]:port`.
+    public var description: String { address.endpoint(port: port) }
+}
+
+/// How the DNS messages travelled.
+public enum DNSTransport: String, Hashable, Sendable {
+    case udp, tcp
+}
+
+/// What went unusually in a transaction.
+public struct DNSTransactionFlags: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt8
+    public init(rawValue: UInt8) { self.rawValue = rawValue }
+    /// A response whose query the capture does not hold (capture started late, or it was answered twice).
+    public static let noQuery = DNSTransactionFlags(rawValue: 1 << 0)
+    /// A query never answered before the timeout or the end of the capture.
+    public static let noResponse = DNSTransactionFlags(rawValue: 1 << 1)
+    /// The query or the response could not be parsed completely.
+    public static let malformed = DNSTransactionFlags(rawValue: 1 << 2)
+    /// Pushed out unanswered because too many queries were waiting.
+    public static let evicted = DNSTransactionFlags(rawValue: 1 << 3)
+
+    /// Names in record order.
+    public var names: [String] {
+        [(Self.noQuery, "no_query"), (.noResponse, "no_response"), (.malformed, "malformed"), (.evicted, "evicted")]
+            .filter { contains($0.0) }.map(\.1)
+    }
+}
+
+/// A DNS query and its answer (either may be missing), with every packet they cost.
+public struct DNSTransaction: Hashable, Sendable {
+    /// Record id: 1, 2, … in emission order (0 until emitted).
+    public internal(set) var id: Int = 0
+    /// The DNS message id shared by the query and its response.
+    public var messageID: UInt16
+    /// The querier (the sender of the query; for a response without query, its destination).
+    public var client: DNSEndpoint
+    public var server: DNSEndpoint
+    public var transport: DNSTransport
+    /// The question asked (from the query, else from the response); nil when the message had none.
+    public var question: DNSQuestion?
+    /// The matching response, nil when unanswered.
+    public var response: DNSMessage?
+    /// Queries for the same question re-sent (same endpoints and id) before the answer came.
+    public var retries = 0
+    /// The first query's time; nil for a response without query.
+    public var queryTimestamp: Timestamp?
+    /// The matching response's time; nil when unanswered.
+    public var answerTimestamp: Timestamp?
+    /// Every packet of the transaction (queries, retries, response). Over UDP: packets, IP, frame and UDP
+    /// payload bytes of each datagram. Over TCP the packets belong to the connection record, so only
+    /// `payloadBytes` (each message with its 2-byte length prefix) is counted here.
+    public var wire = TrafficCounters()
+    public var flags: DNSTransactionFlags = []
+
+    public init(
+        messageID: UInt16, client: DNSEndpoint, server: DNSEndpoint, transport: DNSTransport, question: DNSQuestion?
+    ) {
+        self.messageID = messageID
+        self.client = client
+        self.server = server
+        self.transport = transport
+        self.question = question
+    }
+
+    /// Response time in nanoseconds (first query to response); nil when either is missing.
+    public var rttNanoseconds: Int64? {
+        guard let queryTimestamp, let answerTimestamp else { return nil }
+        return answerTimestamp.nanoseconds - queryTimestamp.nanoseconds
+    }
+
+    /// True when the response had TC set (truncated: the client should ask again over TCP).
+    public var isTruncated: Bool { response?.header.isTruncated ?? false }
+
+    /// The CNAME chain from the question's name, in order, followed through the answer section (bounded
+    /// by its size, so a CNAME loop ends).
+    public var cnames: [String] { DNSAnswerChain(question: question, answers: response?.answers ?? []).cnames }
+
+    /// The A and AAAA addresses of the question's name after following the CNAME chain, in answer order.
+    public var addresses: [IPAddress] {
+        DNSAnswerChain(question: question, answers: response?.answers ?? []).addresses
+    }
+}

@@ -1,0 +1,163 @@
+/// Pairs DNS queries with their responses and hands each finished transaction to `finished`.
+///
+/// A response matches the waiting query with the same client and server endpoints, transport, message
+/// id and question (name, type, class). A query re-sent while its first copy waits is a retry of that
+/// transaction (the transaction keeps the first query's time). Queries waiting longer than
+/// `timeoutSeconds` are reported unanswered at the next `expire(now:)`, and all of them at `finishAll()`;
+/// a response without a waiting query is reported at once with the flag `no_query`.
+final class DNSTransactionTracker {
+    /// How long a query waits for its answer (resolvers give up after 5 s × a few attempts).
+    static let timeoutSeconds: Int64 = 30
+    /// At most this many queries wait; beyond it the oldest is reported unanswered (`evicted`).
+    static let maximumPending = 65_536
+
+    private struct Key: Hashable {
+        var client: DNSEndpoint
+        var server: DNSEndpoint
+        var transport: DNSTransport
+        var messageID: UInt16
+        var question: DNSQuestion?
+    }
+
+    private var pending: [Key: DNSTransaction] = [:]
+    /// Waiting keys in first-query order, with the query time; entries whose transaction was answered
+    /// are skipped when reached (compared by query time, which a later reuse of the key changes).
+    private var queue: [(key: Key, queried: Timestamp)] = []
+    private var queueHead = 0
+    private var lastID = 0
+    private let answers: DNSAnswerIndex
+    private let finished: (DNSTransaction) -> Void
+
+    /// Port-53 payloads that were not DNS (shorter than a header).
+    private(set) var unparsedMessages = 0
+
+    init(answers: DNSAnswerIndex, finished: @escaping (DNSTransaction) -> Void) {
+        self.answers = answers
+        self.finished = finished
+    }
+
+    /// A UDP datagram to or from a DNS port.
+    func observe(_ ip: IPPacket, _ udp: UDPDatagram) {
+        var wire = ip.wire
+        wire.payloadBytes = udp.payloadLength
+        guard let message = DNSMessage.parse(udp.payload) else { return noteUnparsed() }
+        observe(
+            message, from: DNSEndpoint(address: ip.source, port: udp.sourcePort),
+            to: DNSEndpoint(address: ip.destination, port: udp.destinationPort), transport: .udp,
+            timestamp: ip.timestamp, wire: wire)
+    }
+
+    /// Counts a payload on a DNS port that is not a DNS message.
+    func noteUnparsed() { unparsedMessages += 1 }
+
+    /// One DNS message sent from `source` to `destination` at `timestamp`, costing `wire`.
+    func observe(
+        _ message: DNSMessage, from source: DNSEndpoint, to destination: DNSEndpoint, transport: DNSTransport,
+        timestamp: Timestamp, wire: TrafficCounters
+    ) {
+        if message.header.isResponse {
+            answer(message, from: source, to: destination, transport: transport, timestamp: timestamp, wire: wire)
+        } else {
+            query(message, from: source, to: destination, transport: transport, timestamp: timestamp, wire: wire)
+        }
+    }
+
+    /// Reports the queries that waited longer than the timeout.
+    func expire(now: Timestamp) {
+        let deadline = now.nanoseconds - Self.timeoutSeconds * 1_000_000_000
+        while queueHead < queue.count, queue[queueHead].queried.nanoseconds < deadline {
+            reportUnanswered(queue[queueHead], flags: .noResponse)
+            queueHead += 1
+        }
+        compactQueue()
+    }
+
+    /// Reports every query still waiting, in query order.
+    func finishAll() {
+        while queueHead < queue.count {
+            reportUnanswered(queue[queueHead], flags: .noResponse)
+            queueHead += 1
+        }
+        compactQueue()
+    }
+
+    private func query(
+        _ message: DNSMessage, from client: DNSEndpoint, to server: DNSEndpoint, transport: DNSTransport,
+        timestamp: Timestamp, wire: TrafficCounters
+    ) {
+        let key = Key(
+            client: client, server: server, transport: transport, messageID: message.header.id,
+            question: message.question)
+        if pending[key] != nil {
+            pending[key]?.retries += 1
+            pending[key]?.wire += wire
+            if message.isMalformed { pending[key]?.flags.insert(.malformed) }
+            return
+        }
+        if pending.count >= Self.maximumPending { evictOldest() }
+        var transaction = DNSTransaction(
+            messageID: message.header.id, client: client, server: server, transport: transport,
+            question: message.question)
+        transaction.queryTimestamp = timestamp
+        transaction.wire = wire
+        if message.isMalformed { transaction.flags.insert(.malformed) }
+        pending[key] = transaction
+        queue.append((key, timestamp))
+    }
+
+    private func answer(
+        _ message: DNSMessage, from server: DNSEndpoint, to client: DNSEndpoint, transport: DNSTransport,
+        timestamp: Timestamp, wire: TrafficCounters
+    ) {
+        let key = Key(
+            client: client, server: server, transport: transport, messageID: message.header.id,
+            question: message.question)
+        var transaction = pending.removeValue(forKey: key) ?? {
+            var unmatched = DNSTransaction(
+                messageID: message.header.id, client: client, server: server, transport: transport,
+                question: message.question)
+            unmatched.flags.insert(.noQuery)
+            return unmatched
+        }()
+        transaction.response = message
+        transaction.answerTimestamp = timestamp
+        transaction.wire += wire
+        if message.isMalformed { transaction.flags.insert(.malformed) }
+        report(transaction)
+    }
+
+    private func evictOldest() {
+        while queueHead < queue.count {
+            let entry = queue[queueHead]
+            queueHead += 1
+            if reportUnanswered(entry, flags: [.noResponse, .evicted]) { break }
+        }
+        compactQueue()
+    }
+
+    /// Reports the transaction a queue entry stands for if it is still waiting; false when it was answered.
+    @discardableResult
+    private func reportUnanswered(_ entry: (key: Key, queried: Timestamp), flags: DNSTransactionFlags) -> Bool {
+        guard let waiting = pending[entry.key], waiting.queryTimestamp == entry.queried else { return false }
+        pending[entry.key] = nil
+        var transaction = waiting
+        transaction.flags.formUnion(flags)
+        report(transaction)
+        return true
+    }
+
+    private func report(_ transaction: DNSTransaction) {
+        var transaction = transaction
+        lastID += 1
+        transaction.id = lastID
+        answers.add(transaction)
+        finished(transaction)
+    }
+
+    /// Drops the consumed front of the queue once it is at least half of it.
+    private func compactQueue() {
+        guard queueHead > 0, queueHead * 2 >= queue.count else { return }
+        queue.removeFirst(queueHead)
+        queueHead = 0
+    }
+}

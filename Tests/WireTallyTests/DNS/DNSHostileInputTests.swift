@@ -1,0 +1,114 @@
+import Testing
+@testable import WireTally
+
+/// Inputs built to break a DNS parser: it must reject or flag them, never trap or loop.
+@Suite struct DNSHostileInputTests {
+    @Test func pointerToItselfIsRejected() throws {
+        var builder = DNSMessageBuilder(id: 1, flags: 0x0100)
+        builder.question(DNSMessageBuilder.pointer(12), type: 1)
+        let message = try #require(parseDNS(builder.bytes))
+        #expect(message.isMalformed)
+        #expect(message.questions.isEmpty)
+    }
+
+    @Test func pointerLoopBetweenTwoNamesIsRejected() throws {
+        // The question at 12 is a label then a pointer forward to 17, which points back to 12.
+        var builder = DNSMessageBuilder(id: 1, flags: 0x8180, answers: 1)
+        builder.question([1, 0x61] + DNSMessageBuilder.pointer(17) + [0], type: 1)  // 12: "a" → 17
+        builder.raw([0])
+        let message = try #require(parseDNS(builder.bytes))
+        #expect(message.isMalformed)
+    }
+
+    @Test func forwardPointerIsRejected() throws {
+        var builder = DNSMessageBuilder(id: 1, flags: 0x0100)
+        builder.question(DNSMessageBuilder.pointer(40), type: 1)
+        builder.raw([UInt8](repeating: 0, count: 40))
+        #expect(parseDNS(builder.bytes)?.isMalformed == true)
+    }
+
+    @Test func labelBeyondTheMessageIsRejected() throws {
+        var builder = DNSMessageBuilder(id: 1, flags: 0x0100)
+        builder.raw([63, 0x61, 0x62])
+        #expect(parseDNS(builder.bytes)?.isMalformed == true)
+    }
+
+    @Test func recordDataBeyondTheMessageKeepsWhatCameBefore() throws {
+        var bytes = DNSMessageBuilder.response(id: 1, "x.example", addresses: ["192.0.2.1", "192.0.2.2"])
+        bytes.removeLast(2)
+        let message = try #require(parseDNS(bytes))
+        #expect(message.isMalformed)
+        #expect(message.answers.count == 1)
+    }
+
+    @Test func countsLargerThanTheMessageEndQuickly() throws {
+        let bytes: [UInt8] = [0, 1, 0x81, 0x80, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0]
+        let message = try #require(parseDNS(bytes))
+        #expect(message.isMalformed)
+    }
+
+    @Test func shorterThanAHeaderIsNotAMessage() {
+        for length in 0..<12 { #expect(parseDNS([UInt8](repeating: 0xc0, count: length)) == nil) }
+    }
+
+    @Test func nameLongerThan255IsRejected() throws {
+        var builder = DNSMessageBuilder(id: 1, flags: 0x0100)
+        var name: [UInt8] = []
+        for _ in 0..<5 { name += [63] + [UInt8](repeating: 0x61, count: 63) }
+        builder.question(name + [0], type: 1)
+        #expect(parseDNS(builder.bytes)?.isMalformed == true)
+    }
+
+    @Test func aLongChainOfBackwardPointersIsBounded() throws {
+        // Each pointer points to the previous one: more jumps than allowed.
+        var builder = DNSMessageBuilder(id: 1, flags: 0x0100, questions: 0, additionals: 0)
+        builder.raw([0])  // root at 12
+        for index in 0..<200 { builder.raw(DNSMessageBuilder.pointer(index == 0 ? 12 : 13 + 2 * (index - 1))) }
+        let last = builder.offset - 2
+        let result = builder.bytes.withUnsafeBytes { DNSNameReader.read($0, at: last) }
+        #expect(result == nil)
+    }
+
+    @Test(arguments: 0..<8)
+    func randomBytesNeverTrap(_ batch: Int) {
+        var generator = SeededGenerator(state: UInt64(batch) &* 7919 &+ 1)
+        for _ in 0..<2_000 {
+            let length = Int.random(in: 0..<300, using: &generator)
+            var bytes = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            // Make some look like real headers with small counts, to reach the sections.
+            if bytes.count >= 12, Bool.random(using: &generator) {
+                for index in 4..<12 { bytes[index] = index % 2 == 0 ? 0 : UInt8.random(in: 0...3, using: &generator) }
+            }
+            if let message = parseDNS(bytes) {
+                _ = message.rcode.description
+                for record in message.answers { _ = record.dataText }
+            }
+        }
+    }
+
+    @Test(arguments: 0..<4)
+    func mutatedRealMessagesNeverTrap(_ batch: Int) {
+        var generator = SeededGenerator(state: UInt64(batch) + 1000)
+        var builder = DNSMessageBuilder(id: 7, flags: 0x8180, answers: 3, additionals: 1)
+        builder.question("www.example.com", type: 1)
+        builder.cname(DNSMessageBuilder.pointer(12), DNSMessageBuilder.encodedName("e.cdn.example") )
+        builder.a(DNSMessageBuilder.pointer(45), "192.0.2.1")
+        builder.aaaa(DNSMessageBuilder.pointer(45), "2001:db8::2")
+        builder.opt()
+        let original = builder.bytes
+        for _ in 0..<3_000 {
+            var bytes = original
+            for _ in 0..<Int.random(in: 1...6, using: &generator) {
+                bytes[Int.random(in: 0..<bytes.count, using: &generator)] = UInt8.random(in: 0...255, using: &generator)
+            }
+            if Bool.random(using: &generator) { bytes.removeLast(Int.random(in: 0..<bytes.count, using: &generator)) }
+            var transaction = DNSTransaction(
+                messageID: 7, client: DNSEndpoint(address: IPAddress(ipv4: 1), port: 1),
+                server: DNSEndpoint(address: IPAddress(ipv4: 2), port: 53), transport: .udp, question: nil)
+            transaction.response = parseDNS(bytes)
+            transaction.question = transaction.response?.question
+            _ = transaction.addresses
+            _ = transaction.cnames
+        }
+    }
+}
