@@ -43,7 +43,8 @@ public enum HTTPCookies {
             var expires: String?
             var maxAge: String?
             for attribute in pieces.dropFirst() {
-                let (name, value) = pairParts(attribute)
+                // An attribute without `=` (`HttpOnly`, `Secure`) is a name.
+                let (name, value) = attribute.contains("=") ? pairParts(attribute) : (attribute.trimmingHTTPWhitespace(), "")
                 switch name.lowercased() {
                 case "path": cookie.path = value
                 case "domain": cookie.domain = value
