@@ -44,7 +44,7 @@ public protocol RecordWriter: AnyObject {
 
 /// The output formats of `analyze`.
 public enum OutputFormat: String, CaseIterable, Sendable {
-    case table, jsonl, csv
+    case table, jsonl, csv, har
 
     /// A writer of this format on `output`; `view` chooses the lines of table and CSV.
     public func makeWriter(output: TextOutput, view: RecordView = .exchanges) -> any RecordWriter {
@@ -52,6 +52,7 @@ public enum OutputFormat: String, CaseIterable, Sendable {
         case .table: return TableWriter(output: output, view: view)
         case .jsonl: return JSONLinesWriter(output: output)
         case .csv: return CSVWriter(output: output, view: view)
+        case .har: return HARWriter(output: output)
         }
     }
 }

@@ -12,6 +12,18 @@ final class ContentDecoder {
     /// Codings wiretally decodes, lowercased as they appear in `Content-Encoding`.
     static func isDecodable(_ coding: String) -> Bool { coding == "gzip" || coding == "x-gzip" || coding == "deflate" }
 
+    /// True when `contentEncoding` holds no coding other than `identity` (the body is not encoded).
+    static func isIdentity(_ contentEncoding: String) -> Bool {
+        contentEncoding.split(separator: ",").allSatisfy {
+            let coding = $0.trimmingHTTPWhitespace().lowercased()
+            return coding.isEmpty || coding == "identity"
+        }
+    }
+
+    /// Body retention: how many decoded bytes to keep (0: none), and the decoded body's first bytes.
+    var retainLimit = 0
+    private(set) var retained: [UInt8] = []
+
     private let stages: [Inflater]
     private let scratch: UnsafeMutablePointer<UInt8>
     private static let scratchSize = 32 << 10
@@ -61,7 +73,10 @@ final class ContentDecoder {
     }
 
     private func feed(stage: Int, _ data: UnsafeRawBufferPointer) -> Bool {
-        if stage == stages.count { return count(data.count) }
+        if stage == stages.count {
+            if retained.count < retainLimit { retained.append(contentsOf: data.prefix(retainLimit - retained.count)) }
+            return count(data.count)
+        }
         let inflater = stages[stage]
         let keepGoing = inflater.feed(data, scratch: scratch + stage * Self.scratchSize, size: Self.scratchSize) {
             self.feed(stage: stage + 1, $0)

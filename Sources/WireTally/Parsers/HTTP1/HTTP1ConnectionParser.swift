@@ -136,6 +136,9 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         var interimBytes = 0
         var contentEncoding: String?
         var decoder: ContentDecoder?
+        /// Body retention (`HTTPLimits.retainedBodyBytes` > 0): the raw body's first bytes when it has
+        /// no content coding (the decoder keeps the decoded ones otherwise); nil when not retained.
+        var retained: [UInt8]?
         var flags: HTTPMessageFlags = []
         var trailerBytes = 0
         var mayUpgrade = false
@@ -240,6 +243,10 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     private func consumeBody(_ side: Side, _ bytes: UnsafeRawBufferPointer) {
         side.message?.bytes.body += bytes.count
         side.message?.decoder?.feed(bytes)
+        // Body retention (off when `retainedBodyBytes` is 0): raw bytes of a body without coding.
+        if let kept = side.message?.retained?.count, kept < limits.retainedBodyBytes {
+            side.message!.retained!.append(contentsOf: bytes.prefix(limits.retainedBodyBytes - kept))
+        }
     }
 
     /// Takes bytes up to and including the next LF; a line not complete yet is buffered.
@@ -521,6 +528,12 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                 if limits.decodeBodies { message.decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
             }
         }
+        // Body retention: raw bytes when there is no coding, else what the decoder produces.
+        if limits.retainedBodyBytes > 0 {
+            message.retained = message.decoder == nil && message.contentEncoding.map(ContentDecoder.isIdentity) != false
+                ? [] : nil
+            message.decoder?.retainLimit = limits.retainedBodyBytes
+        }
         side.message = message
         switch body {
         case .none, .length(0):
@@ -570,18 +583,22 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
             popPending()
         }
         var decoded: Int?
+        var retained = built.retained
         if let decoder = built.decoder {
             let result = decoder.result(bodyBytes: built.bytes.body)
             decoded = result.decoded
             built.flags.formUnion(result.flags)
+            if limits.retainedBodyBytes > 0 && result.flags.isEmpty && decoded != nil { retained = decoder.retained }
         }
+        if built.flags.contains(.gap) { retained = nil }
         let end = built.end
         let message = HTTPMessage(
             kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, method: built.method,
             target: built.target, status: built.status, reason: built.reason, version: built.version,
             headers: built.headers, trailers: built.trailers, bytes: built.bytes, interimCount: built.interimCount,
             interimBytes: built.interimBytes, firstOrigin: built.firstOrigin, lastOrigin: built.lastOrigin,
-            contentEncoding: built.contentEncoding, decodedBodyBytes: decoded, flags: built.flags)
+            contentEncoding: built.contentEncoding, decodedBodyBytes: decoded, flags: built.flags,
+            retainedBody: retained)
         delegate.httpMessageFinished(message, direction: side.direction)
         return end
     }

@@ -90,13 +90,19 @@ public struct HTTPMessage: Sendable {
     public var contentEncoding: String?
     public var decodedBodyBytes: Int?
     public var flags: HTTPMessageFlags
+    /// Only when `HTTPLimits.retainedBodyBytes` > 0: the body's first `retainedBodyBytes` bytes,
+    /// decoded when it has a content coding, raw (de-chunked) otherwise. Nil when retention is off, or
+    /// when the body could not be had exactly (a gap in it, an undecodable or unsupported coding,
+    /// decoding switched off, a decompression bomb). Complete when `count` equals the body size
+    /// (`decodedBodyBytes ?? bytes.body`).
+    public var retainedBody: [UInt8]?
 
     public init(
         kind: Kind, exchangeIndex: Int, streamRange: Range<Int64>, method: String? = nil, target: String? = nil,
         status: Int? = nil, reason: String? = nil, version: String, headers: [HTTPHeader] = [],
         trailers: [HTTPHeader] = [], bytes: HTTPByteCounts = HTTPByteCounts(), interimCount: Int = 0,
         interimBytes: Int = 0, firstOrigin: PacketOrigin, lastOrigin: PacketOrigin, contentEncoding: String? = nil,
-        decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = []
+        decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = [], retainedBody: [UInt8]? = nil
     ) {
         self.kind = kind
         self.exchangeIndex = exchangeIndex
@@ -116,6 +122,7 @@ public struct HTTPMessage: Sendable {
         self.contentEncoding = contentEncoding
         self.decodedBodyBytes = decodedBodyBytes
         self.flags = flags
+        self.retainedBody = retainedBody
     }
 
     /// The first header named `name` (case-insensitive).
@@ -151,6 +158,9 @@ public struct HTTPLimits: Sendable {
     public var maxDecodingRatio = 1000
     /// Whether to decode content codings at all (to measure `decoded_body`).
     public var decodeBodies = true
+    /// Body retention: keep each message's first this-many body bytes (decoded) in
+    /// `HTTPMessage.retainedBody`, e.g. for HAR's `text`. 0 (the default) keeps nothing.
+    public var retainedBodyBytes = 0
 
     public init() {}
 }

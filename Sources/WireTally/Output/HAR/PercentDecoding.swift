@@ -1,0 +1,57 @@
+/// Percent-decoding (RFC 3986) and `application/x-www-form-urlencoded` pairs, as HAR's `queryString`
+/// and `postData.params` need them.
+public enum PercentDecoding {
+    /// `text` with every `%XX` replaced by its byte; the bytes are read as UTF-8 (invalid sequences
+    /// become U+FFFD). A `%` not followed by two hex digits is kept as is. With `plusAsSpace` (form
+    /// encoding) `+` decodes to a space.
+    public static func decode<S: StringProtocol>(_ text: S, plusAsSpace: Bool = false) -> String {
+        let utf8 = Array(text.utf8)
+        guard utf8.contains(UInt8(ascii: "%")) || (plusAsSpace && utf8.contains(UInt8(ascii: "+"))) else {
+            return String(text)
+        }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(utf8.count)
+        var index = 0
+        while index < utf8.count {
+            let byte = utf8[index]
+            if byte == UInt8(ascii: "%"), index + 2 < utf8.count,
+               let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2])
+            {
+                bytes.append(high << 4 | low)
+                index += 3
+                continue
+            }
+            bytes.append(plusAsSpace && byte == UInt8(ascii: "+") ? UInt8(ascii: " ") : byte)
+            index += 1
+        }
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// The `name=value` pairs of a query string or form body, split on `&` (empty pieces skipped), each
+    /// split at its first `=` (a piece without one has an empty value) and decoded with `+` as space.
+    public static func formPairs<S: StringProtocol>(_ text: S) -> [(name: String, value: String)] {
+        text.split(separator: "&", omittingEmptySubsequences: true).map { piece in
+            if let equals = piece.firstIndex(of: "=") {
+                return (decode(piece[..<equals], plusAsSpace: true),
+                        decode(piece[piece.index(after: equals)...], plusAsSpace: true))
+            }
+            return (decode(piece, plusAsSpace: true), "")
+        }
+    }
+
+    /// The query of a request target (after the first `?`, without any `#fragment`), or nil.
+    public static func query(ofTarget target: String) -> Substring? {
+        guard let mark = target.firstIndex(of: "?") else { return nil }
+        let rest = target[target.index(after: mark)...]
+        return rest.prefix { $0 != "#" }
+    }
+
+    private static func hexValue(_ byte: UInt8) -> UInt8? {
+        switch byte {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+}
