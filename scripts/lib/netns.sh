@@ -18,6 +18,26 @@ LCLIENT4=10.77.1.1 LSERVER4=10.77.1.2
 
 nsx() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 
+# `ip netns exec NS` bind-mounts /etc/netns/NS/resolv.conf over /etc/resolv.conf: the client namespace
+# resolves through the dnsmasq that scripts/record-captures runs in the server namespace. The file
+# carries a marker line and is removed by netns_teardown (only if it has the marker).
+NETNS_RESOLV=/etc/netns/$NS_CLIENT/resolv.conf
+NETNS_RESOLV_MARK="# written by wiretally scripts/lib/netns.sh (removed on exit)"
+resolv_setup() {
+    mkdir -p "$(dirname "$NETNS_RESOLV")"
+    if [ -e "$NETNS_RESOLV" ] && ! grep -qxF "$NETNS_RESOLV_MARK" "$NETNS_RESOLV"; then
+        echo "netns.sh: $NETNS_RESOLV exists and is not ours; refusing to overwrite" >&2; return 1
+    fi
+    printf '%s\nnameserver %s\noptions timeout:2 attempts:1\n' "$NETNS_RESOLV_MARK" "$SERVER4" > "$NETNS_RESOLV"
+}
+resolv_teardown() {
+    if [ -f "$NETNS_RESOLV" ] && grep -qxF "$NETNS_RESOLV_MARK" "$NETNS_RESOLV"; then
+        rm -f "$NETNS_RESOLV"
+        rmdir "$(dirname "$NETNS_RESOLV")" 2>/dev/null || true
+        rmdir /etc/netns 2>/dev/null || true
+    fi
+}
+
 offloads_off() { # ns ifname
     local f
     for f in tso gso gro lro tx rx sg tx-gso-partial tx-udp-segmentation rx-gro-list rx-udp-gro-forwarding; do
@@ -41,10 +61,12 @@ netns_teardown() {
             ip netns del "$ns" 2>/dev/null || true
         fi
     done
+    resolv_teardown
 }
 
 netns_setup() {
     netns_teardown
+    resolv_setup
     local ns
     for ns in "${WT_NAMESPACES[@]}"; do
         ip netns add "$ns"
