@@ -10,6 +10,9 @@ public struct HTTPExchange: Sendable {
     public var upgraded = false
     /// Timing phases, filled in when the exchange is reported.
     public var timing = ExchangeTiming()
+    /// The server's name when the request has no Host header (TLS without keys): the SNI, else the
+    /// DNS answer that gave the address the client connected to. Filled in when reported.
+    public var serverName: String?
     /// True until the final response is complete.
     var isInFlight = true
 }

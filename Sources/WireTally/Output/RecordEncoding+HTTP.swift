@@ -4,6 +4,8 @@ extension RecordEncoding {
         _ exchange: HTTPExchange, id: Int, connection: TCPConnection, timestampDigits digits: Int
     ) -> JSONValue {
         let wire = connection.ledger.exchange(exchange.index)
+        let tls = tlsSession(of: connection)
+        let fallbackHost = exchange.serverName ?? connection.server.description
         return .object([
             ("type", .string("http")),
             ("id", .integer(id)),
@@ -13,15 +15,16 @@ extension RecordEncoding {
                 ("server", .string(connection.serverEndpoint)),
                 ("index", .integer(exchange.index)),
             ])),
-            ("request", exchange.request.map { request(
-                $0, fallbackHost: connection.server.description, digits: digits) } ?? .null),
+            ("request", exchange.request.map { request($0, fallbackHost: fallbackHost, digits: digits) } ?? .null),
             ("response", exchange.response.map { response($0, digits: digits) } ?? .null),
             ("wire", .object([
                 ("up", exchangeDirection(wire, .up)),
                 ("down", exchangeDirection(wire, .down)),
             ])),
             ("timing", timing(exchange.timing)),
-            ("flags", .array(flags(of: exchange).map(JSONValue.string))),
+            ("tls", tls.map { tlsSummary($0.session) } ?? .null),
+            ("flags", .array((flags(of: exchange) + (tls.map { $0.isEstimated ? ["encrypted", "estimated"] : ["encrypted"] } ?? []))
+                .map(JSONValue.string))),
         ])
     }
 

@@ -38,7 +38,7 @@ public final class CaptureAnalyzer {
 
     /// - Parameters:
     ///   - makeConsumer: gives each TCP connection the consumer of its reassembled streams; by default
-    ///     an HTTP/1.x analysis that attributes the connection's packets to its exchanges.
+    ///     the application-layer analysis (HTTP/1.x, or TLS) that attributes its packets to exchanges.
     ///   - emit: receives each finished exchange, connection and flow.
     public init(
         options: Options = Options(),
@@ -46,7 +46,7 @@ public final class CaptureAnalyzer {
         emit: @escaping (AnalysisRecord) -> Void
     ) {
         let httpLimits = options.http
-        let makeConsumer = makeConsumer ?? { _ in HTTPConnectionAnalysis(limits: httpLimits) }
+        let makeConsumer = makeConsumer ?? { _ in ApplicationLayerAnalysis(httpLimits: httpLimits) }
         self.emit = emit
         filter = options.filter.map { PacketFilter(expression: $0) }
         // DNS: port-53 connections get the DNS-over-TCP consumer, the others `makeConsumer`'s.
@@ -144,9 +144,22 @@ public final class CaptureAnalyzer {
     }
 
     private func report(_ connection: TCPConnection) {
-        if let http = connection.consumer as? HTTPConnectionAnalysis {
-            for var exchange in http.exchanges {
-                exchange.timing = ExchangeTimer.timing(of: exchange, on: connection)
+        if let application = connection.consumer as? ApplicationLayerAnalysis {
+            let tls = application.tls?.session
+            var handshake: ExchangeTimer.Interval?
+            if let hello = tls?.clientHelloTime, let finished = tls?.clientFinishedTime {
+                handshake = ExchangeTimer.Interval(start: hello, end: finished)
+            }
+            for var exchange in application.exchanges {
+                let opened = connection.synTime ?? connection.firstTimestamp
+                let host = exchange.request.flatMap { $0.header("Host") }.map(Self.hostWithoutPort) ?? tls?.sni
+                let resolution = host.flatMap { dnsAnswers.lookup(name: $0, before: opened) }
+                    ?? dnsAnswers.lookup(address: connection.server, before: opened)
+                exchange.serverName = tls?.sni ?? resolution?.name
+                let lookup = resolution.map {
+                    ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: $0.answerTimestamp)
+                }
+                exchange.timing = ExchangeTimer.timing(of: exchange, on: connection, dns: lookup, tls: handshake)
                 lastExchangeID += 1
                 summary.exchanges += 1
                 let wire = connection.ledger.exchange(exchange.index)
@@ -161,6 +174,15 @@ public final class CaptureAnalyzer {
             summary.missingBytes += missing
         }
         emit(.connection(connection))
+    }
+
+    /// `example.com` of `example.com:8080` (and of `[::1]:80`, `::1`).
+    static func hostWithoutPort(_ host: String) -> String {
+        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
+            return String(host[host.index(after: host.startIndex)..<close])
+        }
+        guard let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon else { return host }
+        return String(host[..<colon])
     }
 
     private func report(_ flow: IPFlow) {

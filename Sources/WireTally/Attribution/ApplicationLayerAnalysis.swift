@@ -1,0 +1,127 @@
+/// The application layer of one TCP connection, chosen from its first bytes: TLS when the client opens
+/// with a ClientHello (or, picked up mid-stream, the first bytes seen are a TLS record), HTTP/1.x
+/// otherwise (which leaves a stream that is not HTTP unparsed and unattributed). The few bytes seen
+/// before the choice are held and replayed to the chosen analysis.
+public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttribution {
+    /// The analysis chosen for the connection.
+    public enum Layer {
+        case http(HTTPConnectionAnalysis)
+        case tls(TLSConnectionAnalysis)
+    }
+
+    public private(set) var layer: Layer?
+    private let httpLimits: HTTPLimits
+    private var heldEvents: [HeldEvent] = []
+    private var clientBytes: [UInt8] = []
+
+    private enum HeldEvent {
+        case data([UInt8], offset: Int64, direction: FlowDirection, origin: PacketOrigin)
+        case gap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason)
+        case ended(FlowDirection)
+    }
+
+    public init(httpLimits: HTTPLimits = HTTPLimits()) {
+        self.httpLimits = httpLimits
+    }
+
+    /// The exchanges found (estimated from record bursts for HTTP/1.x over TLS).
+    public var exchanges: [HTTPExchange] {
+        switch layer {
+        case let .http(http): return http.exchanges
+        case let .tls(tls): return tls.exchanges
+        case nil: return []
+        }
+    }
+
+    /// The TLS session, when the connection is TLS.
+    public var tls: TLSConnectionAnalysis? {
+        if case let .tls(tls) = layer { return tls }
+        return nil
+    }
+
+    // MARK: TCPStreamConsumer
+
+    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+        if let chosen = consumer {
+            return chosen.streamData(data, offset: offset, direction: direction, origin: origin)
+        }
+        heldEvents.append(.data(Array(data), offset: offset, direction: direction, origin: origin))
+        let verdict: Bool?
+        if direction == .up {
+            clientBytes += data.prefix(16)
+            verdict = clientBytes.withUnsafeBytes { ApplicationProtocolGuess.looksLikeTLS($0) }
+        } else {
+            verdict = clientBytes.isEmpty ? Self.looksLikeTLSRecord(data) : nil
+        }
+        if let verdict { choose(tls: verdict) }
+    }
+
+    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+        if let chosen = consumer {
+            return chosen.streamGap(offset: offset, length: length, direction: direction, reason: reason)
+        }
+        heldEvents.append(.gap(offset: offset, length: length, direction: direction, reason: reason))
+        choose(tls: false)
+    }
+
+    public func streamEnded(direction: FlowDirection) {
+        if let chosen = consumer { return chosen.streamEnded(direction: direction) }
+        heldEvents.append(.ended(direction))
+        choose(tls: false)
+    }
+
+    // MARK: StreamAttribution
+
+    public func examinedLength(_ direction: FlowDirection) -> Int64 { attribution?.examinedLength(direction) ?? 0 }
+
+    public func ownership(_ direction: FlowDirection) -> OwnershipRuns {
+        attribution?.ownership(direction) ?? OwnershipRuns()
+    }
+
+    public var exchangeInFlight: Int? { attribution?.exchangeInFlight }
+
+    public var exchangeCount: Int { attribution?.exchangeCount ?? 0 }
+
+    // MARK: Choice
+
+    private var consumer: (any TCPStreamConsumer)? {
+        switch layer {
+        case let .http(http): return http
+        case let .tls(tls): return tls
+        case nil: return nil
+        }
+    }
+
+    private var attribution: (any StreamAttribution)? {
+        switch layer {
+        case let .http(http): return http
+        case let .tls(tls): return tls
+        case nil: return nil
+        }
+    }
+
+    private func choose(tls: Bool) {
+        layer = tls ? .tls(TLSConnectionAnalysis()) : .http(HTTPConnectionAnalysis(limits: httpLimits))
+        guard let chosen = consumer else { return }
+        let events = heldEvents
+        heldEvents = []
+        clientBytes = []
+        for event in events {
+            switch event {
+            case let .data(bytes, offset, direction, origin):
+                bytes.withUnsafeBytes { chosen.streamData($0, offset: offset, direction: direction, origin: origin) }
+            case let .gap(offset, length, direction, reason):
+                chosen.streamGap(offset: offset, length: length, direction: direction, reason: reason)
+            case let .ended(direction):
+                chosen.streamEnded(direction: direction)
+            }
+        }
+    }
+
+    /// True when the bytes start with a TLS record header (content type 20–23, version 3.0–3.4): a
+    /// connection picked up mid-stream whose server speaks first in the capture.
+    static func looksLikeTLSRecord(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+        guard bytes.count >= 3 else { return bytes.isEmpty ? nil : (20...23).contains(bytes[0]) ? nil : false }
+        return (20...23).contains(bytes[0]) && bytes[1] == 3 && bytes[2] <= 4
+    }
+}
