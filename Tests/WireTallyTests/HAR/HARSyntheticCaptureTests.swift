@@ -64,10 +64,12 @@ import Testing
         return FrameBuilder.pcap(frames: frames, link: .ethernet, timestamps: stamps)
     }
 
-    static func har() throws -> [[String: Any]] {
-        let path = HARTestSupport.directory.appendingPathComponent("synthetic.pcap")
+    /// The capture's HAR entries (`name` keeps tests running in parallel apart).
+    static func har(_ name: String = #function) throws -> [[String: Any]] {
+        let name = "synthetic-" + name.filter { $0.isLetter }
+        let path = HARTestSupport.directory.appendingPathComponent(name + ".pcap")
         try Data(capture()).write(to: path)
-        return HARTestSupport.entries(try HARTestSupport.har([path.path], name: "synthetic").log)
+        return HARTestSupport.entries(try HARTestSupport.har([path.path], name: name).log)
     }
 
     static func pairs(_ value: Any?) -> [String] {
