@@ -40,6 +40,8 @@ public enum ExchangeTimer {
             return wire.payloadTimes[direction.rawValue] ?? message.firstOrigin.timestamp...message.lastOrigin.timestamp
         }
         let request = span(exchange.request, .up), response = span(exchange.response, .down)
+        timing.requestSpan = request
+        timing.responseSpan = response
         if let request {
             timing.send = milliseconds(request.lowerBound, request.upperBound)
             starts.append(request.lowerBound)

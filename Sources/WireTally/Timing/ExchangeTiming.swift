@@ -18,6 +18,10 @@ public struct ExchangeTiming: Hashable, Sendable {
     public var total: Double = -1
     /// When the first phase that happened started (for HAR's `startedDateTime`).
     public var start: Timestamp?
+    /// First to last packet carrying request bytes, and response bytes (for formats that need phases
+    /// that do not overlap, like HAR).
+    public var requestSpan: ClosedRange<Timestamp>?
+    public var responseSpan: ClosedRange<Timestamp>?
 
     public init() {}
 }

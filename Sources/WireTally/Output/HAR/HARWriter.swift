@@ -28,9 +28,9 @@ public final class HARWriter: RecordWriter {
     private var entries: [(start: Timestamp, id: Int, text: String)] = []
     private static let pageID = "capture"
 
-    /// - Parameter timing: the phases of each exchange; by default `HARTimings.wireTiming`
-    ///   (send/wait/receive from the messages' packets, connect from the TCP handshake).
-    public init(output: TextOutput, timing: @escaping Timing = HARTimings.wireTiming) {
+    /// - Parameter timing: the phases of each exchange; by default those the analyzer computed
+    ///   (`HTTPExchange.timing`).
+    public init(output: TextOutput, timing: @escaping Timing = { exchange, _ in exchange.timing }) {
         self.output = output
         self.timing = timing
     }
