@@ -88,7 +88,7 @@ import Testing
 }
 
 /// Lines of an nginx JSON access log as `scripts/record-captures` configures it.
-struct NginxLog {
+final class NginxLog {
     var time: Double
     var method: String
     var uri: String
@@ -98,6 +98,28 @@ struct NginxLog {
     var requestLength: Int
     var bytesSent: Int
     var status: Int
+    /// `$ssl_protocol` (empty for plain HTTP), `$http2`, `$ssl_session_reused`.
+    var sslProtocol: String
+    var isHTTP2: Bool
+    var sessionReused: Bool
+
+    var isTLS: Bool { !sslProtocol.isEmpty }
+
+    init(time: Double, method: String, uri: String, clientPort: Int, connection: Int, connectionRequests: Int,
+         requestLength: Int, bytesSent: Int, status: Int, sslProtocol: String, isHTTP2: Bool, sessionReused: Bool) {
+        self.time = time
+        self.method = method
+        self.uri = uri
+        self.clientPort = clientPort
+        self.connection = connection
+        self.connectionRequests = connectionRequests
+        self.requestLength = requestLength
+        self.bytesSent = bytesSent
+        self.status = status
+        self.sslProtocol = sslProtocol
+        self.isHTTP2 = isHTTP2
+        self.sessionReused = sessionReused
+    }
 
     static func load(_ path: String) throws -> [NginxLog] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").compactMap { line in
@@ -110,7 +132,9 @@ struct NginxLog {
                 time: object["msec"] as? Double ?? 0, method: object["request_method"] as? String ?? "",
                 uri: object["request_uri"] as? String ?? "", clientPort: int("remote_port"), connection: int("connection"),
                 connectionRequests: int("connection_requests"), requestLength: int("request_length"),
-                bytesSent: int("bytes_sent"), status: int("status"))
+                bytesSent: int("bytes_sent"), status: int("status"),
+                sslProtocol: object["ssl_protocol"] as? String ?? "", isHTTP2: !(object["http2"] as? String ?? "").isEmpty,
+                sessionReused: (object["ssl_session_reused"] as? String) == "r")
         }
     }
 }
