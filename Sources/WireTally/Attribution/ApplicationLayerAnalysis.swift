@@ -10,6 +10,9 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     }
 
     public private(set) var layer: Layer?
+    /// The DNS lookup that gave the server address just before the connection opened (the first
+    /// connection to an address after an answer claims it), if the capture saw one.
+    public let resolution: DNSResolution?
     private let httpLimits: HTTPLimits
     private var heldEvents: [HeldEvent] = []
     private var clientBytes: [UInt8] = []
@@ -20,8 +23,9 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         case ended(FlowDirection)
     }
 
-    public init(httpLimits: HTTPLimits = HTTPLimits()) {
+    public init(httpLimits: HTTPLimits = HTTPLimits(), resolution: DNSResolution? = nil) {
         self.httpLimits = httpLimits
+        self.resolution = resolution
     }
 
     /// The exchanges found (estimated from record bursts for HTTP/1.x over TLS).

@@ -26,6 +26,10 @@ public final class CaptureAnalyzer {
     public let dnsAnswers = DNSAnswerIndex()
     private var lastIDAssigned = 0
     private var lastExchangeID = 0
+    /// Capture time of the packet being processed.
+    private var now = Timestamp(nanoseconds: 0)
+    /// DNS transactions already claimed by a connection (each lookup precedes one connection).
+    private var claimedResolutions = Set<Int>()
     private var nextExpiry: Int64 = .min
     private let emit: (AnalysisRecord) -> Void
 
@@ -46,14 +50,16 @@ public final class CaptureAnalyzer {
         emit: @escaping (AnalysisRecord) -> Void
     ) {
         let httpLimits = options.http
-        let makeConsumer = makeConsumer ?? { _ in ApplicationLayerAnalysis(httpLimits: httpLimits) }
         self.emit = emit
         filter = options.filter.map { PacketFilter(expression: $0) }
         // DNS: port-53 connections get the DNS-over-TCP consumer, the others `makeConsumer`'s.
         dnsTracker = DNSTransactionTracker(answers: dnsAnswers, finished: { [unowned self] in report($0) })
         let dnsOrOtherConsumer: (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { [unowned self] endpoints in
-            DNSPorts.carriesDNS(endpoints.clientPort, endpoints.serverPort)
-                ? DNSOverTCPConsumer(endpoints: endpoints, tracker: dnsTracker) : makeConsumer(endpoints)
+            if DNSPorts.carriesDNS(endpoints.clientPort, endpoints.serverPort) {
+                return DNSOverTCPConsumer(endpoints: endpoints, tracker: dnsTracker)
+            }
+            if let makeConsumer { return makeConsumer(endpoints) }
+            return ApplicationLayerAnalysis(httpLimits: httpLimits, resolution: claimResolution(of: endpoints.server))
         }
         let nextID: () -> Int = { [unowned self] in
             lastIDAssigned += 1
@@ -69,6 +75,7 @@ public final class CaptureAnalyzer {
     public func process(_ packet: CapturedPacket) {
         let frame = TrafficCounters(packets: 1, ipBytes: 0, frameBytes: packet.originalLength, payloadBytes: 0)
         summary.read += frame
+        now = packet.timestamp
         if summary.firstTimestamp == nil { summary.firstTimestamp = packet.timestamp }
         summary.lastTimestamp = max(summary.lastTimestamp ?? packet.timestamp, packet.timestamp)
         if packet.timestamp.nanoseconds >= nextExpiry { expire(now: packet.timestamp) }
@@ -150,11 +157,8 @@ public final class CaptureAnalyzer {
             if let hello = tls?.clientHelloTime, let finished = tls?.clientFinishedTime {
                 handshake = ExchangeTimer.Interval(start: hello, end: finished)
             }
+            let resolution = application.resolution
             for var exchange in application.exchanges {
-                let opened = connection.synTime ?? connection.firstTimestamp
-                let host = exchange.request.flatMap { $0.header("Host") }.map(Self.hostWithoutPort) ?? tls?.sni
-                let resolution = host.flatMap { dnsAnswers.lookup(name: $0, before: opened) }
-                    ?? dnsAnswers.lookup(address: connection.server, before: opened)
                 exchange.serverName = tls?.sni ?? resolution?.name
                 let lookup = resolution.map {
                     ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: $0.answerTimestamp)
@@ -176,13 +180,12 @@ public final class CaptureAnalyzer {
         emit(.connection(connection))
     }
 
-    /// `example.com` of `example.com:8080` (and of `[::1]:80`, `::1`).
-    static func hostWithoutPort(_ host: String) -> String {
-        if host.hasPrefix("["), let close = host.firstIndex(of: "]") {
-            return String(host[host.index(after: host.startIndex)..<close])
-        }
-        guard let colon = host.lastIndex(of: ":"), host.firstIndex(of: ":") == colon else { return host }
-        return String(host[..<colon])
+    /// The most recent DNS answer that gave `address`, unless an earlier connection already used it
+    /// (then the client had the address cached: no lookup preceded this connection).
+    private func claimResolution(of address: IPAddress) -> DNSResolution? {
+        guard let resolution = dnsAnswers.lookup(address: address, before: now),
+              claimedResolutions.insert(resolution.transactionID).inserted else { return nil }
+        return resolution
     }
 
     private func report(_ flow: IPFlow) {
