@@ -342,7 +342,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
             }
         }
         if currentRun[d] != k {
-            if let previous = currentRun[d] { update(previous, direction) { $0.end = max($0.end, offset) } }
+            if let previous = currentRun[d] { update(previous, direction) { $0.end = max($0.start, offset) } }
             currentRun[d] = k
             runs[d].set(StreamOwner(exchange: k), from: offset)
             let burst = Burst(start: offset, end: offset, firstOrigin: origin, lastOrigin: origin)
