@@ -332,3 +332,29 @@ struct TLSDigest: Equatable {
         #expect(guess([0x17, 0x03, 0x03]) == false)
     }
 }
+
+@Suite struct TLSResyncTests {
+    @Test func recordsAreFoundAgainAfterAGap() {
+        let steps = TLS12Conversation.steps
+        let feeder = TLSFeeder()
+        for (direction, bytes) in steps[0 ... 4] { feeder.send(direction, bytes) }
+        // Response 1 (two records): the first 100 bytes are never captured.
+        let response = steps[5].1
+        feeder.gap(.down, 100)
+        feeder.send(.down, Array(response[100...]))
+        for (direction, bytes) in steps[6...] { feeder.send(direction, bytes) }
+        feeder.end()
+        let tls = feeder.analysis
+        #expect(tls.session.resynchronizations == 1)
+        #expect(tls.exchangeCount == 2)
+        let exchanges = tls.exchanges
+        #expect(exchanges[0].response?.flags.contains(.gap) == true)
+        #expect(exchanges[1].response?.bytes.body == 300)
+        #expect(tls.session.stats(.down).applicationData.records == 2)  // record 1 of response 1 was lost
+        // Bytes between the gap and the next record header are nobody's; the second record is exchange 0's.
+        let secondRecord = feeder.offset(.down) - Int64(steps[7].1.count) - 529
+        #expect(tls.ownership(.down).owner(at: secondRecord - 1) == .nobody)
+        #expect(tls.ownership(.down).owner(at: secondRecord) == StreamOwner(exchange: 0))
+        #expect(tls.ownership(.down).owner(at: feeder.offset(.down) - 1) == StreamOwner(exchange: 1))
+    }
+}
