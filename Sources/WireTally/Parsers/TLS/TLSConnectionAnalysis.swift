@@ -63,6 +63,8 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     private var clientFinishedRecordOpen = false
     private var inRecord = [false, false]
     private var earlyDataRecords = 0
+    /// A gap hit the direction between bursts: the next burst is flagged `gap`.
+    private var pendingGap = [false, false]
     private var endOfEarlyDataSeen = false
     private var sessionOnlyIfH2Unknown: Bool
 
@@ -177,10 +179,14 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
                     $0.end = max($0.start, min($0.end, offset))
                 }
                 currentRun[d] = nil
+            } else if becauseOfGap {
+                pendingGap[d] = true
             }
             if mode == .estimatedExchanges { runs[d].set(.nobody, from: offset) }
         case .handshakeTooLarge:
             session.handshakeTooLarge = true
+        case .resynchronized:
+            session.resynchronizations += 1
         }
     }
 
@@ -342,13 +348,21 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
             }
         }
         if currentRun[d] != k {
-            if let previous = currentRun[d] { update(previous, direction) { $0.end = max($0.end, offset) } }
+            if let previous = currentRun[d] { update(previous, direction) { $0.end = max($0.start, offset) } }
             currentRun[d] = k
             runs[d].set(StreamOwner(exchange: k), from: offset)
             let burst = Burst(start: offset, end: offset, firstOrigin: origin, lastOrigin: origin)
-            if direction == .up { estimated[k].request = burst } else { estimated[k].response = burst }
+            // Re-entering a burst after a gap keeps it (its range spans the gap; it is flagged `gap`).
+            if direction == .up {
+                if estimated[k].request == nil { estimated[k].request = burst }
+            } else {
+                if estimated[k].response == nil { estimated[k].response = burst }
+            }
         }
+        let flagGap = pendingGap[d]
+        pendingGap[d] = false
         update(k, direction) {
+            if flagGap { $0.flags.insert(.gap) }
             $0.applicationRecords += 1
             $0.estimatedPlaintext += max(0, plaintext)
         }

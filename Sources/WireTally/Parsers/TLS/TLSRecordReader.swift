@@ -22,6 +22,8 @@ enum TLSRecordEvent {
     case alert(level: UInt8, description: UInt8, origin: PacketOrigin)
     /// The bytes from `offset` on are not TLS records (bad header, or a gap lost the record boundaries).
     case lost(offset: Int64, becauseOfGap: Bool)
+    /// After a gap, record boundaries were found again: records resume at `offset`.
+    case resynchronized(offset: Int64)
     /// A handshake message longer than the buffer cap was skipped (counted, not parsed).
     case handshakeTooLarge
 }
@@ -44,6 +46,8 @@ final class TLSRecordReader {
         case header
         case body(type: TLSContentType, remaining: Int, encrypted: Bool)
         case sslv2(remaining: Int)
+        /// After a gap: looking for two consecutive plausible record headers.
+        case resync
         case lost
     }
 
@@ -58,6 +62,10 @@ final class TLSRecordReader {
     private var alertBytes: [UInt8] = []
     private var sslv2Body: [UInt8] = []
     private(set) var isLost = false
+    private var resyncBuffer: [UInt8] = []
+    private var resyncBase: Int64 = 0
+    /// Minor version byte of the last record header (resynchronisation wants the same one).
+    private var lastMinorVersion: UInt8?
 
     /// Stream offset of the next byte expected.
     private(set) var position: Int64 = 0
@@ -79,6 +87,11 @@ final class TLSRecordReader {
         while index < count {
             switch state {
             case .lost:
+                return
+            case .resync:
+                resyncBuffer.append(contentsOf: UnsafeRawBufferPointer(rebasing: data[index...]))
+                index = count
+                resynchronize(origin: origin)
                 return
             case .header:
                 if header.isEmpty {
@@ -123,13 +136,61 @@ final class TLSRecordReader {
         }
     }
 
-    /// Bytes that cannot be delivered: record boundaries are lost for the rest of the direction.
+    /// Bytes that cannot be delivered: the record boundaries are lost until a plausible record header
+    /// (same version as before the gap) is confirmed by the next header or by its record ending exactly at
+    /// the end of a delivered segment; the bytes before it are lost.
+    /// Resynchronising buffers at most one record plus a header (about 18 KiB).
     func gap(offset: Int64, length: Int64) {
         position = offset + length
-        guard !isLost else { return }
-        isLost = true
-        state = .lost
-        handler(.lost(offset: offset, becauseOfGap: true))
+        if case .lost = state { return }
+        let wasResyncing: Bool
+        if case .resync = state { wasResyncing = true } else { wasResyncing = false }
+        state = .resync
+        header.removeAll()
+        handshake.removeAll()
+        skipHandshake = 0
+        alertBytes.removeAll()
+        resyncBuffer.removeAll()
+        resyncBase = offset + length
+        if !wasResyncing { handler(.lost(offset: offset, becauseOfGap: true)) }
+    }
+
+    private func plausibleHeader(at index: Int) -> Int? {
+        let b = resyncBuffer
+        guard index + 5 <= b.count, (20 ... 23).contains(b[index]), b[index + 1] == 3,
+              b[index + 2] == (lastMinorVersion ?? b[index + 2]), b[index + 2] <= 4 else { return nil }
+        let length = Int(b[index + 3]) << 8 | Int(b[index + 4])
+        return length > 0 && length <= Self.maxRecordLength ? length : nil
+    }
+
+    private func resynchronize(origin: PacketOrigin) {
+        var p = 0
+        while p + 5 <= resyncBuffer.count {
+            guard let length = plausibleHeader(at: p) else {
+                p += 1
+                continue
+            }
+            let next = p + 5 + length
+            // Confirmed by the next header, or by the record ending exactly where the delivered bytes
+            // (a segment) end; else wait for more bytes.
+            if next != resyncBuffer.count && next + 5 > resyncBuffer.count { break }
+            guard next == resyncBuffer.count || plausibleHeader(at: next) != nil else {
+                p += 1
+                continue
+            }
+            let tail = Array(resyncBuffer[p...])
+            let base = resyncBase + Int64(p)
+            resyncBuffer = []
+            state = .header
+            header.removeAll()
+            handler(.resynchronized(offset: base))
+            tail.withUnsafeBytes { feed($0, offset: base, origin: origin) }
+            return
+        }
+        if p > 0 {
+            resyncBuffer.removeFirst(min(p, resyncBuffer.count))
+            resyncBase += Int64(p)
+        }
     }
 
     private func startRecord() {
@@ -155,6 +216,7 @@ final class TLSRecordReader {
             handler(.lost(offset: headerOffset, becauseOfGap: false))
             return
         }
+        lastMinorVersion = header[2]
         let encrypted = (type == .handshake || type == .alert) && isEncrypted(type)
         handler(.recordStarted(type: type, version: version, length: length, headerLength: 5, offset: headerOffset, origin: headerOrigin))
         if type == .handshake && encrypted {

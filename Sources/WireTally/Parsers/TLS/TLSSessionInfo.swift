@@ -100,8 +100,12 @@ public struct TLSSessionInfo: Sendable {
     public var clientFinishedOrigin: PacketOrigin?
     /// Handshake messages seen in clear, by type, per direction (for diagnostics).
     public var handshakeMessages: [[UInt8]] = [[], []]
-    /// A direction stopped being parsed (a gap, or bytes that are not TLS records) at this offset.
+    /// Where each direction first stopped being parsed (a gap, or bytes that are not TLS records). After
+    /// a gap the reader looks for record boundaries again (`resynchronizations`); after bytes that are not
+    /// TLS records it stops for good.
     public var lostAt: [Int64?] = [nil, nil]
+    /// Times record boundaries were found again after a gap.
+    public var resynchronizations = 0
     /// A handshake message over the buffer cap was skipped.
     public var handshakeTooLarge = false
 
