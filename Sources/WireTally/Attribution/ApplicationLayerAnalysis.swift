@@ -37,6 +37,12 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         }
     }
 
+    /// The HTTP analysis, when the connection is not TLS.
+    public var http: HTTPConnectionAnalysis? {
+        if case let .http(http) = layer { return http }
+        return nil
+    }
+
     /// The TLS session, when the connection is TLS.
     public var tls: TLSConnectionAnalysis? {
         if case let .tls(tls) = layer { return tls }

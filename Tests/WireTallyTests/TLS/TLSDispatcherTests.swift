@@ -3,14 +3,11 @@ import Testing
 @testable import WireTally
 
 @Suite struct TLSDispatcherTests {
-    /// Every connection of the files through an `ApplicationProtocolDispatcher`.
+    /// Every connection of the files through the default `ApplicationLayerAnalysis`.
     static func analyze(_ paths: [String]) throws -> [TCPConnection] {
         var connections: [TCPConnection] = []
         let source = MergedPacketSource(paths: paths)
         let analyzer = CaptureAnalyzer(
-            makeConsumer: { _ in
-                ApplicationProtocolDispatcher(makeTLS: { TLSConnectionAnalysis() }, makeOther: { HTTPConnectionAnalysis() })
-            },
             emit: { record in if case let .connection(connection) = record { connections.append(connection) } })
         while let packet = try source.nextPacket() { analyzer.process(packet) }
         _ = analyzer.finish(timestampDigits: source.timestampDigits)
@@ -36,13 +33,13 @@ import Testing
             let connections = try Self.analyze(paths)
             #expect(!connections.isEmpty)
             for connection in connections {
-                let dispatcher = try #require(connection.consumer as? ApplicationProtocolDispatcher)
+                let dispatcher = try #require(connection.consumer as? ApplicationLayerAnalysis)
                 if paths == [tlsPath] {
-                    let tls = try #require(dispatcher.selected as? TLSConnectionAnalysis)
+                    let tls = try #require(dispatcher.tls)
                     #expect(tls.exchangeCount == 16)
                     Self.checkConservation(connection, exchangeCount: tls.exchangeCount)
                 } else {
-                    let http = try #require(dispatcher.selected as? HTTPConnectionAnalysis)
+                    let http = try #require(dispatcher.http)
                     #expect(http.exchangeCount >= 1)
                     Self.checkConservation(connection, exchangeCount: http.exchangeCount)
                 }
@@ -52,24 +49,24 @@ import Testing
 
     @Test func decidesOnSplitFirstBytesAndReplaysThem() {
         let hello = TLSBytes.record(22, TLSBytes.clientHello(sni: "dispatch.example"))
-        let dispatcher = ApplicationProtocolDispatcher(makeTLS: { TLSConnectionAnalysis() }, makeOther: { HTTPConnectionAnalysis() })
+        let dispatcher = ApplicationLayerAnalysis()
         var offset: Int64 = 0
         for (index, byte) in hello.enumerated() {
             [byte].withUnsafeBytes {
                 dispatcher.streamData($0, offset: offset, direction: .up, origin: PacketOrigin(frameNumber: index + 1, timestamp: Timestamp(nanoseconds: 0)))
             }
             offset += 1
-            #expect((dispatcher.selected != nil) == (index >= 5))
+            #expect((dispatcher.layer != nil) == (index >= 5))
         }
-        let tls = dispatcher.selected as? TLSConnectionAnalysis
+        let tls = dispatcher.tls
         #expect(tls?.session.sni == "dispatch.example")
         #expect(tls?.session.clientHelloOrigin?.frameNumber == 1)
 
-        let http = ApplicationProtocolDispatcher(makeTLS: { TLSConnectionAnalysis() }, makeOther: { HTTPConnectionAnalysis() })
+        let http = ApplicationLayerAnalysis()
         Array("GET / HTTP/1.1\r\n\r\n".utf8).withUnsafeBytes {
             http.streamData($0, offset: 0, direction: .up, origin: PacketOrigin(frameNumber: 1, timestamp: Timestamp(nanoseconds: 0)))
         }
-        #expect(http.selected is HTTPConnectionAnalysis)
+        #expect(http.http != nil)
         #expect(http.exchangeCount == 1)
     }
 }
