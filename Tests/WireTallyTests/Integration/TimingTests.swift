@@ -18,6 +18,14 @@ import Testing
 ///   `time_total − time_starttransfer`, for downloads whose packets all arrived in order once:
 ///   with reordering the first response *packet* (our `wait` end) can precede the first in-order
 ///   byte curl waits for, and for uploads curl starts `starttransfer` when it begins sending the body.
+///
+/// For HTTPS and DNS (curl resolving through the recorded dnsmasq): `ssl` lies between the
+/// ClientHello and the client's Finished, while curl's `time_appconnect − time_connect` also covers
+/// building its TLS context before the ClientHello and reading the server's last flight, so ours is at
+/// most curl's (+ tolerance) and positive. `dns` is the query-to-answer time on the wire, while curl's
+/// `time_namelookup` also covers starting its resolver and waiting for both A and AAAA: ours at most
+/// curl's; a connection whose address curl had cached has no lookup (`dns` -1). The TLS record's SNI
+/// is the URL's host and its ALPN, when the handshake shows it, the protocol curl used.
 @Suite struct TimingTests {
     static let tolerance = 5.0
     static let withCurlLog = TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
@@ -61,5 +69,49 @@ import Testing
             compared += 1
         }
         #expect(compared == completed)
+    }
+
+    static let withHTTPSOrDNS = withCurlLog.filter { $0.hasPrefix("tls") || $0.hasPrefix("dns") }
+
+    @Test(arguments: withHTTPSOrDNS)
+    func tlsAndDNSPhasesAgreeWithCurl(_ name: String) throws {
+        let (writer, result) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
+        Conservation.check(writer, result)
+        var checked = 0
+        for transfer in try CurlTransfer.load(name) where transfer.completed && transfer.index == 0 {
+            let connection = try #require(writer.connections.first { ($0.string("client") ?? "").hasSuffix(":\(transfer.port)") })
+            let what = "\(name) \(transfer.fields["url_effective"] ?? "")"
+            let https = (transfer.fields["scheme"] as? String)?.lowercased() == "https"
+            let tls = connection["tls"]
+            #expect((tls != nil && tls != .null) == https, "\(what): TLS seen exactly on HTTPS")
+            let timing: JSONValue?
+            if let record = writer.exchanges.first(where: { $0.int("conn.id") == connection.int("id") && $0.int("conn.index") == 0 }) {
+                timing = record["timing"]
+            } else {
+                timing = nil  // h2: no exchanges, phases are checked on the connection's TLS record
+            }
+            func ours(_ phase: String) -> Double? { timing.flatMap { Double($0[phase]?.plainText ?? "") } }
+            if https, let tls {
+                let url = transfer.fields["url_effective"] as? String ?? ""
+                #expect(url.contains("://\(tls.string("sni") ?? "?")"), "\(what): SNI")
+                if let alpn = tls.string("alpn") {
+                    let version = transfer.fields["http_version"] as? String ?? ""
+                    #expect(alpn == (version == "2" ? "h2" : "http/1.1"), "\(what): ALPN \(alpn) for HTTP \(version)")
+                }
+                let ssl = ours("ssl") ?? Double(tls["handshake_ms"]?.plainText ?? "") ?? -1
+                let curlSSL = transfer.milliseconds("time_appconnect") - transfer.milliseconds("time_connect")
+                #expect(ssl > 0 && ssl <= curlSSL + Self.tolerance, "\(what): ssl \(ssl) vs curl \(curlSSL)")
+            }
+            if let dns = ours("dns") {
+                let lookup = transfer.milliseconds("time_namelookup")
+                if lookup > 0.1 {
+                    #expect(dns > 0 && dns <= lookup + Self.tolerance, "\(what): dns \(dns) vs curl \(lookup)")
+                } else {
+                    #expect(dns == -1, "\(what): curl had the address cached, no lookup on the wire")
+                }
+            }
+            checked += 1
+        }
+        #expect(checked > 0)
     }
 }
