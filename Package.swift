@@ -19,6 +19,9 @@ let package = Package(
             dependencies: ["WireTally", .product(name: "ArgumentParser", package: "swift-argument-parser")],
             path: "Sources/wiretally"
         ),
-        .testTarget(name: "WireTallyTests", dependencies: ["WireTally", "CPcap"], path: "Tests/WireTallyTests"),
+        .testTarget(
+            name: "WireTallyTests", dependencies: ["WireTally", "CPcap"], path: "Tests/WireTallyTests",
+            resources: [.copy("HAR/har-1.2.schema.json")]
+        ),
     ]
 )

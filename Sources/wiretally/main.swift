@@ -28,7 +28,7 @@ struct Analyze: ParsableCommand {
     @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax); rejected packets are counted as filtered.")
     var filter: String?
 
-    @Option(help: "Output format: table, jsonl or csv.")
+    @Option(help: "Output format: table, jsonl, csv or har (HAR 1.2).")
     var format: OutputFormatArgument = .table
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
@@ -51,7 +51,7 @@ struct Analyze: ParsableCommand {
         limits.maxConnections = max(1, maxConnections)
         limits.maxBufferedBytesPerDirection = max(0, maxBufferedBytes)
         limits.idleTimeoutSeconds = max(1, idleTimeout)
-        let run = AnalysisRun(files: files, options: .init(filter: filter, limits: limits))
+        let run = AnalysisRun(files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits)))
         let result: AnalysisRun.Result
         do {
             let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
