@@ -42,7 +42,11 @@ public struct DNSMessage: Hashable, Sendable {
     public var question: DNSQuestion? { questions.first }
 
     /// Parses `bytes` as one DNS message; nil when they cannot hold a header.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) -> DNSMessage? {
+    ///
+    /// - Parameter allSections: false to step over the authority and additional sections checking only
+    ///   their bounds (`authorities` and `additionals` stay empty; `edns` is still read): what a
+    ///   transaction keeps, without allocating names it would drop.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, allSections: Bool = true) -> DNSMessage? {
         guard let id = bytes.uint16BigEndian(at: 0), let flags = bytes.uint16BigEndian(at: 2),
               let questionCount = bytes.uint16BigEndian(at: 4), let answerCount = bytes.uint16BigEndian(at: 6),
               let authorityCount = bytes.uint16BigEndian(at: 8), let additionalCount = bytes.uint16BigEndian(at: 10)
@@ -54,10 +58,15 @@ public struct DNSMessage: Hashable, Sendable {
         var reader = SectionReader(bytes: bytes, offset: DNSHeader.length)
         message.questions = reader.questions(count: Int(questionCount))
         message.answers = reader.records(count: Int(answerCount))
-        message.authorities = reader.records(count: Int(authorityCount))
-        let additionals = reader.records(count: Int(additionalCount))
-        message.additionals = additionals.filter { $0.type != .opt }
-        if let opt = additionals.first(where: { $0.type == .opt }) { message.edns = Self.edns(from: opt) }
+        if allSections {
+            message.authorities = reader.records(count: Int(authorityCount))
+            let additionals = reader.records(count: Int(additionalCount))
+            message.additionals = additionals.filter { $0.type != .opt }
+            if let opt = additionals.first(where: { $0.type == .opt }) { message.edns = Self.edns(from: opt) }
+        } else {
+            reader.skipRecords(count: Int(authorityCount))
+            if let opt = reader.skipRecords(count: Int(additionalCount)) { message.edns = Self.edns(from: opt) }
+        }
         message.isMalformed = reader.failed
         return message
     }
@@ -109,6 +118,26 @@ private struct SectionReader {
             records.append(record)
         }
         return records
+    }
+
+    /// Steps over records checking their bounds, decoding only an OPT record (whose owner is the root).
+    @discardableResult
+    mutating func skipRecords(count: Int) -> DNSResourceRecord? {
+        var opt: DNSResourceRecord?
+        for _ in 0..<count {
+            guard !failed else { break }
+            guard let end = DNSNameReader.end(of: bytes, at: offset), let type = bytes.uint16BigEndian(at: end),
+                  let dataLength = bytes.uint16BigEndian(at: end + 8), end + 10 + Int(dataLength) <= bytes.count
+            else {
+                failed = true
+                break
+            }
+            if type == DNSRecordType.opt.rawValue, opt == nil, bytes.byte(at: offset) == 0 {
+                opt = nextRecord()
+            }
+            offset = end + 10 + Int(dataLength)
+        }
+        return opt
     }
 
     private mutating func nextRecord() -> DNSResourceRecord? {

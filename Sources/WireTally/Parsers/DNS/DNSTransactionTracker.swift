@@ -40,7 +40,7 @@ final class DNSTransactionTracker {
     func observe(_ ip: IPPacket, _ udp: UDPDatagram) {
         var wire = ip.wire
         wire.payloadBytes = udp.payloadLength
-        guard let message = DNSMessage.parse(udp.payload) else { return noteUnparsed() }
+        guard let message = DNSMessage.parse(udp.payload, allSections: false) else { return noteUnparsed() }
         observe(
             message, from: DNSEndpoint(address: ip.source, port: udp.sourcePort),
             to: DNSEndpoint(address: ip.destination, port: udp.destinationPort), transport: .udp,
