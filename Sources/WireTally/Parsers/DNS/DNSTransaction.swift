@@ -76,7 +76,7 @@ public struct DNSTransaction: Hashable, Sendable {
     /// Response time in nanoseconds (first query to response); nil when either is missing.
     public var rttNanoseconds: Int64? {
         guard let queryTimestamp, let answerTimestamp else { return nil }
-        return answerTimestamp.nanoseconds - queryTimestamp.nanoseconds
+        return answerTimestamp.nanoseconds &- queryTimestamp.nanoseconds
     }
 
     /// True when the response had TC set (truncated: the client should ask again over TCP).

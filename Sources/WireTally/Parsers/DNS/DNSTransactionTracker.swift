@@ -64,7 +64,7 @@ final class DNSTransactionTracker {
 
     /// Reports the queries that waited longer than the timeout.
     func expire(now: Timestamp) {
-        let deadline = now.nanoseconds - Self.timeoutSeconds * 1_000_000_000
+        let deadline = now.nanoseconds &- Self.timeoutSeconds * 1_000_000_000
         while queueHead < queue.count, queue[queueHead].queried.nanoseconds < deadline {
             reportUnanswered(queue[queueHead], flags: .noResponse)
             queueHead += 1
