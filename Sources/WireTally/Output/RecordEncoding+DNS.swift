@@ -15,8 +15,9 @@
 ///   `cnames` the alias chain from the query name; `addresses` the A/AAAA data at its end.
 /// - `rtt` is milliseconds from the first query to the response (null without either); `retries` the
 ///   copies of the query re-sent before the answer.
-/// - `flags`: `no_query` (response whose query was not captured, or a second response), `no_response`,
-///   `malformed`, `evicted`.
+/// - `flags`: `no_query` (a response whose query was not captured), `duplicate_response` (a further
+///   answer to a query answered just before: its own record, so its packet is counted once),
+///   `no_response`, `malformed`, `evicted` (too many queries waiting).
 /// - `wire` (UDP): every datagram of the transaction (queries, retries, response) at the four levels.
 ///   Those datagrams are also in their UDP `flow` record, which still counts every datagram: the
 ///   summary's outcomes count each packet once (in `other_ip`), and the `dns` records are a finer view of
