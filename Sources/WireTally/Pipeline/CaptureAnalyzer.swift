@@ -39,6 +39,7 @@ public final class CaptureAnalyzer {
     /// - Parameters:
     ///   - makeConsumer: gives each TCP connection the consumer of its reassembled streams; by default
     ///     an HTTP/1.x analysis that attributes the connection's packets to its exchanges.
+    ///     Connections with port 53 on either side get the DNS-over-TCP consumer instead.
     ///   - emit: receives each finished exchange, connection and flow.
     public init(
         options: Options = Options(),

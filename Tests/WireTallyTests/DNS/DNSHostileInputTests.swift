@@ -114,3 +114,30 @@ import Testing
         }
     }
 }
+
+extension DNSHostileInputTests {
+    @Test func cnameLoopEndsAndHugeChainsStayLinear() throws {
+        // a → b → a: the chain stops when a name repeats.
+        var builder = DNSMessageBuilder(id: 1, flags: 0x8180, answers: 2)
+        builder.question("a.example", type: 1)
+        builder.cname(DNSMessageBuilder.pointer(12), DNSMessageBuilder.encodedName("b.example"))
+        builder.cname(DNSMessageBuilder.encodedName("b.example"), DNSMessageBuilder.pointer(12))
+        let looping = try #require(parseDNS(builder.bytes))
+        var transaction = DNSTransaction(
+            messageID: 1, client: DNSEndpoint(address: IPAddress(ipv4: 1), port: 1),
+            server: DNSEndpoint(address: IPAddress(ipv4: 2), port: 53), transport: .udp, question: looping.question)
+        transaction.response = looping
+        #expect(transaction.cnames == ["b.example"])
+        #expect(transaction.addresses.isEmpty)
+
+        // 5000 chained aliases n0 → n1 → … in one message: followed to the end quickly.
+        var long = DNSMessageBuilder(id: 2, flags: 0x8180, answers: 5001)
+        long.question("n0", type: 1)
+        for index in 0..<5000 { long.cname(DNSMessageBuilder.encodedName("n\(index)"), DNSMessageBuilder.encodedName("n\(index + 1)")) }
+        long.a(DNSMessageBuilder.encodedName("n5000"), "192.0.2.9")
+        transaction.response = try #require(parseDNS(long.bytes))
+        transaction.question = transaction.response?.question
+        #expect(transaction.cnames.count == 5000)
+        #expect(transaction.addresses == [IPAddress("192.0.2.9")!])
+    }
+}
