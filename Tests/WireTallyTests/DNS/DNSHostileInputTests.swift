@@ -135,7 +135,8 @@ extension DNSHostileInputTests {
         long.question("n0", type: 1)
         for index in 0..<5000 { long.cname(DNSMessageBuilder.encodedName("n\(index)"), DNSMessageBuilder.encodedName("n\(index + 1)")) }
         long.a(DNSMessageBuilder.encodedName("n5000"), "192.0.2.9")
-        transaction.response = try #require(parseDNS(long.bytes))
+        transaction.response = parseDNS(long.bytes)
+        #expect(transaction.response?.answers.count == 5001)
         transaction.question = transaction.response?.question
         #expect(transaction.cnames.count == 5000)
         #expect(transaction.addresses == [IPAddress("192.0.2.9")!])
