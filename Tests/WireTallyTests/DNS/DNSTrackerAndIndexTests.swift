@@ -56,6 +56,8 @@ import Testing
         #expect(harness.finished.map(\.flags) == [[], .duplicateResponse])
         #expect(harness.finished[0].retries == 1 && harness.finished[0].rttNanoseconds == 1_100_000_000)
         #expect(harness.finished[1].wire.packets == 1)
+        #expect(harness.index.count == 1)
+        #expect(harness.index.lookup(name: "slow.example", before: at(2000))?.transactionID == harness.finished[0].id)
         // Once the first query is older than the timeout, another answer has no query any more.
         harness.tracker.expire(now: at(40_000))
         feed(harness, response, from: server, to: client, at: at(40_001))
