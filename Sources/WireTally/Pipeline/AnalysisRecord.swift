@@ -5,6 +5,7 @@ public enum AnalysisRecord {
     case flow(IPFlow)
     /// An HTTP exchange with its record id (1, 2, … in emission order) and its connection.
     case exchange(HTTPExchange, id: Int, connection: TCPConnection)
-    // DNS: a query with its answer (either may be missing), as soon as it is answered or given up.
+    // DNS
+    /// A DNS query with its answer (either may be missing), as soon as it is answered or given up.
     case dns(DNSTransaction)
 }

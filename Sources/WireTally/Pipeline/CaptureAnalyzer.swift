@@ -43,6 +43,7 @@ public final class CaptureAnalyzer {
     /// - Parameters:
     ///   - makeConsumer: gives each TCP connection the consumer of its reassembled streams; by default
     ///     the application-layer analysis (HTTP/1.x, or TLS) that attributes its packets to exchanges.
+    ///     Connections with port 53 on either side get the DNS-over-TCP consumer instead.
     ///   - emit: receives each finished exchange, connection and flow.
     public init(
         options: Options = Options(),

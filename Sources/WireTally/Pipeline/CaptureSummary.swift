@@ -21,8 +21,9 @@ public struct CaptureSummary: Sendable {
     /// HTTP exchanges found, and the IP bytes attributed to them.
     public var exchanges = 0
     public var attributedIPBytes = 0
-    // DNS: transactions reported as `dns` records. Their packets are also in the flow (UDP) or
-    // connection (TCP) records, so they are no outcome of their own.
+    // DNS
+    /// DNS transactions reported as `dns` records. Their packets are also counted by the flow (UDP) or
+    /// connection (TCP) records: DNS records are a finer view, not an outcome of their own.
     public var dnsTransactions = 0
     /// Connections with stream bytes the capture never saw, and how many bytes.
     public var connectionsWithGaps = 0

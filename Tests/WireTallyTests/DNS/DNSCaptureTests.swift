@@ -67,6 +67,40 @@ import Testing
         DNSWire.expectUDPRecordsMatchFlows(writer)
     }
 
+    /// A truncated answer (TC) and a fragmented one: the record counts every fragment of its datagram.
+    @Test func truncatedAndFragmentedResponses() throws {
+        let client = "10.0.0.1:40010", server = "10.0.0.53:53"
+        var truncated = DNSMessageBuilder.response(id: 20, "big.example", addresses: ["192.0.2.1"])
+        truncated[2] |= 0x02
+        let many = (1...60).map { "198.51.100.\($0)" }
+        let big = DNSMessageBuilder.response(id: 21, "many.example", addresses: many)
+        let fragments = FrameBuilder.ipv4Fragments(
+            FrameBuilder.udpSegment(from: server, to: "10.0.0.1:40011", payload: big), from: server, to: "10.0.0.1:40011",
+            protocol: 17, fragmentSize: 400)
+        #expect(fragments.count == 3)
+        var frames: [([UInt8], Int64)] = [
+            (FrameBuilder.udp(from: client, to: server, payload: DNSMessageBuilder.query(id: 20, "big.example")), 0),
+            (FrameBuilder.udp(from: server, to: client, payload: truncated), 2),
+            (FrameBuilder.udp(from: "10.0.0.1:40011", to: server, payload: DNSMessageBuilder.query(id: 21, "many.example")), 3),
+        ]
+        frames += fragments.enumerated().map { ($0.element, 5 + Int64($0.offset)) }
+        let (writer, result) = try Self.analyze(frames)
+        Conservation.check(writer, result)
+        DNSWire.expectUDPRecordsMatchFlows(writer)
+        let cut = try #require(writer.dns.first { $0.string("query") == "big.example" })
+        #expect(cut["truncated"] == .bool(true))
+        let fragmented = try #require(writer.dns.first { $0.string("query") == "many.example" })
+        #expect(fragmented["truncated"] == .bool(false))
+        #expect(fragmented.int("wire.packets") == 4)
+        #expect(fragmented.int("wire.payload_bytes") == DNSMessageBuilder.query(id: 21, "many.example").count + big.count)
+        #expect(fragmented["rtt"]?.plainText == "4.000")  // the datagram is complete with its last fragment
+        guard case let .array(addresses)? = fragmented["addresses"] else {
+            Issue.record("no addresses")
+            return
+        }
+        #expect(addresses.count == 60)
+    }
+
     @Test func dnsOverTCPSplitAcrossSegments() throws {
         let client = "10.0.0.1:50000", server = "10.0.0.53:53"
         let query1 = DNSMessageBuilder.query(id: 10, "a.example")

@@ -12,7 +12,7 @@ import Testing
     }
 
     @Test func pointerLoopBetweenTwoNamesIsRejected() throws {
-        // The question at 12 is a label then a pointer forward to 17, which points back to 12.
+        // A loop needs one pointer going forward (here 14 → 17, which would point back to 12): refused.
         var builder = DNSMessageBuilder(id: 1, flags: 0x8180, answers: 1)
         builder.question([1, 0x61] + DNSMessageBuilder.pointer(17) + [0], type: 1)  // 12: "a" → 17
         builder.raw([0])
@@ -82,6 +82,8 @@ import Testing
             if let message = parseDNS(bytes) {
                 _ = message.rcode.description
                 for record in message.answers { _ = record.dataText }
+                let lean = bytes.withUnsafeBytes { DNSMessage.parse($0, allSections: false) }
+                #expect(lean?.answers == message.answers)
             }
         }
     }
@@ -110,5 +112,33 @@ import Testing
             _ = transaction.addresses
             _ = transaction.cnames
         }
+    }
+}
+
+extension DNSHostileInputTests {
+    @Test func cnameLoopEndsAndHugeChainsStayLinear() throws {
+        // a → b → a: the chain stops when a name repeats.
+        var builder = DNSMessageBuilder(id: 1, flags: 0x8180, answers: 2)
+        builder.question("a.example", type: 1)
+        builder.cname(DNSMessageBuilder.pointer(12), DNSMessageBuilder.encodedName("b.example"))
+        builder.cname(DNSMessageBuilder.encodedName("b.example"), DNSMessageBuilder.pointer(12))
+        let looping = try #require(parseDNS(builder.bytes))
+        var transaction = DNSTransaction(
+            messageID: 1, client: DNSEndpoint(address: IPAddress(ipv4: 1), port: 1),
+            server: DNSEndpoint(address: IPAddress(ipv4: 2), port: 53), transport: .udp, question: looping.question)
+        transaction.response = looping
+        #expect(transaction.cnames == ["b.example"])
+        #expect(transaction.addresses.isEmpty)
+
+        // 5000 chained aliases n0 → n1 → … in one message: followed to the end quickly.
+        var long = DNSMessageBuilder(id: 2, flags: 0x8180, answers: 5001)
+        long.question("n0", type: 1)
+        for index in 0..<5000 { long.cname(DNSMessageBuilder.encodedName("n\(index)"), DNSMessageBuilder.encodedName("n\(index + 1)")) }
+        long.a(DNSMessageBuilder.encodedName("n5000"), "192.0.2.9")
+        transaction.response = parseDNS(long.bytes)
+        #expect(transaction.response?.answers.count == 5001)
+        transaction.question = transaction.response?.question
+        #expect(transaction.cnames.count == 5000)
+        #expect(transaction.addresses == [IPAddress("192.0.2.9")!])
     }
 }

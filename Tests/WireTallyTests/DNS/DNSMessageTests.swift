@@ -71,6 +71,28 @@ import Testing
         #expect(message.additionals.isEmpty)
         #expect(message.rcode.rawValue == 16)
         #expect(message.rcode.description == "BADVERS")
+        let lean = try #require(builder.bytes.withUnsafeBytes { DNSMessage.parse($0, allSections: false) })
+        #expect(lean.edns == message.edns)
+        #expect(lean.rcode == message.rcode)
+    }
+
+    @Test func answersOnlyParseSkipsAuthorityAndAdditional() throws {
+        var builder = DNSMessageBuilder(id: 3, flags: 0x8180, answers: 1, authorities: 1, additionals: 2)
+        builder.question("example.org", type: 1)
+        builder.a(DNSMessageBuilder.pointer(12), "192.0.2.1")
+        builder.record(DNSMessageBuilder.pointer(12), type: 2, data: DNSMessageBuilder.encodedName("ns1.example.org"))
+        builder.a(DNSMessageBuilder.encodedName("ns1.example.org"), "192.0.2.53")
+        builder.opt(payloadSize: 1232)
+        let full = try #require(parseDNS(builder.bytes))
+        let lean = try #require(builder.bytes.withUnsafeBytes { DNSMessage.parse($0, allSections: false) })
+        #expect(full.authorities.count == 1 && full.additionals.count == 1)
+        #expect(lean.authorities.isEmpty && lean.additionals.isEmpty)
+        #expect(lean.answers == full.answers)
+        #expect(lean.edns?.udpPayloadSize == 1232)
+        #expect(!lean.isMalformed && !full.isMalformed)
+        var cut = builder.bytes
+        cut.removeLast(3)
+        #expect(cut.withUnsafeBytes { DNSMessage.parse($0, allSections: false) }?.isMalformed == true)
     }
 
     @Test func otherTypesKeepTypeAndLength() throws {

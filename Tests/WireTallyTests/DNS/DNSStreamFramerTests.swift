@@ -18,7 +18,7 @@ import Testing
             let origin = PacketOrigin(frameNumber: index + 1, timestamp: Timestamp(nanoseconds: Int64(index)))
             piece.withUnsafeBytes { bytes in
                 framer.append(bytes, origin: origin) { message, length, first, last in
-                    out.append((message?.header.id, length, first.frameNumber, last.frameNumber))
+                    out.append((DNSMessage.parse(message)?.header.id, length, first.frameNumber, last.frameNumber))
                 }
             }
         }

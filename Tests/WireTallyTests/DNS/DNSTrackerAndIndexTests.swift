@@ -45,6 +45,40 @@ import Testing
         #expect(harness.finished.map(\.id) == [1, 2])
     }
 
+    @Test func bothCopiesOfARetryAnswered() {
+        let harness = DNSTrackerHarness()
+        let query = DNSMessageBuilder.query(id: 6, "slow.example")
+        let response = DNSMessageBuilder.response(id: 6, "slow.example", addresses: ["192.0.2.6"])
+        feed(harness, query, from: client, to: server, at: at(0))
+        feed(harness, query, from: client, to: server, at: at(1000))
+        feed(harness, response, from: server, to: client, at: at(1100))
+        feed(harness, response, from: server, to: client, at: at(1101))
+        #expect(harness.finished.map(\.flags) == [[], .duplicateResponse])
+        #expect(harness.finished[0].retries == 1 && harness.finished[0].rttNanoseconds == 1_100_000_000)
+        #expect(harness.finished[1].wire.packets == 1)
+        #expect(harness.index.count == 1)
+        #expect(harness.index.lookup(name: "slow.example", before: at(2000))?.transactionID == harness.finished[0].id)
+        // Once the first query is older than the timeout, another answer has no query any more.
+        harness.tracker.expire(now: at(40_000))
+        feed(harness, response, from: server, to: client, at: at(40_001))
+        #expect(harness.finished.last?.flags == .noQuery)
+        // A new query reusing the id is a new transaction.
+        feed(harness, query, from: client, to: server, at: at(41_000))
+        feed(harness, response, from: server, to: client, at: at(41_002))
+        #expect(harness.finished.last?.flags == [])
+        #expect(harness.finished.last?.rttNanoseconds == 2_000_000)
+    }
+
+    @Test func tooManyWaitingQueriesEvictTheOldest() {
+        let harness = DNSTrackerHarness(maximumPending: 3)
+        for id in 0..<5 { feed(harness, DNSMessageBuilder.query(id: UInt16(id), "q\(id).example"), from: client, to: server, at: at(Int64(id))) }
+        #expect(harness.finished.map(\.messageID) == [0, 1])
+        #expect(harness.finished.allSatisfy { $0.flags == [.noResponse, .evicted] })
+        harness.tracker.finishAll()
+        #expect(harness.finished.map(\.messageID) == [0, 1, 2, 3, 4])
+        #expect(harness.finished.map(\.id) == [1, 2, 3, 4, 5])
+    }
+
     @Test func indexFindsTheLatestAnswerBeforeATime() {
         let harness = DNSTrackerHarness()
         feed(harness, DNSMessageBuilder.query(id: 1, "Shop.Example"), from: client, to: server, at: at(0))
@@ -91,5 +125,10 @@ import Testing
 final class DNSTrackerHarness {
     let index = DNSAnswerIndex()
     private(set) var finished: [DNSTransaction] = []
-    private(set) lazy var tracker = DNSTransactionTracker(answers: index) { [unowned self] in finished.append($0) }
+    private let maximumPending: Int
+    private(set) lazy var tracker = DNSTransactionTracker(answers: index, maximumPending: maximumPending) { [unowned self] in
+        finished.append($0)
+    }
+
+    init(maximumPending: Int = 65_536) { self.maximumPending = maximumPending }
 }

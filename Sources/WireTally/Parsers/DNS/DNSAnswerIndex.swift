@@ -15,7 +15,8 @@ public struct DNSResolution: Hashable, Sendable {
 /// phase of an exchange (the resolution that preceded its connection).
 ///
 /// Only answered transactions with at least one address are kept (NXDOMAIN, empty AAAA answers and
-/// unanswered queries cannot have led to a connection). Memory is bounded: beyond `capacity`
+/// unanswered queries cannot have led to a connection); a response whose query was not captured counts
+/// (with no query time), a second answer to an answered query does not. Memory is bounded: beyond `capacity`
 /// resolutions the oldest is forgotten.
 public final class DNSAnswerIndex {
     public let capacity: Int
@@ -36,10 +37,10 @@ public final class DNSAnswerIndex {
     /// Number of resolutions remembered.
     public var count: Int { nextSequence - firstSequence }
 
-    /// Remembers `transaction` if it was answered with addresses.
+    /// Remembers `transaction` if it was answered with addresses (the analyzer adds every transaction).
     public func add(_ transaction: DNSTransaction) {
         guard let answered = transaction.answerTimestamp, let question = transaction.question,
-              transaction.response?.rcode == .noError
+              transaction.response?.rcode == .noError, !transaction.flags.contains(.duplicateResponse)
         else { return }
         let addresses = transaction.addresses
         guard !addresses.isEmpty else { return }

@@ -42,7 +42,11 @@ public struct DNSMessage: Hashable, Sendable {
     public var question: DNSQuestion? { questions.first }
 
     /// Parses `bytes` as one DNS message; nil when they cannot hold a header.
-    public static func parse(_ bytes: UnsafeRawBufferPointer) -> DNSMessage? {
+    ///
+    /// - Parameter allSections: false to step over the authority and additional sections checking only
+    ///   their bounds (`authorities` and `additionals` stay empty; `edns` is still read): what a
+    ///   transaction keeps, without allocating names it would drop.
+    public static func parse(_ bytes: UnsafeRawBufferPointer, allSections: Bool = true) -> DNSMessage? {
         guard let id = bytes.uint16BigEndian(at: 0), let flags = bytes.uint16BigEndian(at: 2),
               let questionCount = bytes.uint16BigEndian(at: 4), let answerCount = bytes.uint16BigEndian(at: 6),
               let authorityCount = bytes.uint16BigEndian(at: 8), let additionalCount = bytes.uint16BigEndian(at: 10)
@@ -51,13 +55,18 @@ public struct DNSMessage: Hashable, Sendable {
             id: id, flags: flags, questionCount: questionCount, answerCount: answerCount,
             authorityCount: authorityCount, additionalCount: additionalCount)
         var message = DNSMessage(header: header, length: bytes.count)
-        var reader = SectionReader(bytes: bytes, offset: DNSHeader.length)
+        var reader = DNSSectionReader(bytes: bytes, offset: DNSHeader.length)
         message.questions = reader.questions(count: Int(questionCount))
         message.answers = reader.records(count: Int(answerCount))
-        message.authorities = reader.records(count: Int(authorityCount))
-        let additionals = reader.records(count: Int(additionalCount))
-        message.additionals = additionals.filter { $0.type != .opt }
-        if let opt = additionals.first(where: { $0.type == .opt }) { message.edns = Self.edns(from: opt) }
+        if allSections {
+            message.authorities = reader.records(count: Int(authorityCount))
+            let additionals = reader.records(count: Int(additionalCount))
+            message.additionals = additionals.filter { $0.type != .opt }
+            if let opt = additionals.first(where: { $0.type == .opt }) { message.edns = Self.edns(from: opt) }
+        } else {
+            reader.skipRecords(count: Int(authorityCount))
+            if let opt = reader.skipRecords(count: Int(additionalCount)) { message.edns = Self.edns(from: opt) }
+        }
         message.isMalformed = reader.failed
         return message
     }
@@ -70,84 +79,5 @@ public struct DNSMessage: Hashable, Sendable {
             udpPayloadSize: opt.recordClass, extendedRcodeHigh: UInt8(truncatingIfNeeded: opt.ttl >> 24),
             version: UInt8(truncatingIfNeeded: opt.ttl >> 16), dnssecOK: opt.ttl & 0x8000 != 0,
             optionsLength: optionsLength)
-    }
-}
-
-/// Walks the sections after the header; after the first failure every further read yields nothing.
-private struct SectionReader {
-    let bytes: UnsafeRawBufferPointer
-    var offset: Int
-    var failed = false
-
-    init(bytes: UnsafeRawBufferPointer, offset: Int) {
-        self.bytes = bytes
-        self.offset = offset
-    }
-
-    mutating func questions(count: Int) -> [DNSQuestion] {
-        var questions: [DNSQuestion] = []
-        for _ in 0..<count {
-            guard !failed, let (name, end) = DNSNameReader.read(bytes, at: offset),
-                  let type = bytes.uint16BigEndian(at: end), let recordClass = bytes.uint16BigEndian(at: end + 2)
-            else {
-                failed = true
-                break
-            }
-            questions.append(DNSQuestion(name: name, type: DNSRecordType(rawValue: type), recordClass: recordClass))
-            offset = end + 4
-        }
-        return questions
-    }
-
-    mutating func records(count: Int) -> [DNSResourceRecord] {
-        var records: [DNSResourceRecord] = []
-        for _ in 0..<count {
-            guard !failed, let record = nextRecord() else {
-                failed = true
-                break
-            }
-            records.append(record)
-        }
-        return records
-    }
-
-    private mutating func nextRecord() -> DNSResourceRecord? {
-        guard let (name, end) = DNSNameReader.read(bytes, at: offset),
-              let type = bytes.uint16BigEndian(at: end), let recordClass = bytes.uint16BigEndian(at: end + 2),
-              let ttl = bytes.uint32BigEndian(at: end + 4), let dataLength = bytes.uint16BigEndian(at: end + 8)
-        else { return nil }
-        let dataStart = end + 10
-        let dataEnd = dataStart + Int(dataLength)
-        guard dataEnd <= bytes.count else { return nil }
-        offset = dataEnd
-        let recordType = DNSRecordType(rawValue: type)
-        return DNSResourceRecord(
-            name: name, type: recordType, recordClass: recordClass, ttl: ttl,
-            data: data(of: recordType, from: dataStart, to: dataEnd))
-    }
-
-    /// Names inside RDATA may point anywhere before them in the whole message, so they are read from
-    /// `bytes` and must end exactly at the end of the RDATA.
-    private func data(of type: DNSRecordType, from start: Int, to end: Int) -> DNSRecordData {
-        let length = end - start
-        switch type.rawValue {
-        case DNSRecordType.a.rawValue where length == 4:
-            guard let value = bytes.uint32BigEndian(at: start) else { return .raw(length: length) }
-            return .address(IPAddress(ipv4: value))
-        case DNSRecordType.aaaa.rawValue where length == 16:
-            guard let high = bytes.uint32BigEndian(at: start), let high2 = bytes.uint32BigEndian(at: start + 4),
-                  let low = bytes.uint32BigEndian(at: start + 8), let low2 = bytes.uint32BigEndian(at: start + 12)
-            else { return .raw(length: length) }
-            return .address(IPAddress(
-                ipv6High: UInt64(high) << 32 | UInt64(high2), low: UInt64(low) << 32 | UInt64(low2)))
-        case DNSRecordType.cname.rawValue, DNSRecordType.ns.rawValue, DNSRecordType.ptr.rawValue, 39:
-            let rdata = bytes.clamped(from: 0, to: end)
-            guard let (name, nameEnd) = DNSNameReader.read(rdata, at: start), nameEnd == end else {
-                return .raw(length: length)
-            }
-            return .name(name)
-        default:
-            return .raw(length: length)
-        }
     }
 }

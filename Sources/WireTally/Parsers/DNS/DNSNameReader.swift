@@ -44,6 +44,21 @@ enum DNSNameReader {
         }
     }
 
+    /// The offset just after the name at `offset`, checking only its own bytes (a pointer ends it and is
+    /// not followed); nil when it runs past the message or uses an obsolete label type.
+    static func end(of message: UnsafeRawBufferPointer, at offset: Int) -> Int? {
+        var position = offset
+        while let length = message.byte(at: position) {
+            switch length & 0xc0 {
+            case 0x00 where length == 0: return position + 1
+            case 0x00: position += 1 + Int(length)
+            case 0xc0: return position + 2 <= message.count ? position + 2 : nil
+            default: return nil
+            }
+        }
+        return nil
+    }
+
     private static func lowercased(_ byte: UInt8) -> UInt8 {
         byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte
     }

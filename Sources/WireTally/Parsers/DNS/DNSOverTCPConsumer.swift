@@ -16,8 +16,8 @@ final class DNSOverTCPConsumer: TCPStreamConsumer {
         let server = DNSEndpoint(address: endpoints.server, port: endpoints.serverPort)
         let (source, destination) = direction == .up ? (client, server) : (server, client)
         let tracker = self.tracker
-        framers[direction.rawValue].append(data, origin: origin) { message, framedLength, first, last in
-            guard let message else { return tracker.noteUnparsed() }
+        framers[direction.rawValue].append(data, origin: origin) { bytes, framedLength, first, last in
+            guard let message = DNSMessage.parse(bytes, allSections: false) else { return tracker.noteUnparsed() }
             tracker.observe(
                 message, from: source, to: destination, transport: .tcp,
                 timestamp: message.header.isResponse ? last.timestamp : first.timestamp,
@@ -30,12 +30,4 @@ final class DNSOverTCPConsumer: TCPStreamConsumer {
     }
 
     func streamEnded(direction: FlowDirection) {}
-}
-
-/// Which transport ports carry DNS (mDNS and LLMNR are left to the flow records).
-enum DNSPorts {
-    static let dns: UInt16 = 53
-
-    /// True when either port is the DNS port.
-    static func carriesDNS(_ first: UInt16, _ second: UInt16) -> Bool { first == dns || second == dns }
 }

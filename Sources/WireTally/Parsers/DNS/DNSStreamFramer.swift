@@ -1,10 +1,12 @@
 /// Cuts one direction of a DNS-over-TCP stream (RFC 1035 §4.2.2: each message preceded by its 2-byte
 /// length) into messages, however the stream was segmented. Whole messages inside one delivery are
-/// parsed in place; only a message split across deliveries is buffered (at most 65 537 bytes).
+/// handed over in place; only a message split across deliveries is buffered (at most 65 537 bytes).
 struct DNSStreamFramer {
-    /// A framed message: its parse (nil when it is not even a DNS header), its length with the prefix,
-    /// and the packets that delivered its first and last bytes.
-    typealias Handler = (_ message: DNSMessage?, _ framedLength: Int, _ first: PacketOrigin, _ last: PacketOrigin) -> Void
+    /// A framed message: its bytes (without the prefix, valid during the call), its length with the
+    /// prefix, and the packets that delivered its first and last bytes.
+    typealias Handler = (
+        _ message: UnsafeRawBufferPointer, _ framedLength: Int, _ first: PacketOrigin, _ last: PacketOrigin
+    ) -> Void
 
     /// Bytes of the message being assembled, prefix included.
     private var partial: [UInt8] = []
@@ -20,10 +22,9 @@ struct DNSStreamFramer {
             position = fillPartial(from: bytes)
             guard let needed = Self.framedLength(of: partial), partial.count == needed else { return }
             let first = partialOrigin ?? origin
-            let message = partial.withUnsafeBytes { DNSMessage.parse($0.clamped(from: 2)) }
+            partial.withUnsafeBytes { handler($0.clamped(from: 2), needed, first, origin) }
             partial.removeAll(keepingCapacity: true)
             partialOrigin = nil
-            handler(message, needed, first, origin)
         }
         while position < bytes.count {
             let rest = bytes.clamped(from: position)
@@ -33,7 +34,7 @@ struct DNSStreamFramer {
                 return
             }
             let framed = 2 + Int(length)
-            handler(DNSMessage.parse(rest.clamped(from: 2, to: framed)), framed, origin, origin)
+            handler(rest.clamped(from: 2, to: framed), framed, origin, origin)
             position += framed
         }
     }

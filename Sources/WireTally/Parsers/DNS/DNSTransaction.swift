@@ -21,7 +21,7 @@ public enum DNSTransport: String, Hashable, Sendable {
 public struct DNSTransactionFlags: OptionSet, Hashable, Sendable {
     public var rawValue: UInt8
     public init(rawValue: UInt8) { self.rawValue = rawValue }
-    /// A response whose query the capture does not hold (capture started late, or it was answered twice).
+    /// A response whose query the capture does not hold (the capture started late, or missed it).
     public static let noQuery = DNSTransactionFlags(rawValue: 1 << 0)
     /// A query never answered before the timeout or the end of the capture.
     public static let noResponse = DNSTransactionFlags(rawValue: 1 << 1)
@@ -29,10 +29,16 @@ public struct DNSTransactionFlags: OptionSet, Hashable, Sendable {
     public static let malformed = DNSTransactionFlags(rawValue: 1 << 2)
     /// Pushed out unanswered because too many queries were waiting.
     public static let evicted = DNSTransactionFlags(rawValue: 1 << 3)
+    /// A further response to a query already answered (each copy of a retried query got an answer): its
+    /// packet is reported here, the first answer stays the transaction's.
+    public static let duplicateResponse = DNSTransactionFlags(rawValue: 1 << 4)
 
     /// Names in record order.
     public var names: [String] {
-        [(Self.noQuery, "no_query"), (.noResponse, "no_response"), (.malformed, "malformed"), (.evicted, "evicted")]
+        [
+            (Self.noQuery, "no_query"), (.noResponse, "no_response"), (.malformed, "malformed"),
+            (.evicted, "evicted"), (.duplicateResponse, "duplicate_response"),
+        ]
             .filter { contains($0.0) }.map(\.1)
     }
 }
@@ -76,7 +82,7 @@ public struct DNSTransaction: Hashable, Sendable {
     /// Response time in nanoseconds (first query to response); nil when either is missing.
     public var rttNanoseconds: Int64? {
         guard let queryTimestamp, let answerTimestamp else { return nil }
-        return answerTimestamp.nanoseconds - queryTimestamp.nanoseconds
+        return answerTimestamp.nanoseconds &- queryTimestamp.nanoseconds
     }
 
     /// True when the response had TC set (truncated: the client should ask again over TCP).

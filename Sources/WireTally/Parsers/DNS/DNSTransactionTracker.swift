@@ -3,13 +3,15 @@
 /// A response matches the waiting query with the same client and server endpoints, transport, message
 /// id and question (name, type, class). A query re-sent while its first copy waits is a retry of that
 /// transaction (the transaction keeps the first query's time). Queries waiting longer than
-/// `timeoutSeconds` are reported unanswered at the next `expire(now:)`, and all of them at `finishAll()`;
-/// a response without a waiting query is reported at once with the flag `no_query`.
+/// `timeoutSeconds` are reported unanswered at the next `expire(now:)`, and all of them at `finishAll()`.
+/// A response without a waiting query is reported at once on its own: flagged `duplicate_response`
+/// when it answers a query answered in the last `timeoutSeconds` (each copy of a retried query got an
+/// answer), else `no_query` (the capture missed the query).
 final class DNSTransactionTracker {
     /// How long a query waits for its answer (resolvers give up after 5 s × a few attempts).
     static let timeoutSeconds: Int64 = 30
     /// At most this many queries wait; beyond it the oldest is reported unanswered (`evicted`).
-    static let maximumPending = 65_536
+    let maximumPending: Int
 
     private struct Key: Hashable {
         var client: DNSEndpoint
@@ -19,19 +21,28 @@ final class DNSTransactionTracker {
         var question: DNSQuestion?
     }
 
+    private struct QueueEntry {
+        var key: Key
+        var queried: Timestamp
+    }
+
+    /// Queries waiting for their answer.
     private var pending: [Key: DNSTransaction] = [:]
-    /// Waiting keys in first-query order, with the query time; entries whose transaction was answered
-    /// are skipped when reached (compared by query time, which a later reuse of the key changes).
-    private var queue: [(key: Key, queried: Timestamp)] = []
+    /// Queries answered recently (by first-query time), to recognise a second answer.
+    private var recentlyAnswered: [Key: Timestamp] = [:]
+    /// Every query in first-query order. An entry stands for the transaction of its key with the same
+    /// query time, waiting or recently answered; it is dropped once older than the timeout.
+    private var queue: [QueueEntry] = []
     private var queueHead = 0
     private var lastID = 0
     private let answers: DNSAnswerIndex
     private let finished: (DNSTransaction) -> Void
 
-    /// Port-53 payloads that were not DNS (shorter than a header).
+    /// Payloads on a DNS port that were not DNS (shorter than a header).
     private(set) var unparsedMessages = 0
 
-    init(answers: DNSAnswerIndex, finished: @escaping (DNSTransaction) -> Void) {
+    init(answers: DNSAnswerIndex, maximumPending: Int = 65_536, finished: @escaping (DNSTransaction) -> Void) {
+        self.maximumPending = max(1, maximumPending)
         self.answers = answers
         self.finished = finished
     }
@@ -40,7 +51,7 @@ final class DNSTransactionTracker {
     func observe(_ ip: IPPacket, _ udp: UDPDatagram) {
         var wire = ip.wire
         wire.payloadBytes = udp.payloadLength
-        guard let message = DNSMessage.parse(udp.payload) else { return noteUnparsed() }
+        guard let message = DNSMessage.parse(udp.payload, allSections: false) else { return noteUnparsed() }
         observe(
             message, from: DNSEndpoint(address: ip.source, port: udp.sourcePort),
             to: DNSEndpoint(address: ip.destination, port: udp.destinationPort), transport: .udp,
@@ -64,20 +75,16 @@ final class DNSTransactionTracker {
 
     /// Reports the queries that waited longer than the timeout.
     func expire(now: Timestamp) {
-        let deadline = now.nanoseconds - Self.timeoutSeconds * 1_000_000_000
+        let deadline = now.nanoseconds &- Self.timeoutSeconds * 1_000_000_000
         while queueHead < queue.count, queue[queueHead].queried.nanoseconds < deadline {
-            reportUnanswered(queue[queueHead], flags: .noResponse)
-            queueHead += 1
+            popOldest(unansweredFlags: .noResponse)
         }
         compactQueue()
     }
 
     /// Reports every query still waiting, in query order.
     func finishAll() {
-        while queueHead < queue.count {
-            reportUnanswered(queue[queueHead], flags: .noResponse)
-            queueHead += 1
-        }
+        while queueHead < queue.count { popOldest(unansweredFlags: .noResponse) }
         compactQueue()
     }
 
@@ -94,7 +101,7 @@ final class DNSTransactionTracker {
             if message.isMalformed { pending[key]?.flags.insert(.malformed) }
             return
         }
-        if pending.count >= Self.maximumPending { evictOldest() }
+        makeRoom()
         var transaction = DNSTransaction(
             messageID: message.header.id, client: client, server: server, transport: transport,
             question: message.question)
@@ -102,7 +109,8 @@ final class DNSTransactionTracker {
         transaction.wire = wire
         if message.isMalformed { transaction.flags.insert(.malformed) }
         pending[key] = transaction
-        queue.append((key, timestamp))
+        recentlyAnswered[key] = nil
+        queue.append(QueueEntry(key: key, queried: timestamp))
     }
 
     private func answer(
@@ -112,13 +120,16 @@ final class DNSTransactionTracker {
         let key = Key(
             client: client, server: server, transport: transport, messageID: message.header.id,
             question: message.question)
-        var transaction = pending.removeValue(forKey: key) ?? {
-            var unmatched = DNSTransaction(
+        var transaction: DNSTransaction
+        if let waiting = pending.removeValue(forKey: key) {
+            transaction = waiting
+            recentlyAnswered[key] = waiting.queryTimestamp
+        } else {
+            transaction = DNSTransaction(
                 messageID: message.header.id, client: client, server: server, transport: transport,
                 question: message.question)
-            unmatched.flags.insert(.noQuery)
-            return unmatched
-        }()
+            transaction.flags.insert(recentlyAnswered[key] != nil ? .duplicateResponse : .noQuery)
+        }
         transaction.response = message
         transaction.answerTimestamp = timestamp
         transaction.wire += wire
@@ -126,24 +137,29 @@ final class DNSTransactionTracker {
         report(transaction)
     }
 
-    private func evictOldest() {
-        while queueHead < queue.count {
-            let entry = queue[queueHead]
-            queueHead += 1
-            if reportUnanswered(entry, flags: [.noResponse, .evicted]) { break }
+    /// Keeps the waiting queries and the queue within their caps, reporting the oldest waiting query
+    /// unanswered (`evicted`) when too many wait.
+    private func makeRoom() {
+        while queue.count - queueHead >= 2 * maximumPending
+            || (pending.count >= maximumPending && queueHead < queue.count)
+        {
+            popOldest(unansweredFlags: [.noResponse, .evicted])
         }
         compactQueue()
     }
 
-    /// Reports the transaction a queue entry stands for if it is still waiting; false when it was answered.
-    @discardableResult
-    private func reportUnanswered(_ entry: (key: Key, queried: Timestamp), flags: DNSTransactionFlags) -> Bool {
-        guard let waiting = pending[entry.key], waiting.queryTimestamp == entry.queried else { return false }
-        pending[entry.key] = nil
-        var transaction = waiting
-        transaction.flags.formUnion(flags)
-        report(transaction)
-        return true
+    /// Drops the oldest queue entry: its transaction, if still waiting, is reported with `flags`.
+    private func popOldest(unansweredFlags flags: DNSTransactionFlags) {
+        let entry = queue[queueHead]
+        queueHead += 1
+        if let waiting = pending[entry.key], waiting.queryTimestamp == entry.queried {
+            pending[entry.key] = nil
+            var transaction = waiting
+            transaction.flags.formUnion(flags)
+            report(transaction)
+        } else if recentlyAnswered[entry.key] == entry.queried {
+            recentlyAnswered[entry.key] = nil
+        }
     }
 
     private func report(_ transaction: DNSTransaction) {
