@@ -20,6 +20,7 @@ extension RecordEncoding {
             ("wire", .object([
                 ("up", exchangeDirection(wire, .up)),
                 ("down", exchangeDirection(wire, .down)),
+                ("dns_ip_bytes", .integer(exchange.dnsIPBytes)),
             ])),
             ("timing", timing(exchange.timing)),
             ("tls", tls.map { tlsSummary($0.session) } ?? .null),

@@ -161,6 +161,7 @@ public final class CaptureAnalyzer {
             let resolution = application.resolution
             for var exchange in application.exchanges {
                 exchange.serverName = tls?.sni ?? resolution?.name
+                if exchange.index == 0 { exchange.dnsIPBytes = resolution?.wire.ipBytes ?? 0 }
                 let lookup = resolution.map {
                     ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: $0.answerTimestamp)
                 }

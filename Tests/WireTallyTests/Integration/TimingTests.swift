@@ -104,10 +104,14 @@ import Testing
             }
             if let dns = ours("dns") {
                 let lookup = transfer.milliseconds("time_namelookup")
+                let record = writer.exchanges.first { $0.int("conn.id") == connection.int("id") && $0.int("conn.index") == 0 }
+                let dnsBytes = record?.int("wire.dns_ip_bytes") ?? 0
                 if lookup > 0.1 {
                     #expect(dns > 0 && dns <= lookup + Self.tolerance, "\(what): dns \(dns) vs curl \(lookup)")
+                    // the lookup's packets are the DNS record's, claimed by this first exchange
+                    #expect(writer.dns.contains { $0.int("wire.ip_bytes") == dnsBytes && dnsBytes > 0 }, "\(what): dns_ip_bytes")
                 } else {
-                    #expect(dns == -1, "\(what): curl had the address cached, no lookup on the wire")
+                    #expect(dns == -1 && dnsBytes == 0, "\(what): curl had the address cached, no lookup on the wire")
                 }
             }
             checked += 1
