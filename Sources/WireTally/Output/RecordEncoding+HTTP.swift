@@ -24,8 +24,7 @@ extension RecordEncoding {
             ])),
             ("timing", timing(exchange.timing)),
             ("tls", tls.map { tlsSummary($0.session) } ?? .null),
-            ("flags", .array((flags(of: exchange) + (tls.map { $0.isEstimated ? ["encrypted", "estimated"] : ["encrypted"] } ?? []))
-                .map(JSONValue.string))),
+            ("flags", .array(flags(of: exchange, on: connection).map(JSONValue.string))),
         ])
     }
 
@@ -42,15 +41,17 @@ extension RecordEncoding {
         ])
     }
 
-    /// The flag names of an exchange: `no_request`, `no_response`, `upgraded`, then its messages'
-    /// flags prefixed `request_`/`response_` (`response_gap`, `request_incomplete`…).
-    public static func flags(of exchange: HTTPExchange) -> [String] {
+    /// The flag names of an exchange: `no_request`, `no_response`, `upgraded`, its messages' flags
+    /// prefixed `request_`/`response_` (`response_gap`, `request_incomplete`…), then `encrypted` and
+    /// `estimated` for exchanges estimated from TLS records.
+    public static func flags(of exchange: HTTPExchange, on connection: TCPConnection) -> [String] {
         var flags: [String] = []
         if exchange.request == nil { flags.append("no_request") }
         if exchange.response == nil { flags.append("no_response") }
         if exchange.upgraded { flags.append("upgraded") }
         if let request = exchange.request { flags += flagNames(request.flags, prefix: "request_") }
         if let response = exchange.response { flags += flagNames(response.flags, prefix: "response_") }
+        if let tls = tlsSession(of: connection) { flags += tls.isEstimated ? ["encrypted", "estimated"] : ["encrypted"] }
         return flags
     }
 

@@ -63,17 +63,18 @@ public final class TableWriter: RecordWriter {
         let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
         let first = exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
         let method = exchange.request?.method ?? "-"
-        let host = exchange.request.map { RecordEncoding.host(of: $0, fallback: connection.server.description) }
-            ?? connection.serverEndpoint
-        let target = exchange.request?.target ?? "?"
-        let url = target.hasPrefix("/") ? host + target : target
+        let fallbackHost = exchange.serverName ?? connection.server.description
+        let host = exchange.request.map { RecordEncoding.host(of: $0, fallback: fallbackHost) } ?? connection.serverEndpoint
+        // Encrypted exchanges have no target: show the server they went to.
+        let target = exchange.request?.target ?? ""
+        let url = target.hasPrefix("/") ? host + target : target.isEmpty ? "https://" + host : target
         let status = exchange.response?.status.map(String.init) ?? "-"
         output.write(Self.row([
             first.map(Self.timeOfDay) ?? "-", method, url, status, String(up), String(down),
-            RecordEncoding.flags(of: exchange).joined(separator: ","),
+            RecordEncoding.flags(of: exchange, on: connection).joined(separator: ","),
         ], Self.exchangeColumns))
         let path = String(target.prefix { $0 != "?" })
-        endpoints["\(method) \(target.hasPrefix("/") ? host + path : path)", default: EndpointTotals()].add(up: up, down: down)
+        endpoints["\(method) \(target.hasPrefix("/") ? host + path : path.isEmpty ? url : path)", default: EndpointTotals()].add(up: up, down: down)
     }
 
     private func writeConnection(_ connection: TCPConnection) {

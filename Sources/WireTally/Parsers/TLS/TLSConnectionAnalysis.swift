@@ -334,6 +334,11 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
 
     private func applicationRecord(_ direction: FlowDirection, offset: Int64, origin: PacketOrigin, plaintext: Int) {
         guard mode != .session else { return }
+        if direction == .up && lastApplicationDirection != .up && !estimated.isEmpty && session.version == 0x0304 && plaintext <= 2 {
+            // No HTTP/1 request is 2 bytes long: a TLS 1.3 client record this small is an encrypted
+            // alert (close_notify), which stays with the current exchange instead of opening one.
+            return
+        }
         let d = direction.rawValue
         if direction == .up ? lastApplicationDirection != .up : estimated.isEmpty {
             estimated.append(Estimated())
