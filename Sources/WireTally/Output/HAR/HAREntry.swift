@@ -24,7 +24,7 @@ enum HAREntry {
                 ("index", .integer(exchange.index)),
             ])),
             ("_wire", wire(connection.ledger.exchange(exchange.index))),
-            ("_flags", .array(RecordEncoding.flags(of: exchange).map(JSONValue.string))),
+            ("_flags", .array(RecordEncoding.flags(of: exchange, on: connection).map(JSONValue.string))),
         ]
         return (start, .object(members))
     }
