@@ -11,7 +11,7 @@ enum HAREntry {
         members += [
             ("startedDateTime", .string(HARDate.iso8601(start))),
             ("time", HARTimings.number(phases.time)),
-            ("request", request(exchange.request, connection: connection)),
+            ("request", request(exchange.request, connection: connection, serverName: exchange.serverName)),
             ("response", response(exchange.response)),
             ("cache", .object([])),
             ("timings", phases.json),
@@ -31,7 +31,7 @@ enum HAREntry {
 
     // MARK: Request
 
-    static func request(_ message: HTTPMessage?, connection: TCPConnection) -> JSONValue {
+    static func request(_ message: HTTPMessage?, connection: TCPConnection, serverName: String? = nil) -> JSONValue {
         guard let message else {
             // HAR requires a request: a minimal one, flagged `no_request`.
             return .object([
@@ -43,7 +43,7 @@ enum HAREntry {
         let target = message.target ?? ""
         var members: [(String, JSONValue)] = [
             ("method", .string(message.method ?? "")),
-            ("url", .string(url(of: message, connection: connection))),
+            ("url", .string(url(of: message, connection: connection, serverName: serverName))),
             ("httpVersion", .string(message.version)),
             ("cookies", .array(HTTPCookies.requestCookies(message.headers).map(cookie))),
             ("headers", headers(message.headers)),
@@ -63,12 +63,13 @@ enum HAREntry {
     }
 
     /// `http://` + Host (else the absolute target's authority, else the server address) + target;
-    /// absolute-form targets as they are; a request without method (not HTTP, e.g. encrypted)
-    /// `https://` + server.
-    static func url(of message: HTTPMessage, connection: TCPConnection) -> String {
+    /// absolute-form targets as they are; a request without method (encrypted) `https://` + the
+    /// server's name (SNI or DNS answer) or address.
+    static func url(of message: HTTPMessage, connection: TCPConnection, serverName: String? = nil) -> String {
         let address = connection.server.isIPv6 ? "[\(connection.server)]" : connection.server.description
         guard message.method != nil, let target = message.target else {
-            return "https://" + (connection.serverPort == 443 ? address : connection.serverEndpoint)
+            let host = serverName ?? address
+            return "https://" + (connection.serverPort == 443 ? host : "\(host):\(connection.serverPort)")
         }
         if target.contains("://") { return target }
         let host = RecordEncoding.host(of: message, fallback: connection.serverPort == 80 ? address : connection.serverEndpoint)
