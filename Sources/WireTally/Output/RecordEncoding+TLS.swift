@@ -15,13 +15,16 @@ extension RecordEncoding {
         ])
     }
 
-    /// The connection record's `tls` object: the summary plus the handshake duration, alerts and
+    /// The connection record's `tls` object: the summary plus the ClientHello and client-Finished
+    /// times, the handshake duration, alerts and
     /// per-direction record statistics (bytes of handshake, change-cipher-spec, alert and
     /// application-data records on the stream, record-header and estimated AEAD/MAC overhead).
-    static func tlsDetails(_ analysis: TLSConnectionAnalysis) -> JSONValue {
+    static func tlsDetails(_ analysis: TLSConnectionAnalysis, digits: Int) -> JSONValue {
         let session = analysis.session
         guard case var .object(members) = tlsSummary(session) else { return .null }
         members.append(("alpn_source", .string(session.alpnSource.rawValue)))
+        members.append(("ts_client_hello", session.clientHelloTime.map { .number($0.formatted(digits: digits)) } ?? .null))
+        members.append(("ts_client_finished", session.clientFinishedTime.map { .number($0.formatted(digits: digits)) } ?? .null))
         members.append(("handshake_ms", session.handshakeNanoseconds.map { .number(milliseconds($0)) } ?? .null))
         members.append(("alerts", .integer(session.alertCount)))
         members.append(("mode", .string(analysis.mode.rawValue)))

@@ -30,7 +30,7 @@ public enum RecordEncoding {
             ("exchanges", .integer(connection.attribution?.exchangeCount ?? 0)),
         ]
         members.append(("handshake_rtt_ms", connection.handshakeNanoseconds.map { .number(milliseconds($0)) } ?? .null))
-        members.append(("tls", tlsSession(of: connection).map(tlsDetails) ?? .null))
+        members.append(("tls", tlsSession(of: connection).map { tlsDetails($0, digits: digits) } ?? .null))
         members.append(("flags", .array(connection.flags.names.map(JSONValue.string))))
         return .object(members)
     }

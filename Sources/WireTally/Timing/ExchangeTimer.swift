@@ -33,11 +33,14 @@ public enum ExchangeTimer {
             starts.append(tls.start)
         }
         let wire = connection.ledger.exchange(exchange.index)
-        /// First to last packet carrying the message's bytes (the message's own first/last byte
-        /// origins when the ledger attributed no payload packet to it).
+        /// From the packet carrying the message's first byte to the last packet carrying the exchange's
+        /// bytes in that direction (a retransmission filling a hole can be it). Earlier packets the
+        /// exchange owns (a TLS handshake is the first exchange's setup) do not start the message.
         func span(_ message: HTTPMessage?, _ direction: FlowDirection) -> ClosedRange<Timestamp>? {
             guard let message else { return nil }
-            return wire.payloadTimes[direction.rawValue] ?? message.firstOrigin.timestamp...message.lastOrigin.timestamp
+            let first = message.firstOrigin.timestamp
+            let last = max(message.lastOrigin.timestamp, wire.payloadTimes[direction.rawValue]?.upperBound ?? first)
+            return first...max(first, last)
         }
         let request = span(exchange.request, .up), response = span(exchange.response, .down)
         timing.requestSpan = request
@@ -54,7 +57,9 @@ public enum ExchangeTimer {
             starts.append(response.lowerBound)
         }
         timing.start = starts.min()
-        if let start = timing.start, let end = response?.upperBound ?? request?.upperBound {
+        // The exchange's last payload packet: normally its last response packet (a TLS close_notify
+        // or a late request retransmission owned by the exchange can come after it).
+        if let start = timing.start, let end = [response?.upperBound, request?.upperBound].compactMap({ $0 }).max() {
             timing.total = milliseconds(start, end)
         }
         return timing

@@ -6,7 +6,8 @@
 /// - `ssl`: ClientHello to the client's Finished as seen on the wire (-1 without TLS);
 /// - `send`: first to last packet of the request; `wait`: last request packet to first response packet;
 /// - `receive`: first to last response packet;
-/// - `total`: from the start of the first phase that happened to the last response packet.
+/// - `total`: from the start of the first phase that happened to the exchange's last packet carrying
+///   payload (normally its last response packet).
 public struct ExchangeTiming: Hashable, Sendable {
     public var blocked: Double = -1
     public var dns: Double = -1
