@@ -28,6 +28,10 @@ extension RecordEncoding {
     public static func dns(_ transaction: DNSTransaction, timestampDigits digits: Int) -> JSONValue {
         let response = transaction.response
         let question = transaction.question
+        var connectionReference = JSONValue.null
+        if let id = transaction.connectionID {
+            connectionReference = .object([("id", .integer(id)), ("index", .integer(transaction.connectionIndex ?? 0))])
+        }
         return .object([
             ("type", .string("dns")),
             ("id", .integer(transaction.id)),
@@ -47,6 +51,7 @@ extension RecordEncoding {
             ("ts_answer", transaction.answerTimestamp.map { .number($0.formatted(digits: digits)) } ?? .null),
             ("rtt", transaction.rttNanoseconds.map { .number(milliseconds($0)) } ?? .null),
             ("wire", counters(transaction.wire)),
+            ("conn", connectionReference),
             ("flags", .array(transaction.flags.names.map(JSONValue.string))),
         ])
     }

@@ -27,7 +27,7 @@ public enum RecordEncoding {
                 ("up", counters(ledger.unattributed(.up))),
                 ("down", counters(ledger.unattributed(.down))),
             ])),
-            ("exchanges", .integer(connection.attribution?.exchangeCount ?? 0)),
+            ("exchanges", .integer((connection.consumer as? ApplicationLayerAnalysis)?.exchangeCount ?? 0)),
         ]
         members.append(("handshake_rtt_ms", connection.handshakeNanoseconds.map { .number(milliseconds($0)) } ?? .null))
         members.append(("tls", tlsSession(of: connection).map { tlsDetails($0, digits: digits) } ?? .null))

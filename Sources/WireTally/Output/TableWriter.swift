@@ -84,7 +84,7 @@ public final class TableWriter: RecordWriter {
         output.write(Self.row([
             String(connection.id), connection.clientEndpoint, connection.serverEndpoint,
             RecordEncoding.milliseconds(duration / 1000) + "s", String(up.total.packets), String(up.total.ipBytes),
-            String(down.total.packets), String(down.total.ipBytes), String(connection.attribution?.exchangeCount ?? 0),
+            String(down.total.packets), String(down.total.ipBytes), String((connection.consumer as? ApplicationLayerAnalysis)?.exchangeCount ?? 0),
             String(up.retransmission.packets + down.retransmission.packets),
             String(up.missingBytes + down.missingBytes), connection.flags.names.joined(separator: ","),
         ], Self.connectionColumns))

@@ -30,6 +30,9 @@ public final class CaptureAnalyzer {
     private var now = Timestamp(nanoseconds: 0)
     /// DNS transactions already claimed by a connection (each lookup precedes one connection).
     private var claimedResolutions = Set<Int>()
+    /// DNS-over-TCP transactions waiting for their connection to end (which gives their packets), by
+    /// client and server endpoint.
+    private var tcpDNSAwaitingConnection: [String: [DNSTransaction]] = [:]
     private var nextExpiry: Int64 = .min
     private let emit: (AnalysisRecord) -> Void
 
@@ -120,6 +123,10 @@ public final class CaptureAnalyzer {
         reassembler.finishAll()
         flowTracker.finishAll()
         dnsTracker.finishAll()  // DNS
+        for key in tcpDNSAwaitingConnection.keys.sorted() {
+            tcpDNSAwaitingConnection[key]?.forEach { emit(.dns($0)) }  // their connection ended first
+        }
+        tcpDNSAwaitingConnection.removeAll()
         summary.incompleteFragments += decoder.flushFragments()
         summary.timestampDigits = timestampDigits
         summary.connectionEvictions = reassembler.evictions
@@ -173,6 +180,7 @@ public final class CaptureAnalyzer {
                 emit(.exchange(exchange, id: lastExchangeID, connection: connection))
             }
         }
+        if connection.consumer is DNSOverTCPConsumer { reportDNS(of: connection) }
         summary.connections += 1
         let missing = connection.ledger.tally(.up).missingBytes + connection.ledger.tally(.down).missingBytes
         if missing > 0 {
@@ -198,6 +206,20 @@ public final class CaptureAnalyzer {
     // DNS
     private func report(_ transaction: DNSTransaction) {
         summary.dnsTransactions += 1
-        emit(.dns(transaction))
+        guard transaction.transport == .tcp else { return emit(.dns(transaction)) }
+        tcpDNSAwaitingConnection["\(transaction.client)-\(transaction.server)", default: []].append(transaction)
+    }
+
+    /// Emits a DNS-over-TCP connection's transactions, each with the packets the ledger gave it.
+    private func reportDNS(of connection: TCPConnection) {
+        let key = "\(connection.clientEndpoint)-\(connection.serverEndpoint)"
+        guard let transactions = tcpDNSAwaitingConnection.removeValue(forKey: key) else { return }
+        for (index, var transaction) in transactions.enumerated() {
+            let wire = connection.ledger.exchange(index)
+            transaction.wire = wire.tally(.up).total + wire.tally(.down).total
+            transaction.connectionID = connection.id
+            transaction.connectionIndex = index
+            emit(.dns(transaction))
+        }
     }
 }

@@ -129,8 +129,14 @@ import Testing
         // A query is timed from its first byte (frame at 3 ms), a response at its last byte (20 ms).
         #expect(first["rtt"]?.plainText == "17.000")
         #expect(first.int("wire.payload_bytes") == query1.count + 2 + response1.count + 2)
-        #expect(first.int("wire.packets") == 0)
+        // Attribution as for HTTP exchanges: the handshake (3 packets), both query segments and the
+        // response packet go to the first transaction; the second gets its split-off bytes and the
+        // teardown (3 packets).
+        #expect(first.int("wire.packets") == 6)
+        #expect(first["conn"]?.int("index") == 0)
         let second = try #require(writer.dns.first { $0.string("query") == "b.example" })
+        #expect(second.int("wire.packets") == 3)
+        #expect(second.int("wire.payload_bytes") == query2.count + 2 + response2.count + 2)
         #expect(second["addresses"] == .array([.string("2001:db8::b")]))
         #expect(second["rtt"]?.plainText == "16.000")
     }

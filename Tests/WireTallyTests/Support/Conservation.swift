@@ -11,11 +11,15 @@ enum Conservation {
         var tcpSum = [String: Int]()
         var exchangesByConnection: [Int: [JSONValue]] = [:]
         for exchange in writer.exchanges { exchangesByConnection[exchange.int("conn.id") ?? -1, default: []].append(exchange) }
+        var dnsByConnection: [Int: [JSONValue]] = [:]
+        for record in writer.dns { if let id = record.int("conn.id") { dnsByConnection[id, default: []].append(record) } }
         for connection in writer.connections {
             let exchanges = exchangesByConnection[connection.int("id") ?? -1] ?? []
+            let dnsRecords = dnsByConnection[connection.int("id") ?? -1] ?? []
             #expect(connection.int("exchanges") == exchanges.count, sourceLocation: sourceLocation)
-            for direction in ["up", "down"] {
-                for level in levels {
+            for level in levels {
+                var bothDirections = (owned: 0, total: 0)
+                for direction in ["up", "down"] {
                     let total = connection.int("\(direction).\(level)") ?? -1
                     let byCategory = PacketCategory.allCases.reduce(0) {
                         $0 + (connection.int("\(direction).categories.\($1.name).\(level)") ?? 0)
@@ -24,9 +28,16 @@ enum Conservation {
                     let owned = exchanges.reduce(connection.int("unattributed.\(direction).\(level)") ?? 0) {
                         $0 + ($1.int("wire.\(direction).\(level)") ?? 0)
                     }
-                    #expect(owned == total, "connection \(connection.int("id") ?? 0) \(direction) \(level): exchanges + unattributed", sourceLocation: sourceLocation)
+                    if dnsRecords.isEmpty {
+                        #expect(owned == total, "connection \(connection.int("id") ?? 0) \(direction) \(level): exchanges + unattributed", sourceLocation: sourceLocation)
+                    }
+                    bothDirections.owned += owned
+                    bothDirections.total += total
                     tcpSum[level, default: 0] += total
                 }
+                // DNS over TCP: each transaction's record owns its share of both directions together.
+                let dnsOwned = dnsRecords.reduce(0) { $0 + ($1.int("wire.\(level)") ?? 0) }
+                #expect(bothDirections.owned + dnsOwned == bothDirections.total, "connection \(connection.int("id") ?? 0) \(level): owners", sourceLocation: sourceLocation)
             }
         }
         var flowSum = [String: Int]()

@@ -1,10 +1,17 @@
-/// The consumer of a TCP connection on port 53: frames each direction's messages and hands them to the
-/// transaction tracker. The connection record keeps owning the packets (its bytes stay unattributed
-/// there); the transactions count each message's framed bytes as `payloadBytes`.
-final class DNSOverTCPConsumer: TCPStreamConsumer {
+/// The consumer of a TCP connection on port 53: frames each direction's messages, hands them to the
+/// transaction tracker, and tells the ledger which transaction owns which stream bytes — the k-th
+/// query and the k-th response (DNS over TCP answers in order unless the client pipelines, which is
+/// rare) form transaction k, like the exchanges of an HTTP connection. Only whole framed messages count
+/// as examined, so a packet carrying the start of a message waits until the message is framed.
+final class DNSOverTCPConsumer: TCPStreamConsumer, StreamAttribution {
     private let endpoints: TCPConnection.Endpoints
     private let tracker: DNSTransactionTracker
     private var framers = [DNSStreamFramer(), DNSStreamFramer()]
+    private var runs = [OwnershipRuns(), OwnershipRuns()]
+    /// Per direction: stream offset just past the last framed message, and messages framed.
+    private var framedEnd: [Int64] = [0, 0]
+    private var messages = [0, 0]
+    private var ended = [false, false]
 
     init(endpoints: TCPConnection.Endpoints, tracker: DNSTransactionTracker) {
         self.endpoints = endpoints
@@ -16,7 +23,11 @@ final class DNSOverTCPConsumer: TCPStreamConsumer {
         let server = DNSEndpoint(address: endpoints.server, port: endpoints.serverPort)
         let (source, destination) = direction == .up ? (client, server) : (server, client)
         let tracker = self.tracker
-        framers[direction.rawValue].append(data, origin: origin) { bytes, framedLength, first, last in
+        let d = direction.rawValue
+        framers[d].append(data, origin: origin) { bytes, framedLength, first, last in
+            runs[d].set(StreamOwner(exchange: messages[d]), from: framedEnd[d])
+            messages[d] += 1
+            framedEnd[d] += Int64(framedLength)
             guard let message = DNSMessage.parse(bytes, allSections: false) else { return tracker.noteUnparsed() }
             tracker.observe(
                 message, from: source, to: destination, transport: .tcp,
@@ -27,7 +38,23 @@ final class DNSOverTCPConsumer: TCPStreamConsumer {
 
     func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
         framers[direction.rawValue].gap()
+        runs[direction.rawValue].set(.nobody, from: framedEnd[direction.rawValue])
+        ended[direction.rawValue] = true
     }
 
-    func streamEnded(direction: FlowDirection) {}
+    func streamEnded(direction: FlowDirection) {
+        ended[direction.rawValue] = true
+    }
+
+    // MARK: StreamAttribution
+
+    func examinedLength(_ direction: FlowDirection) -> Int64 {
+        ended[direction.rawValue] ? .max : framedEnd[direction.rawValue]
+    }
+
+    func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
+
+    var exchangeCount: Int { max(messages[0], messages[1]) }
+
+    var exchangeInFlight: Int? { messages[1] < messages[0] ? messages[0] - 1 : nil }
 }

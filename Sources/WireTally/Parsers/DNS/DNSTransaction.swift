@@ -64,9 +64,13 @@ public struct DNSTransaction: Hashable, Sendable {
     /// The matching response's time; nil when unanswered.
     public var answerTimestamp: Timestamp?
     /// Every packet of the transaction (queries, retries, response). Over UDP: packets, IP, frame and UDP
-    /// payload bytes of each datagram. Over TCP the packets belong to the connection record, so only
-    /// `payloadBytes` (each message with its 2-byte length prefix) is counted here.
+    /// payload bytes of each datagram. Over TCP: the connection's packets the ledger attributed to the
+    /// transaction (its messages, their ACKs, and handshake/teardown for the first/last), filled in
+    /// when the connection ends.
     public var wire = TrafficCounters()
+    /// Over TCP: the connection's record id and the transaction's position on it.
+    public var connectionID: Int?
+    public var connectionIndex: Int?
     public var flags: DNSTransactionFlags = []
 
     public init(
