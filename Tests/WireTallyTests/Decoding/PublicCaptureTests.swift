@@ -60,7 +60,7 @@ import Testing
         let output = FileManager.default.temporaryDirectory
             .appendingPathComponent("wiretally-decoding-\(ProcessInfo.processInfo.processIdentifier)-\(file.dropLast(3))")
         if !FileManager.default.fileExists(atPath: output.path) {
-            let data = try #require(run("/bin/sh", ["-c", "gzip -dc \"$0\"", path]))
+            let data = try #require(ExternalProgram.output("gzip", ["-dc", path]))
             try data.write(to: output)
         }
         return output.path
@@ -79,7 +79,7 @@ import Testing
         let checksumPreferences = ["ip", "tcp", "udp"].flatMap { ["-o", "\($0).check_checksum:TRUE"] }
         let arguments = checksumPreferences + ["-n", "-r", path, "-T", "fields", "-E", "separator=|"]
             + tsharkFieldNames.flatMap { ["-e", $0] }
-        guard let data = run("/usr/bin/env", ["tshark"] + arguments), let text = String(data: data, encoding: .utf8)
+        guard let data = ExternalProgram.output("tshark", arguments), let text = String(data: data, encoding: .utf8)
         else { return nil }
         return text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
     }
@@ -130,20 +130,6 @@ import Testing
             }
             return nil
         }
-    }
-
-    /// Runs a program and returns its standard output, or nil when it cannot run or fails.
-    static func run(_ executable: String, _ arguments: [String]) -> Data? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return process.terminationStatus == 0 ? data : nil
     }
 }
 

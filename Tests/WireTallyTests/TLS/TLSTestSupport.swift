@@ -49,16 +49,8 @@ enum TLSCaptureRun {
 
     /// tshark's output (fields separated by `|`), nil without tshark.
     static func tshark(_ arguments: [String]) -> [[String]]? {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["tshark", "-n"] + arguments
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return nil }
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        guard process.terminationStatus == 0, let text = String(data: data, encoding: .utf8) else { return nil }
+        guard let data = ExternalProgram.output("tshark", ["-n"] + arguments),
+              let text = String(data: data, encoding: .utf8) else { return nil }
         return text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
     }
 

@@ -163,22 +163,9 @@ enum HAREntry {
         return .object(members)
     }
 
-    /// `_wire`: the exchange's packets per direction (the `http` record's `wire`, abridged).
+    /// `_wire`: the exchange's packets per direction, as in the `http` record's `wire`.
     static func wire(_ wire: ExchangeWire) -> JSONValue {
-        func direction(_ tally: DirectionTally) -> JSONValue {
-            let total = tally.total
-            return .object([
-                ("packets", .integer(total.packets)),
-                ("ip_bytes", .integer(total.ipBytes)),
-                ("frame_bytes", .integer(total.frameBytes)),
-                ("payload_bytes", .integer(total.payloadBytes)),
-                ("setup_ip_bytes", .integer(tally.setup.ipBytes)),
-                ("teardown_ip_bytes", .integer(tally.teardown.ipBytes)),
-                ("ack_ip_bytes", .integer(tally.ack.ipBytes)),
-                ("retransmitted_bytes", .integer(tally.retransmittedPayloadBytes)),
-            ])
-        }
-        return .object([("up", direction(wire.tally(.up))), ("down", direction(wire.tally(.down)))])
+        .object([("up", RecordEncoding.direction(wire.tally(.up))), ("down", RecordEncoding.direction(wire.tally(.down)))])
     }
 
     /// The media type without parameters, lowercased.
