@@ -59,7 +59,7 @@ import Testing
                 #expect(report.requests.count + report.skipped == collector.exchanges.count)
                 if level != .ip { #expect(report.dnsWire == 0) }
                 if level == .payload {
-                    #expect(report.gapByCause["tcp_ip_headers"] == 0 && report.gapByCause["pure_acks"] == 0)
+                    #expect((report.gapByCause["tcp_ip_headers"] ?? 0) == 0 && (report.gapByCause["pure_acks"] ?? 0) == 0)
                 }
             }
         }
