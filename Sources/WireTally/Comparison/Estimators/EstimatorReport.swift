@@ -96,8 +96,12 @@ public struct EstimatorReport: Sendable {
             return
         }
         let gap = GapAttribution(exchange: exchange, connection: connection, breakdown: breakdown, level: level)
-        let message = exchange.request ?? exchange.response
-        let url = message.map { HAREntry.url(of: $0, connection: connection, serverName: exchange.serverName) } ?? ""
+        let url: String
+        if let request = exchange.request ?? (breakdown.encrypted ? exchange.response : nil) {
+            url = HAREntry.url(of: request, connection: connection, serverName: exchange.serverName)
+        } else {
+            url = "http://" + connection.serverEndpoint  // a response whose request the capture missed
+        }
         requests.append(EstimatedRequest(
             method: exchange.request?.method ?? "", url: url, gap: gap, approximated: breakdown.approximated))
     }
