@@ -131,6 +131,24 @@ import Testing
         #expect(unretained.approximated && unretained.down.body == Self.sentText.count && unretained.up.body == Self.sentJSON.count)
     }
 
+    /// Per-request error: signed median, p95 of the absolute percent, worst by absolute bytes.
+    @Test func reportStatistics() throws {
+        let e = try Self.exchanges()
+        var report = EstimatorReport(estimator: .naive, level: .payload)
+        for (exchange, connection) in e { report.add(exchange, connection) }
+        let wire1 = Double(Self.request1.count + Self.response1.count), wire2 = Double(Self.request2.count + Self.response2.count)
+        let pct1 = 100 * (Double(Self.json.count) - wire1) / wire1, pct2 = 100 * (5 - wire2) / wire2
+        #expect(abs(report.medianErrorPercent! - (pct1 + pct2) / 2) < 1e-9)
+        #expect(abs(report.p95ErrorPercent! - max(abs(pct1), abs(pct2))) < 1e-9)
+        #expect(report.worst.map(\.url) == ["http://api.example/api/items?x=1&y=2", "http://api.example/plain"])
+        #expect(report.worst.map(\.method) == ["POST", "GET"])
+        let json = report.json
+        #expect(json.int("up.estimated") == Self.json.count && json.int("down.estimated") == 5)
+        #expect(json.int("up.wire") == Self.request1.count + Self.request2.count)
+        #expect(json.int("total.error_bytes") == Self.json.count + 5 - Int(wire1 + wire2))
+        #expect(json["per_request"]?["median_error_pct"] == .number(EstimatorReport.format((pct1 + pct2) / 2)))
+    }
+
     @Test func gzipMatchesZlibDefaultAndPython() throws {
         for data in [Self.json, Self.text, [], ascii("a")] {
             let ours = try #require(Gzip.compress(data))
