@@ -1,0 +1,200 @@
+/// The built-in estimators: what common in-app monitors would have reported for one exchange, computed
+/// from the parsed HTTP messages. Formulas (R = request, P = response, `fmt(h)` = `name: value\r\n`,
+/// i.e. `name.utf8 + 2 + value.utf8 + 2` bytes):
+///
+/// - `naive` — a byte counter on the app's own objects:
+///   up = R's body length as the app handed it over (decoded: `decodedBodyBytes ?? bytes.body`);
+///   down = P's `Content-Length` value (0 when absent, e.g. chunked or close-delimited).
+/// - `rebuilt` — the common NSURLProtocol rebuild:
+///   up = `"{host} {method} {path} HTTP/1.1 {query}\n"` (path = target before `?`, query after it, ""
+///   when none) + Σ fmt(h) over R's headers except those the network stack adds itself (Host,
+///   Connection, Accept-Encoding, Accept, Accept-Language, User-Agent, Content-Length) and except
+///   Cookie, + 2 (`\r\n`), + Σ fmt(Cookie headers), + the body: gzip(decoded body) when R has
+///   `Content-Encoding: gzip`, else the decoded length;
+///   down = `"{version} {status} {reason}"` (the status line without CRLF) + Σ fmt(h) over all of P's
+///   headers + 2, + gzip(decoded body) with zlib's default level when P was gzip-encoded, else the
+///   decoded length ("simulate compression").
+///   gzip(x) needs the decoded body: `HTTPMessage.retainedBody` (run with `EstimatorRun.requiredHTTPLimits`).
+///   When it was not retained completely the size is approximated: gzip(retained prefix) scaled by
+///   decoded size / prefix size; with nothing retained, the body size as sent. Such exchanges are
+///   counted as `approximated`; whatever the approximation misses lands in `compression_estimate`.
+/// - `metrics` — `URLSessionTaskMetrics` (iOS 13+):
+///   up = `countOfRequestHeaderBytesSent` (R's start line + header block as sent) +
+///   `countOfRequestBodyBytesSent` (R's body as sent, chunk framing included);
+///   down = `countOfResponseHeaderBytesReceived` (P's status line + header block, interim 1xx excluded) +
+///   `countOfResponseBodyBytesReceived` (P's body as received before decoding, without chunk framing).
+/// - `http` — the HTTP messages exactly as on the stream: up = R `bytes.total`, down = P `bytes.total`
+///   + interim 1xx bytes (nginx's `$request_length` / `$bytes_sent`).
+///
+/// Encrypted exchanges (TLS without keys, method nil) only have a plaintext size: `http` and `metrics`
+/// give the estimated plaintext (`bytes.body`; for `metrics` chunk framing cannot be told apart), while
+/// `naive` and `rebuilt` need headers and give nil (the exchange is skipped).
+public enum Estimator: String, CaseIterable, Sendable {
+    case naive
+    case rebuilt
+    case metrics
+    case http
+
+    /// Request headers the network stack adds itself, which an NSURLProtocol rebuild cannot see.
+    public static let stackHeaders: Set<String> = [
+        "host", "connection", "accept-encoding", "accept", "accept-language", "user-agent", "content-length",
+    ]
+
+    /// The estimate for `exchange`, or nil when this estimator cannot say anything about it.
+    public func estimate(_ exchange: HTTPExchange) -> TrafficEstimate? {
+        guard let breakdown = breakdown(exchange) else { return nil }
+        return breakdown.estimate
+    }
+
+    /// The estimate with its per-message accounting (what it counted and what it could not see).
+    public func breakdown(_ exchange: HTTPExchange) -> EstimateBreakdown? {
+        let encrypted = EstimateBreakdown.isEncrypted(exchange)
+        if encrypted && (self == .naive || self == .rebuilt) { return nil }
+        var result = EstimateBreakdown(estimator: self, encrypted: encrypted)
+        if let request = exchange.request {
+            result.up = encrypted ? .plaintext(request) : message(request, exchange: exchange)
+        }
+        if let response = exchange.response {
+            result.down = encrypted ? .plaintext(response) : message(response, exchange: exchange)
+        }
+        return result
+    }
+
+    private func message(_ m: HTTPMessage, exchange: HTTPExchange) -> MessageEstimate {
+        let isRequest = m.kind == .request
+        let wireHead = m.bytes.startLine + m.bytes.headers + (isRequest ? 0 : m.interimBytes)
+        let cookieName = isRequest ? "cookie" : "set-cookie"
+        let cookieBytes = m.headers.filter { $0.name.lowercased() == cookieName }.reduce(0) { $0 + Self.fmt($1) }
+        let decoded = m.decodedBodyBytes ?? m.bytes.body
+        var e = MessageEstimate(wireHead: wireHead, wireBody: m.bytes.body, wireFraming: m.bytes.framing)
+        switch self {
+        case .naive:
+            e.hiddenHeaders = wireHead - cookieBytes
+            e.cookies = cookieBytes
+            if isRequest {
+                e.body = decoded
+                e.bodyCause = .compression
+            } else {
+                e.body = m.header("Content-Length").flatMap { Int($0.trimmingHTTPWhitespace()) } ?? 0
+                e.bodyCause = .bodyLength
+            }
+        case .rebuilt:
+            if isRequest {
+                let target = m.target ?? ""
+                let path = target.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false).first.map(String.init) ?? ""
+                let query = target.contains("?") ? String(target[target.index(after: target.firstIndex(of: "?")!)...]) : ""
+                let host = m.header("Host") ?? ""
+                let line = "\(host) \(m.method ?? "") \(path) HTTP/1.1 \(query)\n".utf8.count
+                let visible = m.headers.filter { !Self.stackHeaders.contains($0.name.lowercased()) && $0.name.lowercased() != "cookie" }
+                e.head = line + visible.reduce(0) { $0 + Self.fmt($1) } + 2 + cookieBytes
+                e.hiddenHeaders = m.headers.filter { Self.stackHeaders.contains($0.name.lowercased()) }.reduce(0) { $0 + Self.fmt($1) }
+            } else {
+                let line = "\(m.version) \(m.status.map(String.init) ?? "") \(m.reason ?? "")".utf8.count
+                e.head = line + m.headers.reduce(0) { $0 + Self.fmt($1) } + 2
+                e.hiddenHeaders = m.interimBytes
+            }
+            e.cookies = 0  // counted as sent (formatted like every other header)
+            let (size, approximated) = Self.rebuiltBody(m, decoded: decoded)
+            e.body = size
+            e.approximated = approximated
+            e.bodyCause = .compression
+        case .metrics:
+            e.head = m.bytes.startLine + m.bytes.headers
+            e.hiddenHeaders = isRequest ? 0 : m.interimBytes
+            e.body = m.bytes.body
+            e.framing = isRequest ? m.bytes.framing : 0
+        case .http:
+            e.head = wireHead
+            e.body = m.bytes.body
+            e.framing = m.bytes.framing
+        }
+        return e
+    }
+
+    /// `name: value\r\n`.
+    static func fmt(_ header: HTTPHeader) -> Int { header.name.utf8.count + 2 + header.value.utf8.count + 2 }
+
+    /// True when `Content-Encoding` is exactly gzip (or x-gzip).
+    static func isGzip(_ m: HTTPMessage) -> Bool {
+        guard let coding = m.contentEncoding?.trimmingHTTPWhitespace().lowercased() else { return false }
+        return coding == "gzip" || coding == "x-gzip"
+    }
+
+    /// The rebuild's body size: re-gzipped when gzip-encoded, else the decoded length; and whether it
+    /// had to be approximated (body not retained completely).
+    static func rebuiltBody(_ m: HTTPMessage, decoded: Int) -> (Int, Bool) {
+        guard isGzip(m), m.bytes.body > 0 else { return (decoded, false) }
+        guard let retained = m.retainedBody, m.decodedBodyBytes != nil else { return (m.bytes.body, true) }
+        if retained.count == decoded, let size = Gzip.compressedSize(retained) { return (size, false) }
+        guard !retained.isEmpty, let prefix = Gzip.compressedSize(retained) else { return (m.bytes.body, true) }
+        return (Int((Double(prefix) * Double(decoded) / Double(retained.count)).rounded()), true)
+    }
+}
+
+/// Where the body difference of a message goes.
+public enum BodyCause: Sendable {
+    /// Content coding: the body as sent vs the (re-)encoded or decoded size counted.
+    case compression
+    /// The length source did not report the body (naive's missing `Content-Length`).
+    case bodyLength
+}
+
+/// One message as an estimator counted it, next to what was on the stream.
+public struct MessageEstimate: Sendable {
+    /// On the stream: start line + header block (+ interim 1xx for a response), body as sent, chunk framing.
+    public var wireHead = 0
+    public var wireBody = 0
+    public var wireFraming = 0
+    /// What the estimator counted for the head, the body and the framing.
+    public var head = 0
+    public var body = 0
+    public var framing = 0
+    /// Header bytes on the stream the estimator could not see, and cookie header bytes it did not count.
+    public var hiddenHeaders = 0
+    public var cookies = 0
+    public var bodyCause = BodyCause.compression
+    /// The re-gzipped size was approximated (body not retained completely).
+    public var approximated = false
+    /// Encrypted: `wireBody` is the plaintext estimate; nothing else is known.
+    public var isPlaintext = false
+
+    public init(wireHead: Int = 0, wireBody: Int = 0, wireFraming: Int = 0) {
+        self.wireHead = wireHead
+        self.wireBody = wireBody
+        self.wireFraming = wireFraming
+    }
+
+    /// The estimate of an encrypted message: its plaintext size.
+    static func plaintext(_ m: HTTPMessage) -> MessageEstimate {
+        var e = MessageEstimate(wireBody: m.bytes.body)
+        e.body = m.bytes.body
+        e.isPlaintext = true
+        return e
+    }
+
+    /// Bytes the estimator reports.
+    public var estimated: Int { head + body + framing }
+    /// The HTTP bytes on the stream (plaintext estimate when encrypted).
+    public var wire: Int { wireHead + wireBody + wireFraming }
+}
+
+/// An estimator's view of one exchange: the two messages (zero when missing).
+public struct EstimateBreakdown: Sendable {
+    public var estimator: Estimator
+    public var encrypted: Bool
+    public var up = MessageEstimate()
+    public var down = MessageEstimate()
+
+    public var estimate: TrafficEstimate {
+        TrafficEstimate(up: up.estimated, down: down.estimated, upHeaders: up.head, upBody: up.body + up.framing,
+                        downHeaders: down.head, downBody: down.body + down.framing)
+    }
+
+    public var approximated: Bool { up.approximated || down.approximated }
+
+    /// An exchange estimated from TLS record bursts (no parsed HTTP: method and status nil).
+    static func isEncrypted(_ exchange: HTTPExchange) -> Bool {
+        let messages = [exchange.request, exchange.response].compactMap { $0 }
+        return !messages.isEmpty && messages.allSatisfy { $0.method == nil && $0.status == nil && $0.bytes.startLine == 0 }
+    }
+}

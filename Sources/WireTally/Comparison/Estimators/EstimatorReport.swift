@@ -1,0 +1,176 @@
+import Foundation
+
+/// Runs the built-in estimators over an analysis: collect each `.exchange` record with `add`, then ask
+/// for one report per estimator.
+///
+///     var options = CaptureAnalyzer.Options()
+///     options.http = EstimatorRun.requiredHTTPLimits(options.http)
+///     let run = EstimatorRun(level: .ip)
+///     // in the RecordWriter: case let .exchange(exchange, _, connection): run.add(exchange, connection)
+///     let json = run.reports().map(\.json)          // one object per estimator
+public final class EstimatorRun {
+    /// Decoded bytes of each body kept for the re-gzip of `rebuilt` (bodies larger than this are
+    /// approximated from their first bytes).
+    public static let retainedBodyBytes = 64 << 20
+
+    /// `limits` with body retention large enough for `rebuilt`'s re-gzip.
+    public static func requiredHTTPLimits(_ limits: HTTPLimits = HTTPLimits()) -> HTTPLimits {
+        var limits = limits
+        limits.retainedBodyBytes = max(limits.retainedBodyBytes, retainedBodyBytes)
+        return limits
+    }
+
+    public let level: WireLevel
+    public let estimators: [Estimator]
+    private var reportsByEstimator: [EstimatorReport]
+
+    public init(level: WireLevel = .ip, estimators: [Estimator] = Estimator.allCases) {
+        self.level = level
+        self.estimators = estimators
+        reportsByEstimator = estimators.map { EstimatorReport(estimator: $0, level: level) }
+    }
+
+    /// Adds one exchange (as emitted in `AnalysisRecord.exchange`) to every estimator's report. Only the
+    /// figures are kept, not the bodies.
+    public func add(_ exchange: HTTPExchange, _ connection: TCPConnection) {
+        for index in reportsByEstimator.indices { reportsByEstimator[index].add(exchange, connection) }
+    }
+
+    public func reports() -> [EstimatorReport] { reportsByEstimator }
+}
+
+/// One exchange as an estimator saw it: its estimate, the wire and the gap by cause.
+public struct EstimatedRequest: Sendable {
+    public var method: String
+    public var url: String
+    public var gap: GapAttribution
+    public var approximated: Bool
+
+    /// estimated − wire (negative: the estimator under-counted).
+    public var errorBytes: Int { gap.estimated - gap.wire }
+    /// 100 · error / wire (nil when wire is 0).
+    public var errorPercent: Double? { gap.wire > 0 ? 100 * Double(errorBytes) / Double(gap.wire) : nil }
+
+    public var json: JSONValue {
+        .object([
+            ("method", .string(method)), ("url", .string(url)), ("estimated", .integer(gap.estimated)),
+            ("wire", .integer(gap.wire)), ("error_bytes", .integer(errorBytes)),
+            ("error_pct", errorPercent.map { .number(EstimatorReport.format($0)) } ?? .null),
+            ("gap_by_cause", gap.json),
+        ])
+    }
+}
+
+/// One estimator over all exchanges of an analysis.
+///
+/// JSON: `{"name","level","requests","skipped","approximated",
+/// "up":{"estimated","wire","error_bytes","error_pct"},"down":{…},"dns":{"wire"},"total":{…},
+/// "per_request":{"median_error_pct","p95_error_pct","worst":[{"method","url","estimated","wire",
+/// "error_bytes","error_pct","gap_by_cause"}…]},"gap_by_cause":{CAUSE: bytes,…}}`.
+///
+/// - `error_bytes` = estimated − wire, `error_pct` = 100 · error_bytes / wire (signed: negative when
+///   the estimator reports less than the wire carried). `up`/`down` wire are the exchanges' packets;
+///   the DNS lookups' IP bytes (in neither direction) are `dns.wire`; `total` = up + down + dns.
+/// - `gap_by_cause` adds up exactly to total wire − total estimated (= −total.error_bytes), and so does
+///   each request's.
+/// - `median_error_pct` is the median of the signed per-request error percent, `p95_error_pct` the 95th
+///   percentile (nearest rank) of its absolute value, over the requests with wire > 0.
+/// - `worst`: the 5 requests with the largest absolute error in bytes.
+/// - `skipped`: exchanges the estimator cannot estimate (naive/rebuilt on encrypted exchanges);
+///   `approximated`: exchanges whose re-gzipped size was approximated (body not retained completely).
+public struct EstimatorReport: Sendable {
+    public let estimator: Estimator
+    public let level: WireLevel
+    public private(set) var requests: [EstimatedRequest] = []
+    public private(set) var skipped = 0
+    public static let worstCount = 5
+
+    public init(estimator: Estimator, level: WireLevel) {
+        self.estimator = estimator
+        self.level = level
+    }
+
+    public mutating func add(_ exchange: HTTPExchange, _ connection: TCPConnection) {
+        guard let breakdown = estimator.breakdown(exchange) else {
+            skipped += 1
+            return
+        }
+        let gap = GapAttribution(exchange: exchange, connection: connection, breakdown: breakdown, level: level)
+        let url: String
+        if let request = exchange.request ?? (breakdown.encrypted ? exchange.response : nil) {
+            url = HAREntry.url(of: request, connection: connection, serverName: exchange.serverName)
+        } else {
+            url = "http://" + connection.serverEndpoint  // a response whose request the capture missed
+        }
+        requests.append(EstimatedRequest(
+            method: exchange.request?.method ?? "", url: url, gap: gap, approximated: breakdown.approximated))
+    }
+
+    public var estimatedUp: Int { requests.reduce(0) { $0 + $1.gap.estimate.up } }
+    public var estimatedDown: Int { requests.reduce(0) { $0 + $1.gap.estimate.down } }
+    public var wireUp: Int { requests.reduce(0) { $0 + $1.gap.wireUp } }
+    public var wireDown: Int { requests.reduce(0) { $0 + $1.gap.wireDown } }
+    public var dnsWire: Int { requests.reduce(0) { $0 + $1.gap.dns } }
+
+    /// Sum of every request's causes.
+    public var gapByCause: [String: Int] {
+        var sum: [String: Int] = [:]
+        for request in requests { sum.merge(request.gap.byCause, uniquingKeysWith: +) }
+        return sum
+    }
+
+    /// Median of the signed error percent over requests with wire > 0.
+    public var medianErrorPercent: Double? {
+        let values = requests.compactMap(\.errorPercent).sorted()
+        guard !values.isEmpty else { return nil }
+        let middle = values.count / 2
+        return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
+    }
+
+    /// 95th percentile (nearest rank) of the absolute error percent over requests with wire > 0.
+    public var p95ErrorPercent: Double? {
+        let values = requests.compactMap(\.errorPercent).map(abs).sorted()
+        guard !values.isEmpty else { return nil }
+        let rank = Int((0.95 * Double(values.count)).rounded(.up))
+        return values[max(rank, 1) - 1]
+    }
+
+    /// The requests with the largest absolute error in bytes, largest first.
+    public var worst: [EstimatedRequest] {
+        Array(requests.enumerated().sorted {
+            abs($0.element.errorBytes) != abs($1.element.errorBytes)
+                ? abs($0.element.errorBytes) > abs($1.element.errorBytes) : $0.offset < $1.offset
+        }.prefix(Self.worstCount).map(\.element))
+    }
+
+    static func format(_ value: Double) -> String { String(format: "%.2f", value) }
+
+    static func side(estimated: Int, wire: Int) -> JSONValue {
+        let error = estimated - wire
+        return .object([
+            ("estimated", .integer(estimated)), ("wire", .integer(wire)), ("error_bytes", .integer(error)),
+            ("error_pct", wire > 0 ? .number(format(100 * Double(error) / Double(wire))) : .null),
+        ])
+    }
+
+    public var json: JSONValue {
+        let causes = gapByCause
+        return .object([
+            ("name", .string(estimator.rawValue)),
+            ("level", .string(level.rawValue)),
+            ("requests", .integer(requests.count)),
+            ("skipped", .integer(skipped)),
+            ("approximated", .integer(requests.filter(\.approximated).count)),
+            ("up", Self.side(estimated: estimatedUp, wire: wireUp)),
+            ("down", Self.side(estimated: estimatedDown, wire: wireDown)),
+            ("dns", .object([("wire", .integer(dnsWire))])),
+            ("total", Self.side(estimated: estimatedUp + estimatedDown, wire: wireUp + wireDown + dnsWire)),
+            ("per_request", .object([
+                ("median_error_pct", medianErrorPercent.map { .number(Self.format($0)) } ?? .null),
+                ("p95_error_pct", p95ErrorPercent.map { .number(Self.format($0)) } ?? .null),
+                ("worst", .array(worst.map(\.json))),
+            ])),
+            ("gap_by_cause", .object(GapAttribution.causes.map { ($0, .integer(causes[$0] ?? 0)) })),
+        ])
+    }
+}

@@ -1,0 +1,109 @@
+/// Why an estimate differs from the wire: (wire − estimated) of one exchange split into causes that add
+/// up exactly, signed (negative when the estimator counted more than was there).
+///
+/// Per direction d at level L, with T = the exchange's ledger tally (`connection.ledger.exchange(i)`):
+///
+///     wire_d = T.setup[L] + T.teardown[L]                     → setup_teardown
+///            + T.ack[L]                                       → pure_acks
+///            + T.retransmission[L] + dup                      → retransmissions
+///            + (T.payload[L] − T.payload.payload_bytes)       → tcp_ip_headers (link headers too at frame level; 0 at payload level)
+///            + (stream − http)                                → tls_overhead on TLS connections, else other
+///            + http
+///     http − estimated_d = hidden_headers + cookies + chunk_framing + compression_estimate + body_length + other
+///
+/// where dup = payload bytes inside `payload` packets that had been seen before (partial overlaps:
+/// `retransmittedPayloadBytes` minus the payload of retransmission/setup/teardown packets),
+/// stream = T.payload.payload_bytes − dup (the exchange's new stream bytes), http = the messages' bytes
+/// on the stream (request `bytes.total`; response `bytes.total` + interim 1xx; encrypted: the plaintext
+/// estimates `bytes.body`). At IP level the exchange's `dnsIPBytes` (the lookup before its connection)
+/// is wire too, in neither direction: cause `dns`.
+///
+/// Causes (JSON names):
+/// - `hidden_headers`: header bytes the estimator cannot see — naive: the whole start line and header
+///   block except cookies; rebuilt: the request headers the stack adds (Host, Connection, Accept*,
+///   User-Agent, Content-Length) and interim 1xx responses; metrics: interim 1xx responses.
+/// - `cookies`: Cookie / Set-Cookie header lines (`name: value\r\n`) the estimator did not count.
+/// - `compression_estimate`: the body as sent minus the body size the estimator counted for it
+///   (decoded size, or the re-gzipped size; includes the approximation when the body was not retained).
+/// - `body_length`: body bytes the estimator's length source misses (naive down: no `Content-Length`).
+/// - `chunk_framing`: chunk-size lines, chunk CRLFs, last chunk and trailers not counted.
+/// - `tls_overhead`: TLS record headers, AEAD/MAC overhead, handshake (owned by the first exchange),
+///   alerts, session tickets — stream bytes that are not HTTP plaintext.
+/// - `tcp_ip_headers`: TCP and IP (and, at frame level, link) headers of the packets carrying the
+///   exchange's new payload.
+/// - `pure_acks`: whole pure-ACK packets attributed to the exchange.
+/// - `setup_teardown`: SYN/SYN-ACK/handshake ACK (first exchange) and FIN/RST/closing ACKs (last).
+/// - `retransmissions`: whole retransmitted packets and re-sent bytes inside partly new packets.
+/// - `dns`: IP bytes of the DNS lookup that preceded the connection (IP level only).
+/// - `other`: the rest, so the sum is exact — request/status-line rebuild differences, header
+///   formatting (`name:value`, folded lines, bare LF vs the rebuilt `name: value\r\n`), and stream bytes
+///   of the exchange that are not part of its parsed messages (upgraded protocols, gaps, unparsed bytes).
+public struct GapAttribution: Sendable {
+    /// Cause names in output order.
+    public static let causes = [
+        "hidden_headers", "cookies", "compression_estimate", "body_length", "chunk_framing", "tls_overhead",
+        "tcp_ip_headers", "pure_acks", "setup_teardown", "retransmissions", "dns", "other",
+    ]
+
+    public var level: WireLevel
+    public var estimate: TrafficEstimate
+    /// Wire truth per direction (the exchange's packets) and the DNS lookup's bytes (IP level only).
+    public var wireUp: Int
+    public var wireDown: Int
+    public var dns: Int
+    /// Bytes per cause (every name of `causes` present).
+    public private(set) var byCause: [String: Int]
+
+    /// wire up + wire down + dns.
+    public var wire: Int { wireUp + wireDown + dns }
+    /// estimated up + down.
+    public var estimated: Int { estimate.up + estimate.down }
+    /// wire − estimated: what `byCause` adds up to.
+    public var gap: Int { wire - estimated }
+    /// Sum of the causes (equal to `gap` by construction).
+    public var causeTotal: Int { byCause.values.reduce(0, +) }
+
+    /// Attributes the gap of `breakdown` (from `Estimator.breakdown(exchange)`) against the exchange's wire.
+    public init(exchange: HTTPExchange, connection: TCPConnection, breakdown: EstimateBreakdown, level: WireLevel) {
+        self.level = level
+        estimate = breakdown.estimate
+        let wire = connection.ledger.exchange(exchange.index)
+        let isTLS = (connection.consumer as? ApplicationLayerAnalysis)?.tls != nil || breakdown.encrypted
+        var causes = Dictionary(uniqueKeysWithValues: Self.causes.map { ($0, 0) })
+        var wires = [0, 0]
+        for direction in FlowDirection.allCases {
+            let tally = wire.tally(direction)
+            let message = direction == .up ? breakdown.up : breakdown.down
+            wires[direction.rawValue] = level.value(tally.total)
+            causes["setup_teardown"]! += level.value(tally.setup) + level.value(tally.teardown)
+            causes["pure_acks"]! += level.value(tally.ack)
+            let resent = tally.retransmittedPayloadBytes - tally.retransmission.payloadBytes
+                - tally.setup.payloadBytes - tally.teardown.payloadBytes
+            let dup = min(max(resent, 0), tally.payload.payloadBytes)
+            causes["retransmissions"]! += level.value(tally.retransmission) + dup
+            causes["tcp_ip_headers"]! += level.value(tally.payload) - tally.payload.payloadBytes
+            let stream = tally.payload.payloadBytes - dup
+            causes[isTLS ? "tls_overhead" : "other"]! += stream - message.wire
+            // HTTP bytes − estimate.
+            causes["hidden_headers"]! += message.hiddenHeaders
+            causes["cookies"]! += message.cookies
+            causes["other"]! += message.wireHead - message.head - message.hiddenHeaders - message.cookies
+            causes["chunk_framing"]! += message.wireFraming - message.framing
+            causes[message.bodyCause == .compression ? "compression_estimate" : "body_length"]! += message.wireBody - message.body
+        }
+        wireUp = wires[0]
+        wireDown = wires[1]
+        dns = level == .ip ? exchange.dnsIPBytes : 0
+        causes["dns"]! += dns
+        byCause = causes
+    }
+
+    /// Convenience: the estimator's breakdown and its gap; nil when the estimator skips the exchange.
+    public init?(exchange: HTTPExchange, connection: TCPConnection, estimator: Estimator, level: WireLevel = .ip) {
+        guard let breakdown = estimator.breakdown(exchange) else { return nil }
+        self.init(exchange: exchange, connection: connection, breakdown: breakdown, level: level)
+    }
+
+    /// `{CAUSE: bytes,…}` in `causes` order.
+    public var json: JSONValue { .object(Self.causes.map { ($0, .integer(byCause[$0] ?? 0)) }) }
+}

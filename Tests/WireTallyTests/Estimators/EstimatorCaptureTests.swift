@@ -1,0 +1,140 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// The estimators on the recorded captures: `http` against nginx's own counts, and the gap by cause
+/// adding up exactly for every request, estimator and level.
+@Suite struct EstimatorCaptureTests {
+    static let all = TestPaths.files(in: TestPaths.captures, endingWith: [".pcap"])
+        .map { String($0.dropLast(".pcap".count)) }
+
+    @Test(arguments: HTTPWireTruthTests.withNginxLog)
+    func httpEstimatorEqualsNginx(_ name: String) throws {
+        let collector = EstimatorCollector.analyze([TestPaths.capture(name + ".pcap")])
+        let index = HTTPWireTruthTests.Indexed(collector.records)
+        var compared = 0
+        for entry in try NginxLog.load(TestPaths.capture(name + ".nginx.jsonl")) where !entry.isHTTP2 && entry.status != 444 {
+            guard let record = index.find(port: entry.clientPort, index: entry.connectionRequests - 1, near: entry.time),
+                  let id = record.int("id"), let (exchange, _) = collector.byID[id]
+            else {
+                Issue.record("\(name): no exchange for \(entry.uri) from port \(entry.clientPort)")
+                continue
+            }
+            let estimate = try #require(Estimator.http.estimate(exchange))
+            #expect(estimate.up == entry.requestLength, "\(name) \(entry.uri) up")
+            let down = estimate.down
+            if record.flagNames.contains("response_incomplete") || record.flagNames.contains("no_response") {
+                #expect(down <= entry.bytesSent)  // nginx counts what it handed to its kernel
+            } else if entry.isTLS && entry.sslProtocol == "TLSv1.3" && entry.connectionRequests == 1 && !entry.sessionReused {
+                #expect(down > entry.bytesSent)  // session tickets ride in the first response's burst
+            } else if entry.isTLS && entry.sslProtocol == "TLSv1.3" && down == entry.bytesSent + 2 {
+                // encrypted close_notify after the last response
+            } else {
+                #expect(down == entry.bytesSent, "\(name) \(entry.uri) down")
+            }
+            compared += 1
+        }
+        #expect(compared > 0 || collector.exchanges.isEmpty)
+    }
+
+    @Test(arguments: all)
+    func gapByCauseAddsUpExactly(_ name: String) throws {
+        let collector = EstimatorCollector.analyze([TestPaths.capture(name + ".pcap")])
+        for level in WireLevel.allCases {
+            let run = collector.run(level: level)
+            for report in run.reports() {
+                for request in report.requests {
+                    #expect(request.gap.causeTotal == request.gap.gap,
+                            "\(name) \(level) \(report.estimator) \(request.url): \(request.gap.byCause)")
+                    #expect(request.gap.gap == -request.errorBytes)
+                }
+                let total = report.gapByCause.values.reduce(0, +)
+                #expect(total == report.wireUp + report.wireDown + report.dnsWire - report.estimatedUp - report.estimatedDown)
+                // The JSON says the same.
+                let json = report.json
+                let causes = GapAttribution.causes.compactMap { json["gap_by_cause"]?.int($0) }
+                #expect(causes.count == GapAttribution.causes.count)
+                #expect(causes.reduce(0, +) == -(json.int("total.error_bytes") ?? 0))
+                #expect(json.int("requests") == report.requests.count)
+                #expect(report.requests.count + report.skipped == collector.exchanges.count)
+                if level != .ip { #expect(report.dnsWire == 0) }
+                if level == .payload {
+                    #expect((report.gapByCause["tcp_ip_headers"] ?? 0) == 0 && (report.gapByCause["pure_acks"] ?? 0) == 0)
+                }
+            }
+        }
+    }
+
+    /// Exchanges' wire at every level adds up (with the connections' unattributed rest) to the
+    /// connections' totals: the estimators compare with exactly the ledger's figures.
+    @Test func wireTotalsAreTheLedgers() throws {
+        let collector = EstimatorCollector.analyze([TestPaths.capture("nginx-curl-keepalive.pcap")])
+        let report = try #require(collector.run(level: .ip).reports().first { $0.estimator == .http })
+        var connections: [Int: TCPConnection] = [:]
+        for (_, connection) in collector.exchanges { connections[connection.id] = connection }
+        let up = connections.values.reduce(0) { $0 + $1.ledger.tally(.up).total.ipBytes - $1.ledger.unattributed(.up).ipBytes }
+        let down = connections.values.reduce(0) { $0 + $1.ledger.tally(.down).total.ipBytes - $1.ledger.unattributed(.down).ipBytes }
+        #expect(report.wireUp == up && report.wireDown == down)
+    }
+
+    /// The `http` estimator on cleartext: only network causes remain (nothing in the HTTP layer).
+    @Test func httpEstimatorLeavesOnlyNetworkCauses() throws {
+        let collector = EstimatorCollector.analyze([TestPaths.capture("nginx-curl-keepalive.pcap")])
+        let report = try #require(collector.run(level: .ip).reports().first { $0.estimator == .http })
+        let causes = report.gapByCause
+        for cause in ["hidden_headers", "cookies", "compression_estimate", "body_length", "chunk_framing", "tls_overhead", "other", "dns"] {
+            #expect(causes[cause] == 0, "\(cause)")
+        }
+        #expect(causes["tcp_ip_headers"]! > 0 && causes["setup_teardown"]! > 0 && causes["pure_acks"]! > 0)
+        let payload = try #require(collector.run(level: .payload).reports().first { $0.estimator == .http })
+        #expect(payload.gapByCause.values.allSatisfy { $0 == 0 })
+    }
+
+    @Test func lossyCaptureHasRetransmissions() throws {
+        let collector = EstimatorCollector.analyze([TestPaths.capture("lossy.pcap")])
+        for level in WireLevel.allCases {
+            let report = try #require(collector.run(level: level).reports().first { $0.estimator == .metrics })
+            #expect(report.gapByCause["retransmissions"]! > 0, "\(level)")
+        }
+    }
+
+    @Test func dnsCaptureCountsTheLookup() throws {
+        let collector = EstimatorCollector.analyze([TestPaths.capture("dns-http.pcap")])
+        let report = try #require(collector.run(level: .ip).reports().first { $0.estimator == .naive })
+        #expect(report.gapByCause["dns"]! > 0)
+        #expect(report.dnsWire == collector.exchanges.reduce(0) { $0 + $1.exchange.dnsIPBytes })
+        #expect(report.json.int("dns.wire") == report.dnsWire)
+    }
+
+    @Test(arguments: ["tls12-http1", "tls13-http1"])
+    func tlsCapturesSplitTheRecordOverhead(_ name: String) throws {
+        let collector = EstimatorCollector.analyze([TestPaths.capture(name + ".pcap")])
+        #expect(!collector.exchanges.isEmpty)
+        let reports = collector.run(level: .ip).reports()
+        let http = try #require(reports.first { $0.estimator == .http })
+        #expect(http.gapByCause["tls_overhead"]! > 0 && http.skipped == 0)
+        #expect(http.gapByCause["other"] == 0 && http.gapByCause["hidden_headers"] == 0)
+        let naive = try #require(reports.first { $0.estimator == .naive })
+        #expect(naive.requests.isEmpty && naive.skipped == collector.exchanges.count)
+    }
+
+    @Test func reportJSONShape() throws {
+        let collector = EstimatorCollector.analyze([TestPaths.capture("nginx-chunked-gzip.pcap")])
+        for report in collector.run(level: .ip).reports() {
+            let json = report.json
+            for key in ["name", "requests", "up", "down", "per_request", "gap_by_cause"] { #expect(json[key] != nil, "\(key)") }
+            for key in ["estimated", "wire", "error_bytes", "error_pct"] { #expect(json["up"]?[key] != nil && json["down"]?[key] != nil) }
+            #expect(json["per_request"]?["median_error_pct"] != nil && json["per_request"]?["p95_error_pct"] != nil)
+            if case let .array(worst)? = json["per_request"]?["worst"] {
+                #expect(worst.count == min(5, report.requests.count))
+                let errors = worst.compactMap { $0.int("error_bytes") }.map(abs)
+                #expect(errors == errors.sorted(by: >))
+            } else {
+                Issue.record("worst is not an array")
+            }
+        }
+        // gzip responses: the rebuild re-gzips them, the re-gzip is exact (bodies retained).
+        let rebuilt = try #require(collector.run(level: .ip).reports().first { $0.estimator == .rebuilt })
+        #expect(rebuilt.json.int("approximated") == 0)
+    }
+}
