@@ -63,8 +63,10 @@ public struct AppLogMatchResult: Sendable {
 ///    order; failing that, the median over all candidate pairs. Then **greedy nearest start**: all
 ///    compatible pairs whose corrected distance |app start − offset − wire start| ≤ `maxDistance` are
 ///    taken by increasing distance (full URL before host-only, then log order), each side at most once.
-///    The offset is re-estimated as the median over those pairs and the greedy pass run once more
-///    with it (this is the reported `clock_offset_ms`).
+///    Pairs that cross within a group of identical exchanges (same method and URL; starts closer than
+///    the log's resolution) are uncrossed: entries in (start, log order) take those exchanges in start
+///    order. The offset is re-estimated as the median over those pairs and the greedy pass run once
+///    more with it (this is the reported `clock_offset_ms`).
 /// 3. *Sequence*: entries with no start (curl without a connection) in log order ↔ the remaining
 ///    exchanges in start order, each taking the next compatible one.
 public struct AppLogMatcher: Sendable {
@@ -176,11 +178,36 @@ public struct AppLogMatcher: Sendable {
                     guard distance <= maxDistance else { return nil }
                     return (distance, candidate.kind == .url ? 0 : 1, candidate.e, candidate.w, candidate.kind)
                 }.sorted { ($0.0, $0.1, $0.2, $0.3) < ($1.0, $1.1, $1.2, $1.3) }
+                var taken: [AppLogMatch] = []
                 for (distance, _, e, w, kind) in scored where !entryTaken[e] && !wireTaken[w] {
-                    matches.append(AppLogMatch(entry: e, wire: w, kind: kind, distanceMs: distance * 1000, hostOnly: kind == .hostOnly))
+                    taken.append(AppLogMatch(entry: e, wire: w, kind: kind, distanceMs: distance * 1000, hostOnly: kind == .hostOnly))
                     entryTaken[e] = true
                     wireTaken[w] = true
                 }
+                matches += uncrossed(taken, offset: offset)
+            }
+
+            /// Greedy pairs can cross when starts are closer than the log's resolution (HAR: 1 ms):
+            /// within each group of exchanges with the same method and URL (every entry paired with
+            /// one of them fits all), entries in (start, log order) take the exchanges in start order.
+            /// The same pairs' sum and maximum of distances never grow by uncrossing.
+            func uncrossed(_ pairs: [AppLogMatch], offset: Double) -> [AppLogMatch] {
+                var groups: [String: [AppLogMatch]] = [:]
+                for pair in pairs {
+                    let exchange = wire[pair.wire]
+                    groups[(exchange.method ?? "") + " " + (exchange.url?.description ?? "") + (pair.hostOnly ? " host" : ""), default: []].append(pair)
+                }
+                var result: [AppLogMatch] = []
+                for group in groups.values {
+                    let entryOrder = group.map(\.entry).sorted { (entries[$0].start!, $0) < (entries[$1].start!, $1) }
+                    let wireSorted = group.map(\.wire).sorted { (wire[$0].start, $0) < (wire[$1].start, $1) }
+                    for (e, w) in zip(entryOrder, wireSorted) {
+                        let kind = group[0].kind
+                        let distance = abs(entries[e].start! - offset - wire[w].start) * 1000
+                        result.append(AppLogMatch(entry: e, wire: w, kind: kind, distanceMs: distance, hostOnly: kind == .hostOnly))
+                    }
+                }
+                return result
             }
         }
         // Connection pairs with a start get their distance too.
