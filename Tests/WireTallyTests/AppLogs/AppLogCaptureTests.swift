@@ -117,3 +117,57 @@ final class ExchangeCollector: RecordWriter {
         if name == "tls13-http1" { #expect(report.timings.phases[.ssl]!.compared > 0 && report.timings.phases[.ssl]!.p95DiffMs! < 0.002) }
     }
 }
+
+/// The wiretally JSONL format end to end: an in-app monitor's log synthesised from a real capture's
+/// exchanges (app clock 2.5 s ahead, written in completion order, one request the capture missed).
+@Suite struct WiretallyAppLogCaptureTests {
+    @Test(arguments: ["nginx-curl-keepalive", "nginx-uploads", "nginx-pipelining"])
+    func skewedMonitorLog(_ name: String) throws {
+        let capture = TestPaths.capture(name + (name == "nginx-pipelining" ? ".pcapng" : ".pcap"))
+        let wire = ExchangeCollector.analyze([capture]).wire.filter { $0.method != nil }
+        #expect(!wire.isEmpty)
+        var lines: [(end: Double, text: String)] = []
+        for exchange in wire {
+            let start = exchange.start + 2.5
+            let end = start + max(exchange.timing.total, 0) / 1000
+            let url = try #require(exchange.url).description
+            lines.append((end, #"{"url":"\#(url)","method":"\#(exchange.method!)","status":\#(exchange.status ?? 0),"start":\#(start),"request_header_bytes":100,"request_body_bytes":0,"response_header_bytes":200,"response_body_bytes":300,"metrics":{"fetchStart":\#(start),"responseEnd":\#(end)}}"#))
+        }
+        lines.sort { $0.end < $1.end }
+        lines.append((0, #"{"url":"http://10.77.0.2/not-captured","method":"GET","status":200,"start":\#(wire[0].start + 3.0)}"#))
+        let path = try AppLogFixtures.write(lines.map(\.text).joined(separator: "\n") + "\n", name: name + ".app.jsonl")
+        let log = try AppLog.read(path: path)
+        #expect(log.format == .wiretally)
+        let report = AppLogReport(log: log, wire: wire)
+        #expect(report.result.matches.count == wire.count)
+        #expect(report.result.unmatchedEntries == [log.entries.count - 1])
+        #expect(report.result.unmatchedWire.isEmpty)
+        #expect(abs(report.result.clockOffsetMs! - 2500) < 0.01)
+        for match in report.result.matches {
+            #expect(abs(log.entries[match.entry].start! - 2.5 - wire[match.wire].start) < 1e-5)
+        }
+        #expect(report.timings.phases[.total]!.compared == wire.count)
+        #expect(report.timings.phases[.total]!.p95DiffMs! < 0.01)
+        #expect(report.estimates.count == wire.count)
+        #expect(report.estimates.allSatisfy { $0.estimate == TrafficEstimate(up: 100, down: 500, upHeaders: 100, upBody: 0, downHeaders: 200, downBody: 300) })
+    }
+
+    /// Thousands of entries and exchanges (a long session): matching stays fast and exact.
+    @Test func largeLog() {
+        let t0 = 1_795_324_582.0
+        var wire: [AppLogWireExchange] = [], entries: [AppLogEntry] = []
+        for k in 0..<5000 {
+            let url = "https://api.test/item/\(k % 50)"
+            wire.append(AppLogWireExchange(id: k, method: "GET", url: AppLogURL(url), start: t0 + Double(k) * 0.02))
+            entries.append(AppLogEntry(sequence: k, line: k + 1, source: "", method: "GET", url: url,
+                                       start: t0 + 0.75 + Double(k) * 0.02 + Double(k % 7) * 0.0003))
+        }
+        let clock = ContinuousClock()
+        var result: AppLogMatchResult?
+        let elapsed = clock.measure { result = AppLogMatcher().match(entries, wire) }
+        #expect(elapsed < .seconds(20))
+        #expect(result!.matches.count == 5000)
+        #expect(result!.matches.allSatisfy { $0.entry == $0.wire })
+        #expect(abs(result!.clockOffsetMs! - 750.9) < 0.01)
+    }
+}

@@ -131,8 +131,20 @@ public struct AppLogMatcher: Sendable {
         var offset: Double? = nil  // seconds
         if !timed.isEmpty {
             var candidates: [(e: Int, w: Int, kind: AppLogMatch.Kind)] = []
+            // Exchanges by URL, and host-only ones by scheme + authority: candidates without an
+            // entries × exchanges scan.
+            var byURL: [AppLogURL: [Int]] = [:], byHost: [String: [Int]] = [:]
+            for w in wire.indices where !wireTaken[w] {
+                guard let url = wire[w].url else { continue }
+                if wire[w].hostOnly {
+                    byHost[url.scheme + "://" + url.authority, default: []].append(w)
+                } else {
+                    byURL[url, default: []].append(w)
+                }
+            }
             for e in timed {
-                for w in wire.indices where !wireTaken[w] {
+                guard let url = urls[e] else { continue }
+                for w in (byURL[url] ?? []) + (byHost[url.scheme + "://" + url.authority] ?? []) {
                     if let kind = compatible(e, w) { candidates.append((e, w, kind)) }
                 }
             }
