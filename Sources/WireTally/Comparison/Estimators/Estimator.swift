@@ -62,11 +62,11 @@ public enum Estimator: String, CaseIterable, Sendable {
 
     private func message(_ m: HTTPMessage, exchange: HTTPExchange) -> MessageEstimate {
         let isRequest = m.kind == .request
-        let wireHead = m.bytes.startLine + m.bytes.headers + (isRequest ? 0 : m.interimBytes)
         let cookieName = isRequest ? "cookie" : "set-cookie"
         let cookieBytes = m.headers.filter { $0.name.lowercased() == cookieName }.reduce(0) { $0 + Self.fmt($1) }
         let decoded = m.decodedBodyBytes ?? m.bytes.body
-        var e = MessageEstimate(wireHead: wireHead, wireBody: m.bytes.body, wireFraming: m.bytes.framing)
+        var e = MessageEstimate.onStream(m)
+        let wireHead = e.wireHead
         switch self {
         case .naive:
             e.hiddenHeaders = wireHead - cookieBytes
@@ -164,6 +164,14 @@ public struct MessageEstimate: Sendable {
         self.wireFraming = wireFraming
     }
 
+    /// A message as it was on the stream (head with interim 1xx responses, body as sent, chunk
+    /// framing), nothing counted yet.
+    static func onStream(_ m: HTTPMessage) -> MessageEstimate {
+        MessageEstimate(
+            wireHead: m.bytes.startLine + m.bytes.headers + (m.kind == .request ? 0 : m.interimBytes),
+            wireBody: m.bytes.body, wireFraming: m.bytes.framing)
+    }
+
     /// The estimate of an encrypted message: its plaintext size.
     static func plaintext(_ m: HTTPMessage) -> MessageEstimate {
         var e = MessageEstimate(wireBody: m.bytes.body)
@@ -180,7 +188,8 @@ public struct MessageEstimate: Sendable {
 
 /// An estimator's view of one exchange: the two messages (zero when missing).
 public struct EstimateBreakdown: Sendable {
-    public var estimator: Estimator
+    /// The built-in estimator, nil for an app log's own figures.
+    public var estimator: Estimator?
     public var encrypted: Bool
     public var up = MessageEstimate()
     public var down = MessageEstimate()

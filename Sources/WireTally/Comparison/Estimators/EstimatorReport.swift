@@ -79,22 +79,39 @@ public struct EstimatedRequest: Sendable {
 /// - `skipped`: exchanges the estimator cannot estimate (naive/rebuilt on encrypted exchanges);
 ///   `approximated`: exchanges whose re-gzipped size was approximated (body not retained completely).
 public struct EstimatorReport: Sendable {
-    public let estimator: Estimator
+    /// The estimator's name (or, for an app log, the name the report is given).
+    public let name: String
+    /// The built-in estimator, nil when the estimates come from elsewhere (an app log).
+    public let estimator: Estimator?
     public let level: WireLevel
     public private(set) var requests: [EstimatedRequest] = []
     public private(set) var skipped = 0
     public static let worstCount = 5
 
     public init(estimator: Estimator, level: WireLevel) {
+        name = estimator.rawValue
         self.estimator = estimator
         self.level = level
     }
 
+    /// A report of estimates that come from elsewhere (an app log), added with `add(_:breakdown:…)`.
+    public init(name: String, level: WireLevel) {
+        self.name = name
+        estimator = nil
+        self.level = level
+    }
+
+    /// Adds the built-in estimator's estimate of one exchange (or counts it skipped).
     public mutating func add(_ exchange: HTTPExchange, _ connection: TCPConnection) {
-        guard let breakdown = estimator.breakdown(exchange) else {
+        guard let breakdown = estimator?.breakdown(exchange) else {
             skipped += 1
             return
         }
+        add(exchange, connection, breakdown: breakdown)
+    }
+
+    /// Adds one exchange with an estimate given as a breakdown.
+    public mutating func add(_ exchange: HTTPExchange, _ connection: TCPConnection, breakdown: EstimateBreakdown) {
         let gap = GapAttribution(exchange: exchange, connection: connection, breakdown: breakdown, level: level)
         let url: String
         if let request = exchange.request ?? (breakdown.encrypted ? exchange.response : nil) {
@@ -156,7 +173,7 @@ public struct EstimatorReport: Sendable {
     public var json: JSONValue {
         let causes = gapByCause
         return .object([
-            ("name", .string(estimator.rawValue)),
+            ("name", .string(name)),
             ("level", .string(level.rawValue)),
             ("requests", .integer(requests.count)),
             ("skipped", .integer(skipped)),
