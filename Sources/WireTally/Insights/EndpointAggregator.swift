@@ -29,7 +29,8 @@ public struct EndpointSummary: Sendable {
 /// (a 21 s capture gets 2 s windows, an hour 4 min 16 s windows), aligned on multiples of the width,
 /// shared by all endpoints so their rates line up. For the duplicate test the first
 /// `maxEventsPerEndpoint` requests of each endpoint keep their time and an identity hash (FNV-1a of
-/// method, host, target with query, body length and the retained body, if any). Past `maxEndpoints`
+/// method, host, target with query, the conditional and range headers, body length and the retained
+/// body, if any). Past `maxEndpoints`
 /// endpoints, new ones are counted together as method `*`, host `*`, path `(other)`.
 public final class EndpointAggregator {
     public struct Options: Sendable {
@@ -67,6 +68,8 @@ public final class EndpointAggregator {
     private var lastTime = Int64.min
     private var labels: [UInt64: String] = [:]
     private static let maxLabels = 10_000
+    /// Headers that make a request a different request for the duplicate test.
+    static let identityHeaders = ["If-None-Match", "If-Modified-Since", "Range", "If-Range", "If-Match"]
     private static let otherKey = Key(method: "*", host: "*", path: "(other)")
 
     public init(options: Options = Options()) { self.options = options }
@@ -92,6 +95,8 @@ public final class EndpointAggregator {
         hasher.add(host)
         hasher.add(request.target ?? "")
         hasher.add(String(request.bytes.body))
+        // a revalidation or a range request is not a repeat of the plain fetch
+        for name in Self.identityHeaders { hasher.add(request.header(name) ?? "") }
         if let body = request.retainedBody { hasher.add(body) }
         let label = (request.method ?? "-") + " " + (request.target.map { $0.hasPrefix("/") ? host + $0 : $0 } ?? host)
         add(method: request.method, host: host, target: request.target, time: time, up: up, down: down,

@@ -89,14 +89,16 @@ public struct RequestEvent: Sendable, Equatable {
 /// Steady polling at any rate has τ ≈ 0 and growth ≈ 1, so it is never flagged runaway.
 ///
 /// **burst** — windows (observed for ≥ `minCoverage`) whose rate is ≥ `burstRatio` (4×) the median
-/// window rate of the endpoint and that hold ≥ `burstMinRequests` (10) requests: a spike well beyond
-/// the endpoint's usual rate, big enough not to be a couple of polls falling in one window.
+/// rate of the endpoint's windows that have requests (at least 3 of them), and that hold ≥
+/// `burstMinRequests` (10) requests: a spike well beyond the endpoint's usual rate, big enough not to
+/// be a couple of polls falling in one window. Empty windows do not lower the usual rate.
 ///
 /// **duplicate** — a request identical to the previous one of the same identity (method, host, full
 /// target with query, body) less than `duplicateInterval` (1 s) after it, and less than
 /// `duplicateFraction` (¼) of that identity's usual gap (75th percentile of its gaps, when it has at
 /// least 3): a 1 s poller is not a duplicate of itself even with ±30 % jitter, a request fired twice
-/// within 50 ms is. Flagged from `minDuplicates` (2) duplicates on.
+/// within 50 ms is. Flagged from `minDuplicates` (3) duplicates on: one or two repeats in a capture are
+/// not a pattern.
 public struct RunawayDetector: Sendable {
     public struct Thresholds: Sendable {
         public var minWindows = 4
@@ -110,7 +112,7 @@ public struct RunawayDetector: Sendable {
         /// Seconds.
         public var duplicateInterval = 1.0
         public var duplicateFraction = 0.25
-        public var minDuplicates = 2
+        public var minDuplicates = 3
         public init() {}
     }
 
@@ -170,7 +172,9 @@ public struct RunawayDetector: Sendable {
 
     /// Windows far above the endpoint's median rate; nil when there are none.
     public func bursts(_ windows: [RateWindow]) -> EndpointFlag? {
-        let used = observed(windows)
+        // Only windows with requests set the usual rate: a capture merged from sessions far apart (or an
+        // endpoint idle most of the time) has long empty stretches that say nothing about its rate.
+        let used = observed(windows).filter { $0.requests > 0 }
         guard used.count >= 3 else { return nil }
         let median = Self.median(used.map(\.ratePerMinute))
         let spikes = used.filter {
@@ -198,7 +202,7 @@ public struct RunawayDetector: Sendable {
     public func duplicates(_ requests: [RequestEvent], label: (UInt64) -> String = { _ in "" }) -> EndpointFlag? {
         var byIdentity: [UInt64: [Int64]] = [:]
         for request in requests { byIdentity[request.identity, default: []].append(request.time) }
-        var count = 0, identities = 0, smallestGap = Int64.max
+        var count = 0, identities = 0, smallestGap = Int64.max, largestGap = Int64.min
         var examples: [(time: Int64, gap: Int64, identity: UInt64)] = []
         for identity in byIdentity.keys.sorted() {
             let times = byIdentity[identity]!.sorted()
@@ -210,6 +214,7 @@ public struct RunawayDetector: Sendable {
             for (offset, gap) in gaps.enumerated() where Double(gap) < limit {
                 found += 1
                 smallestGap = min(smallestGap, gap)
+                largestGap = max(largestGap, gap)
                 if examples.count < 3 { examples.append((times[offset + 1], gap, identity)) }
             }
             if found > 0 { identities += 1; count += found }
@@ -220,6 +225,7 @@ public struct RunawayDetector: Sendable {
             ("requests", .integer(requests.count)),
             ("identities", .integer(identities)),
             ("min_gap_ms", .number(Self.format(Double(smallestGap) / 1e6, digits: 3))),
+            ("max_gap_ms", .number(Self.format(Double(largestGap) / 1e6, digits: 3))),
             ("max_interval_ms", .number(Self.format(thresholds.duplicateInterval * 1000, digits: 0))),
             ("examples", .array(examples.map { example in
                 .object([
@@ -229,7 +235,9 @@ public struct RunawayDetector: Sendable {
                 ])
             })),
         ])
-        let summary = "duplicate: \(count) of \(requests.count) requests repeated an identical one within \(Self.format(Double(smallestGap) / 1e6, digits: 1)) ms or more (< \(Self.format(thresholds.duplicateInterval * 1000, digits: 0)) ms)"
+        let summary = "duplicate: \(count) of \(requests.count) requests repeated the identical previous one after "
+            + "\(Self.format(Double(smallestGap) / 1e6, digits: 1))–\(Self.format(Double(largestGap) / 1e6, digits: 1)) ms"
+            + " (in \(identities) distinct request(s); limit \(Self.format(thresholds.duplicateInterval * 1000, digits: 0)) ms and ¼ of the usual gap)"
         return EndpointFlag(kind: .duplicate, evidence: evidence, summary: summary)
     }
 
