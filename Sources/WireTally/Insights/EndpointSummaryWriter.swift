@@ -1,6 +1,30 @@
 /// `analyze --summary`: collects the exchanges into endpoints (`EndpointAggregator`) and at the end
-/// writes either one JSON document `{"endpoints":[…]}` or a table for people — instead of the
-/// per-exchange records.
+/// writes either one JSON document or a table for people — instead of the per-exchange records.
+///
+/// JSON (`--format json`), endpoints by up + down IP bytes descending:
+///
+/// ```json
+/// {"endpoints":[{"method":"GET","host":"10.77.0.2","path":"/api/status","requests":84,
+///    "up_ip_bytes":20664,"down_ip_bytes":20552,"share":0.8002,
+///    "rate_windows":[{"start":1795328054.000,"end":1795328056.000,"requests":2,"rate_per_min":77.85},…],
+///    "flags":["runaway"],
+///    "evidence":{"runaway":{"windows":11,"kendall_tau":0.954,"first_rate_per_min":97.45,
+///       "last_rate_per_min":396.14,"growth":4.07,"z":4.07,"rates_per_min":[77.8,…]}}}],
+///  "window_seconds":2.000,"exchanges":105}
+/// ```
+///
+/// - `method` and `path` are null for exchanges without a readable request (TLS without keys, a
+///   response whose request was not captured); `host` is then the SNI / DNS name or the server address.
+/// - `path` is the `PathTemplate` of the target (query dropped, ids folded); `host` is lowercased.
+/// - `share` is the endpoint's up + down IP bytes over those of all exchanges (4 decimals; DNS bytes
+///   before a connection are not included).
+/// - `rate_windows`: fixed windows shared by all endpoints (`window_seconds`), from the endpoint's
+///   first request's window to its last; `rate_per_min` is per second of the window inside the
+///   endpoint's first…last request span, so partial edge windows are not under-counted.
+/// - `flags`: `runaway`, `duplicate`, `burst` (`RunawayDetector`), each with its object in `evidence`:
+///   runaway as above; `duplicate`: `duplicates`, `requests`, `identities`, `min_gap_ms`, `max_gap_ms`,
+///   `max_interval_ms`, `examples` [`ts`, `gap_ms`, `request`]; `burst`: `median_rate_per_min`,
+///   `windows` [`start`, `end`, `requests`, `rate_per_min`, `ratio`].
 public final class EndpointSummaryWriter: RecordWriter {
     public enum Format: String, Sendable {
         case table, json
