@@ -118,6 +118,8 @@ struct OutputFormatArgument: ExpressibleByArgument {
     }
 
     static var allValueStrings: [String] { OutputFormat.allCases.map(\.rawValue) + ["json"] }
+
+    var defaultValueDescription: String { summaryFormat == .json ? "json" : value.rawValue }
 }
 
 func printError(_ message: String) {
