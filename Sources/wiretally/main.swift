@@ -57,6 +57,17 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds without packets after which an open connection is reported.")
     var idleTimeout: Int64 = ReassemblyLimits().idleTimeoutSeconds
 
+    // --- endpoint summary (Insights): checked before any output file is created
+    func validate() throws {
+        if summary && format.summaryFormat == nil {
+            throw ValidationError("--summary prints a table or one JSON document: use --format table or --format json")
+        }
+        if !summary && format.summaryFormat == .json {
+            throw ValidationError("--format json is the endpoint summary (--summary); records are --format jsonl")
+        }
+    }
+    // --- end endpoint summary
+
     func run() throws {
         var limits = ReassemblyLimits()
         limits.maxConnections = max(1, maxConnections)
@@ -67,15 +78,6 @@ struct Analyze: ParsableCommand {
         do {
             let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
             // --- endpoint summary (Insights)
-            if summary {
-                guard format.summaryFormat != nil else {
-                    printError("wiretally: --summary prints a table or one JSON document: use --format table or --format json")
-                    throw ExitCode(64)
-                }
-            } else if format.summaryFormat == .json {
-                printError("wiretally: --format json is the endpoint summary (--summary); records are --format jsonl")
-                throw ExitCode(64)
-            }
             if summary, let summaryFormat = format.summaryFormat {
                 var options = run.options
                 if options.http.retainedBodyBytes == 0 { options.http.retainedBodyBytes = 4096 }  // duplicate identity
@@ -85,8 +87,6 @@ struct Analyze: ParsableCommand {
             // --- end endpoint summary
             result = run.run(writer: format.value.makeWriter(output: destination, view: connections ? .connections : .exchanges))
             }
-        } catch let exit as ExitCode {
-            throw exit
         } catch {
             printError("wiretally: \(error)")
             throw ExitCode(1)
