@@ -57,6 +57,22 @@ import Testing
         #expect(abs(endpoints.reduce(0) { $0 + $1.share } - 1) < 1e-3)
     }
 
+    /// Negative control on real traffic: no other recorded capture has a runaway endpoint, and curl's
+    /// revalidations of /index.html (If-None-Match, If-Modified-Since) are not duplicates of its fetch.
+    @Test(arguments: TestPaths.files(in: TestPaths.captures, endingWith: [".pcap"]).filter { $0 != "runaway.pcap" })
+    func noRunawayElsewhere(_ name: String) throws {
+        let writer = EndpointSummaryWriter(output: try TextOutput(path: "/dev/null"), format: .json)
+        var options = CaptureAnalyzer.Options()
+        options.http.retainedBodyBytes = 4096
+        _ = AnalysisRun(files: [TestPaths.capture(name)], options: options).run(writer: writer)
+        let endpoints = writer.aggregator.summaries()
+        #expect(!endpoints.contains { $0.flags.contains { $0.kind == .runaway } })
+        if name.hasPrefix("nginx-curl-keepalive") {
+            #expect(endpoints.allSatisfy { $0.flags.isEmpty })
+            #expect(endpoints.first { $0.path == "/index.html" }?.requests == 3)  // GET + 2 revalidations
+        }
+    }
+
     @Test func commandLineSummary() throws {
         guard CommandLineTests.binary != nil else { return }
         let json = try CommandLineTests.run(["analyze", Self.file, "--summary", "--format", "json"])
