@@ -9,7 +9,8 @@
 ///    "rate_windows":[{"start":1795328054.000,"end":1795328056.000,"requests":2,"rate_per_min":77.85},…],
 ///    "flags":["runaway"],
 ///    "evidence":{"runaway":{"windows":11,"kendall_tau":0.954,"first_rate_per_min":97.45,
-///       "last_rate_per_min":396.14,"growth":4.07,"z":4.07,"rates_per_min":[77.8,…]}}}],
+///       "last_rate_per_min":396.14,"growth":4.07,"first_mean_interval_ms":615.7,
+///       "last_mean_interval_ms":151.5,"z":4.07,"rates_per_min":[77.8,…]}}}],
 ///  "window_seconds":2.000,"exchanges":105}
 /// ```
 ///

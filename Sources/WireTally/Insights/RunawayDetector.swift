@@ -162,6 +162,9 @@ public struct RunawayDetector: Sendable {
             ("first_rate_per_min", .number(Self.format(headRate, digits: 2))),
             ("last_rate_per_min", .number(Self.format(tailRate, digits: 2))),
             ("growth", growth.isFinite ? .number(Self.format(growth, digits: 2)) : .null),
+            // the same as the mean interval between calls, which shrinks
+            ("first_mean_interval_ms", headRate > 0 ? .number(Self.format(60_000 / headRate, digits: 1)) : .null),
+            ("last_mean_interval_ms", .number(Self.format(60_000 / tailRate, digits: 1))),
             ("z", .number(Self.format(z, digits: 2))),
             ("rates_per_min", .array(rates.map { .number(Self.format($0, digits: 1)) })),
         ])
