@@ -28,8 +28,19 @@ struct Analyze: ParsableCommand {
     @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax); rejected packets are counted as filtered.")
     var filter: String?
 
-    @Option(help: "Output format: table, jsonl, csv or har (HAR 1.2).")
+    @Option(help: "Output format: table, jsonl, csv or har (HAR 1.2); with --summary: table or json.")
     var format: OutputFormatArgument = .table
+
+    // --- endpoint summary (Insights)
+    @Flag(help: """
+        Instead of the records, a summary per endpoint (method + host + path template, ids folded: \
+        /users/123 → /users/{id}): requests, up/down IP bytes, share, requests per time window, and \
+        flags runaway (rate keeps growing), duplicate, burst with their evidence. --format table \
+        (default) prints an endpoint table with a sparkline per endpoint and an evidence line per flag; \
+        --format json prints one JSON document {"endpoints":[…]}.
+        """)
+    var summary = false
+    // --- end endpoint summary
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
@@ -46,6 +57,17 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds without packets after which an open connection is reported.")
     var idleTimeout: Int64 = ReassemblyLimits().idleTimeoutSeconds
 
+    // --- endpoint summary (Insights): checked before any output file is created
+    func validate() throws {
+        if summary && format.summaryFormat == nil {
+            throw ValidationError("--summary prints a table or one JSON document: use --format table or --format json")
+        }
+        if !summary && format.summaryFormat == .json {
+            throw ValidationError("--format json is the endpoint summary (--summary); records are --format jsonl")
+        }
+    }
+    // --- end endpoint summary
+
     func run() throws {
         var limits = ReassemblyLimits()
         limits.maxConnections = max(1, maxConnections)
@@ -55,7 +77,16 @@ struct Analyze: ParsableCommand {
         let result: AnalysisRun.Result
         do {
             let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
+            // --- endpoint summary (Insights)
+            if summary, let summaryFormat = format.summaryFormat {
+                var options = run.options
+                if options.http.retainedBodyBytes == 0 { options.http.retainedBodyBytes = 4096 }  // duplicate identity
+                let summaryRun = AnalysisRun(files: files, options: options)
+                result = summaryRun.run(writer: EndpointSummaryWriter(output: destination, format: summaryFormat))
+            } else {
+            // --- end endpoint summary
             result = run.run(writer: format.value.makeWriter(output: destination, view: connections ? .connections : .exchanges))
+            }
         } catch {
             printError("wiretally: \(error)")
             throw ExitCode(1)
@@ -70,16 +101,25 @@ struct Analyze: ParsableCommand {
 
 struct OutputFormatArgument: ExpressibleByArgument {
     let value: OutputFormat
-    static let table = OutputFormatArgument(value: .table)
+    /// The `--summary` format this stands for (`table`, or `json`, which only `--summary` accepts).
+    var summaryFormat: EndpointSummaryWriter.Format? = nil
+    static let table = OutputFormatArgument(value: .table, summaryFormat: .table)
 
-    init(value: OutputFormat) { self.value = value }
-
-    init?(argument: String) {
-        guard let format = OutputFormat(rawValue: argument) else { return nil }
-        value = format
+    init(value: OutputFormat, summaryFormat: EndpointSummaryWriter.Format? = nil) {
+        self.value = value
+        self.summaryFormat = summaryFormat
     }
 
-    static var allValueStrings: [String] { OutputFormat.allCases.map(\.rawValue) }
+    init?(argument: String) {
+        if argument == "json" { value = .jsonl; summaryFormat = .json; return }  // endpoint summary only
+        guard let format = OutputFormat(rawValue: argument) else { return nil }
+        value = format
+        summaryFormat = format == .table ? .table : nil
+    }
+
+    static var allValueStrings: [String] { OutputFormat.allCases.map(\.rawValue) + ["json"] }
+
+    var defaultValueDescription: String { summaryFormat == .json ? "json" : value.rawValue }
 }
 
 func printError(_ message: String) {

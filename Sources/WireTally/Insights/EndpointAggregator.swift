@@ -1,0 +1,240 @@
+/// One endpoint of the summary: method + host + path template, with its traffic and flags.
+public struct EndpointSummary: Sendable {
+    /// Nil for exchanges without a readable request (encrypted, response without request).
+    public var method: String?
+    public var host: String
+    /// The path template (`PathTemplate`); nil when the request target is unknown (encrypted).
+    public var path: String?
+    public var requests: Int
+    /// IP bytes the ledger attributed to the endpoint's exchanges, client → server and back.
+    public var upIPBytes: Int
+    public var downIPBytes: Int
+    /// `(up + down)` over the up + down IP bytes of every exchange of the capture (0…1).
+    public var share: Double
+    /// Requests per window, from the endpoint's first window to its last (empty windows included).
+    public var windows: [RateWindow]
+    public var flags: [EndpointFlag]
+    /// Requests the duplicate test examined (all of them unless `maxEventsPerEndpoint` was reached).
+    public var examinedRequests: Int
+}
+
+/// Collects `http` exchanges into endpoints (method, host, path template) and flags runaway,
+/// duplicate and bursty ones (`RunawayDetector`).
+///
+/// **Memory is bounded** whatever the capture's length: per endpoint, request counts are kept in
+/// time buckets aligned on the epoch, 1/8 s wide at first; when the capture's span would need more
+/// than `maxBuckets` buckets their width doubles (every endpoint's buckets merge pairwise), so at
+/// most `maxBuckets` buckets per endpoint exist. The output windows are sized from the span of the
+/// whole capture's requests: the smallest width of 1 s × 2^k giving at most `targetWindows` windows
+/// (a 21 s capture gets 2 s windows, an hour 4 min 16 s windows), aligned on multiples of the width,
+/// shared by all endpoints so their rates line up. For the duplicate test the first
+/// `maxEventsPerEndpoint` requests of each endpoint keep their time and an identity hash (FNV-1a of
+/// method, host, target with query, the conditional and range headers, body length and the retained
+/// body, if any). Past `maxEndpoints`
+/// endpoints, new ones are counted together as method `*`, host `*`, path `(other)`.
+public final class EndpointAggregator {
+    public struct Options: Sendable {
+        public var maxEndpoints = 10_000
+        public var maxBuckets = 4096
+        public var maxEventsPerEndpoint = 20_000
+        public var targetWindows = 16
+        /// Output windows are this many nanoseconds times a power of two (1 s).
+        public var minWindowNanoseconds: Int64 = 1_000_000_000
+        public var thresholds = RunawayDetector.Thresholds()
+        public init() {}
+    }
+
+    struct Key: Hashable {
+        var method: String?
+        var host: String
+        var path: String?
+    }
+
+    final class Endpoint {
+        var requests = 0
+        var up = 0
+        var down = 0
+        var first = Int64.max
+        var last = Int64.min
+        /// Requests per bucket, by bucket index (time / bucketWidth).
+        var buckets: [Int64: Int] = [:]
+        var events: [RequestEvent] = []
+    }
+
+    public let options: Options
+    private var endpoints: [Key: Endpoint] = [:]
+    private var bucketWidth: Int64 = 125_000_000
+    private var firstTime = Int64.max
+    private var lastTime = Int64.min
+    private var labels: [UInt64: String] = [:]
+    private static let maxLabels = 10_000
+    /// Headers that make a request a different request for the duplicate test.
+    static let identityHeaders = ["If-None-Match", "If-Modified-Since", "Range", "If-Range", "If-Match"]
+    private static let otherKey = Key(method: "*", host: "*", path: "(other)")
+
+    public init(options: Options = Options()) { self.options = options }
+
+    /// Takes the exchanges of a record stream; other records are ignored.
+    public func add(_ record: AnalysisRecord) {
+        if case let .exchange(exchange, _, connection) = record { add(exchange, connection: connection) }
+    }
+
+    /// Adds one exchange: its endpoint, time (first request packet, else first response packet) and
+    /// wire bytes.
+    public func add(_ exchange: HTTPExchange, connection: TCPConnection) {
+        let wire = connection.ledger.exchange(exchange.index)
+        let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
+        let time = (exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp ?? connection.firstTimestamp).nanoseconds
+        guard let request = exchange.request else {
+            add(method: nil, host: exchange.serverName ?? connection.serverEndpoint, target: nil, time: time, up: up, down: down, identity: nil)
+            return
+        }
+        let host = RecordEncoding.host(of: request, fallback: exchange.serverName ?? connection.server.description)
+        var hasher = FNV1a()
+        hasher.add(request.method ?? "")
+        hasher.add(host)
+        hasher.add(request.target ?? "")
+        hasher.add(String(request.bytes.body))
+        // a revalidation or a range request is not a repeat of the plain fetch
+        for name in Self.identityHeaders { hasher.add(request.header(name) ?? "") }
+        if let body = request.retainedBody { hasher.add(body) }
+        let label = (request.method ?? "-") + " " + (request.target.map { $0.hasPrefix("/") ? host + $0 : $0 } ?? host)
+        add(method: request.method, host: host, target: request.target, time: time, up: up, down: down,
+            identity: (hasher.value, label))
+    }
+
+    /// Adds one request by its parts (`target` as sent; nil when unknown). `identity` is the hash the
+    /// duplicate test compares, with a label for the evidence.
+    public func add(method: String?, host: String, target: String?, time: Int64, up: Int, down: Int,
+                    identity: (hash: UInt64, label: String)?) {
+        var key = Key(method: method, host: host.lowercased(), path: target.map(PathTemplate.template(of:)))
+        if endpoints[key] == nil && endpoints.count >= options.maxEndpoints { key = Self.otherKey }
+        let endpoint: Endpoint
+        if let existing = endpoints[key] { endpoint = existing } else { endpoint = Endpoint(); endpoints[key] = endpoint }
+        endpoint.requests += 1
+        endpoint.up += up
+        endpoint.down += down
+        endpoint.first = min(endpoint.first, time)
+        endpoint.last = max(endpoint.last, time)
+        firstTime = min(firstTime, time)
+        lastTime = max(lastTime, time)
+        while Self.index(lastTime, bucketWidth) - Self.index(firstTime, bucketWidth) + 1 > Int64(options.maxBuckets) {
+            coarsen()
+        }
+        endpoint.buckets[Self.index(time, bucketWidth), default: 0] += 1
+        if let identity, endpoint.events.count < options.maxEventsPerEndpoint {
+            endpoint.events.append(RequestEvent(time: time, identity: identity.hash))
+            if labels.count < Self.maxLabels, labels[identity.hash] == nil { labels[identity.hash] = identity.label }
+        }
+    }
+
+    /// Doubles the bucket width, merging every endpoint's buckets pairwise.
+    private func coarsen() {
+        bucketWidth *= 2
+        for endpoint in endpoints.values {
+            var merged: [Int64: Int] = [:]
+            for (index, count) in endpoint.buckets { merged[Self.floorDiv(index, 2), default: 0] += count }
+            endpoint.buckets = merged
+        }
+    }
+
+    private static func floorDiv(_ value: Int64, _ divisor: Int64) -> Int64 {
+        value >= 0 ? value / divisor : (value - divisor + 1) / divisor
+    }
+
+    private static func index(_ time: Int64, _ width: Int64) -> Int64 { floorDiv(time, width) }
+
+    /// The width of the output windows (nanoseconds): see the type's documentation.
+    public var windowWidth: Int64 {
+        var width = max(options.minWindowNanoseconds, bucketWidth)
+        // keep it a multiple of the bucket width
+        if width % bucketWidth != 0 { width = bucketWidth * (width / bucketWidth + 1) }
+        guard firstTime <= lastTime else { return width }
+        while Self.index(lastTime, width) - Self.index(firstTime, width) + 1 > Int64(max(1, options.targetWindows)) { width *= 2 }
+        return width
+    }
+
+    /// Exchanges added.
+    public var exchangeCount: Int { endpoints.values.reduce(0) { $0 + $1.requests } }
+
+    /// Every endpoint with its windows and flags, by wire bytes (up + down) descending.
+    public func summaries() -> [EndpointSummary] {
+        let width = windowWidth
+        let factor = width / bucketWidth
+        let detector = RunawayDetector(thresholds: options.thresholds)
+        let total = endpoints.values.reduce(0) { $0 + $1.up + $1.down }
+        var result: [EndpointSummary] = []
+        for (key, endpoint) in endpoints {
+            var counts: [Int64: Int] = [:]
+            for (index, count) in endpoint.buckets { counts[Self.floorDiv(index, factor), default: 0] += count }
+            let firstWindow = Self.index(endpoint.first, width), lastWindow = Self.index(endpoint.last, width)
+            let windows = (firstWindow...lastWindow).map { index in
+                RateWindow(start: index * width, end: (index + 1) * width, requests: counts[index] ?? 0,
+                           coveredSeconds: RateWindow.covered(start: index * width, end: (index + 1) * width,
+                                                              first: endpoint.first, last: endpoint.last))
+            }
+            let events = endpoint.events.sorted { ($0.time, $0.identity) < ($1.time, $1.identity) }
+            let flags = detector.flags(windows: windows, requests: events, label: { self.labels[$0] ?? "" })
+            result.append(EndpointSummary(
+                method: key.method, host: key.host, path: key.path, requests: endpoint.requests,
+                upIPBytes: endpoint.up, downIPBytes: endpoint.down,
+                share: total > 0 ? Double(endpoint.up + endpoint.down) / Double(total) : 0,
+                windows: windows, flags: flags, examinedRequests: events.count))
+        }
+        return result.sorted {
+            ($0.upIPBytes + $0.downIPBytes, $1.method ?? "", $1.host, $1.path ?? "")
+                > ($1.upIPBytes + $1.downIPBytes, $0.method ?? "", $0.host, $0.path ?? "")
+        }
+    }
+
+    /// `{"endpoints":[…],"window_seconds":…}` — see README (`--summary`).
+    public func json() -> JSONValue {
+        let endpoints = summaries()
+        return .object([
+            ("endpoints", .array(endpoints.map(Self.json))),
+            ("window_seconds", .number(RunawayDetector.format(Double(windowWidth) / 1e9, digits: 3))),
+            ("exchanges", .integer(exchangeCount)),
+        ])
+    }
+
+    /// One endpoint's JSON object.
+    public static func json(_ endpoint: EndpointSummary) -> JSONValue {
+        .object([
+            ("method", endpoint.method.map(JSONValue.string) ?? .null),
+            ("host", .string(endpoint.host)),
+            ("path", endpoint.path.map(JSONValue.string) ?? .null),
+            ("requests", .integer(endpoint.requests)),
+            ("up_ip_bytes", .integer(endpoint.upIPBytes)),
+            ("down_ip_bytes", .integer(endpoint.downIPBytes)),
+            ("share", .number(RunawayDetector.format(endpoint.share, digits: 4))),
+            ("rate_windows", .array(endpoint.windows.map { window in
+                .object([
+                    ("start", .number(RunawayDetector.seconds(window.start))),
+                    ("end", .number(RunawayDetector.seconds(window.end))),
+                    ("requests", .integer(window.requests)),
+                    ("rate_per_min", .number(RunawayDetector.format(window.ratePerMinute, digits: 2))),
+                ])
+            })),
+            ("flags", .array(endpoint.flags.map { .string($0.kind.rawValue) })),
+            ("evidence", .object(endpoint.flags.map { ($0.kind.rawValue, $0.evidence) })),
+        ])
+    }
+}
+
+/// 64-bit FNV-1a, for request identities (not cryptographic: a collision only merges two requests in
+/// the duplicate test).
+struct FNV1a {
+    private(set) var value: UInt64 = 0xcbf2_9ce4_8422_2325
+
+    mutating func add(_ bytes: some Sequence<UInt8>) {
+        for byte in bytes {
+            value ^= UInt64(byte)
+            value = value &* 0x0000_0100_0000_01b3
+        }
+        // field separator, so that ("ab","c") and ("a","bc") differ
+        value ^= 0xff
+        value = value &* 0x0000_0100_0000_01b3
+    }
+
+    mutating func add(_ string: String) { add(string.utf8) }
+}

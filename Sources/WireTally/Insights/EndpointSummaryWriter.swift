@@ -1,0 +1,100 @@
+/// `analyze --summary`: collects the exchanges into endpoints (`EndpointAggregator`) and at the end
+/// writes either one JSON document or a table for people — instead of the per-exchange records.
+///
+/// JSON (`--format json`), endpoints by up + down IP bytes descending:
+///
+/// ```json
+/// {"endpoints":[{"method":"GET","host":"10.77.0.2","path":"/api/status","requests":84,
+///    "up_ip_bytes":20664,"down_ip_bytes":20552,"share":0.8002,
+///    "rate_windows":[{"start":1795328054.000,"end":1795328056.000,"requests":2,"rate_per_min":77.85},…],
+///    "flags":["runaway"],
+///    "evidence":{"runaway":{"windows":11,"kendall_tau":0.954,"first_rate_per_min":97.45,
+///       "last_rate_per_min":396.14,"growth":4.07,"first_mean_interval_ms":615.7,
+///       "last_mean_interval_ms":151.5,"z":4.07,"rates_per_min":[77.8,…]}}}],
+///  "window_seconds":2.000,"exchanges":105}
+/// ```
+///
+/// - `method` and `path` are null for exchanges without a readable request (TLS without keys, a
+///   response whose request was not captured); `host` is then the SNI / DNS name or the server address.
+/// - `path` is the `PathTemplate` of the target (query dropped, ids folded); `host` is lowercased.
+/// - `share` is the endpoint's up + down IP bytes over those of all exchanges (4 decimals; DNS bytes
+///   before a connection are not included).
+/// - `rate_windows`: fixed windows shared by all endpoints (`window_seconds`), from the endpoint's
+///   first request's window to its last; `rate_per_min` is per second of the window inside the
+///   endpoint's first…last request span, so partial edge windows are not under-counted.
+/// - `flags`: `runaway`, `duplicate`, `burst` (`RunawayDetector`), each with its object in `evidence`:
+///   runaway as above; `duplicate`: `duplicates`, `requests`, `identities`, `min_gap_ms`, `max_gap_ms`,
+///   `max_interval_ms`, `examples` [`ts`, `gap_ms`, `request`]; `burst`: `median_rate_per_min`,
+///   `windows` [`start`, `end`, `requests`, `rate_per_min`, `ratio`].
+public final class EndpointSummaryWriter: RecordWriter {
+    public enum Format: String, Sendable {
+        case table, json
+    }
+
+    public let aggregator: EndpointAggregator
+    private let output: TextOutput
+    private let format: Format
+
+    public init(output: TextOutput, format: Format, options: EndpointAggregator.Options = .init()) {
+        self.output = output
+        self.format = format
+        aggregator = EndpointAggregator(options: options)
+    }
+
+    public func write(_ record: AnalysisRecord, timestampDigits: Int) {
+        aggregator.add(record)
+    }
+
+    public func finish(summary: CaptureSummary, files: [String]) {
+        switch format {
+        case .json: output.write(aggregator.json().serialized + "\n")
+        case .table: output.write(Self.table(aggregator.summaries(), windowWidth: aggregator.windowWidth, files: files))
+        }
+        output.flush()
+    }
+
+    /// The endpoint table: one line per endpoint (method, host, path, requests, up and down IP bytes,
+    /// share, flags, requests per window as a sparkline), then one indented line of evidence per flag.
+    public static func table(_ endpoints: [EndpointSummary], windowWidth: Int64, files: [String]) -> String {
+        let titles = ["METHOD", "HOST", "PATH", "REQ", "UP BYTES", "DOWN BYTES", "SHARE", "FLAGS", "REQUESTS PER WINDOW"]
+        let widths = [7, 22, 32, 6, 10, 11, 6, 18, 0]
+        let left = [true, true, true, false, false, false, false, true, true]
+        func row(_ cells: [String]) -> String {
+            var line = ""
+            for (index, cell) in cells.enumerated() {
+                var text = cell
+                let width = widths[index]
+                if width > 0 && text.count > width { text = String(text.prefix(width - 1)) + "…" }
+                let padding = String(repeating: " ", count: max(0, width - text.count))
+                line += (left[index] ? text + padding : padding + text) + " "
+            }
+            while line.last == " " { line.removeLast() }
+            return line + "\n"
+        }
+        var text = row(titles)
+        for endpoint in endpoints {
+            let flags = endpoint.flags.map(\.kind.rawValue).joined(separator: ",")
+            text += row([
+                endpoint.method ?? "-", endpoint.host, endpoint.path ?? "(encrypted)", String(endpoint.requests),
+                String(endpoint.upIPBytes), String(endpoint.downIPBytes),
+                RunawayDetector.format(endpoint.share * 100, digits: 1) + "%", flags.isEmpty ? "-" : flags,
+                sparkline(endpoint.windows) + " " + endpoint.windows.map { String($0.requests) }.joined(separator: " "),
+            ])
+            for flag in endpoint.flags { text += "    ↳ " + flag.summary + "\n" }
+        }
+        let total = endpoints.reduce(0) { $0 + $1.requests }
+        text += "\n\(endpoints.count) endpoints, \(total) exchanges in \(files.joined(separator: ", ")); windows of "
+            + RunawayDetector.format(Double(windowWidth) / 1e9, digits: 0) + " s (rates per observed second)\n"
+        return text
+    }
+
+    /// One block character per window, scaled to the endpoint's busiest window.
+    static func sparkline(_ windows: [RateWindow]) -> String {
+        let blocks: [Character] = ["▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"]
+        let peak = windows.map(\.requests).max() ?? 0
+        guard peak > 0 else { return String(repeating: " ", count: windows.count) }
+        return String(windows.map { window in
+            window.requests == 0 ? " " : blocks[min(7, (window.requests * 8 - 1) / peak)]
+        })
+    }
+}
