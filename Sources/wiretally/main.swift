@@ -10,7 +10,7 @@ struct WireTallyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wiretally",
         abstract: "Exact wire bytes for every connection (and HTTP exchange) in a packet capture.",
-        subcommands: [Analyze.self])
+        subcommands: [Analyze.self, Compare.self])
 }
 
 struct Analyze: ParsableCommand {
@@ -97,6 +97,69 @@ struct Analyze: ParsableCommand {
         let analysed = summary.read.packets - summary.filtered.packets
         throw ExitCode(analysed == 0 ? 1 : 2)
     }
+}
+
+struct Compare: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare app-layer traffic estimates (built-in estimators, app logs) with the wire.",
+        discussion: """
+        The built-in estimators (naive, rebuilt, metrics, http) and each --app-log (HAR 1.2, curl \
+        --write-out '%{json}' lines, or wiretally's JSON Lines app log) are set against the exact wire \
+        bytes of every exchange; the gap is explained by cause; the endpoints are summarised with \
+        runaway, duplicate and burst flags. Exit status as for analyze.
+        """)
+
+    @Argument(help: "Capture files (pcap, pcapng, either gzip-compressed).")
+    var files: [String]
+
+    @Option(name: .customLong("app-log"), help: "An app's own log to compare (repeatable).")
+    var appLogs: [String] = []
+
+    @Option(help: "Wire level to compare with: ip_bytes, frame_bytes or payload_bytes.")
+    var level: WireLevelArgument = WireLevelArgument(value: .ip)
+
+    @Option(help: "Output format: table or json.")
+    var format: CompareFormat = .table
+
+    @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax).")
+    var filter: String?
+
+    @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
+    var output: String?
+
+    enum CompareFormat: String, ExpressibleByArgument {
+        case table, json
+    }
+
+    func run() throws {
+        let comparison = CompareRun(files: files, appLogs: appLogs, level: level.value, options: .init(filter: filter))
+        let result = comparison.run()
+        do {
+            let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
+            switch format {
+            case .table: destination.write(result.table(level: level.value, files: files))
+            case .json: destination.write(result.json(level: level.value, files: files).serialized + "\n")
+            }
+            destination.flush()
+        } catch {
+            printError("wiretally: \(error)")
+            throw ExitCode(1)
+        }
+        for error in result.errors { printError("wiretally: \(error)") }
+        if result.errors.isEmpty { return }
+        throw ExitCode(result.summary.read.packets - result.summary.filtered.packets == 0 ? 1 : 2)
+    }
+}
+
+struct WireLevelArgument: ExpressibleByArgument {
+    let value: WireLevel
+    init(value: WireLevel) { self.value = value }
+    init?(argument: String) {
+        guard let level = WireLevel(rawValue: argument) ?? WireLevel(rawValue: argument + "_bytes") else { return nil }
+        value = level
+    }
+    static var allValueStrings: [String] { WireLevel.allCases.map(\.rawValue) }
+    var defaultValueDescription: String { value.rawValue }
 }
 
 struct OutputFormatArgument: ExpressibleByArgument {

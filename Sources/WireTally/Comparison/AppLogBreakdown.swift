@@ -5,7 +5,7 @@ extension EstimateBreakdown {
     /// With the log's header/body split (HAR `headersSize`/`bodySize`, our JSONL's header and body
     /// counts): the head difference is `hidden_headers` (headers the stack added, that the app did not
     /// see), the body difference `compression_estimate` (an app logging decoded or re-compressed sizes),
-    /// chunk framing `chunk_framing`. With only a total (or a split that does not add up to it, or an
+    /// chunk framing `chunk_framing` (none when the log's body count is the body with its framing). With only a total (or a split that does not add up to it, or an
     /// encrypted exchange whose head and body cannot be told apart), the whole HTTP-level difference is
     /// `other`.
     public init(appLog estimate: TrafficEstimate, exchange: HTTPExchange) {
@@ -28,7 +28,13 @@ extension MessageEstimate {
         if let head, let body, head + body == total, !encrypted, message != nil {
             e.head = head
             e.hiddenHeaders = e.wireHead - head
-            e.body = body
+            if body == e.wireBody + e.wireFraming {
+                // A body count with the chunk framing (HAR's bodySize, curl's size_upload).
+                e.body = e.wireBody
+                e.framing = e.wireFraming
+            } else {
+                e.body = body
+            }
             return e
         }
         e.wireHead += e.wireBody + e.wireFraming

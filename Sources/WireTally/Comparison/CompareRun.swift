@@ -1,0 +1,107 @@
+/// `wiretally compare`: analyses the capture once, then sets the built-in estimators and each app log
+/// against the wire, and summarises the endpoints.
+///
+/// JSON (`json`): `{"wire_level","estimators":[…],"app_logs":[…],"endpoints":[…],"window_seconds",
+/// "summary":{…}}` — an estimator object as `EstimatorReport.json`; an app log object as
+/// `AppLogReport.json` with the estimator-style `up`, `down`, `dns`, `total`, `per_request` and
+/// `gap_by_cause` of its matched entries; endpoints as `EndpointAggregator.json`.
+public struct CompareRun {
+    public var files: [String]
+    public var appLogs: [String]
+    public var level: WireLevel
+    public var options: CaptureAnalyzer.Options
+
+    public init(files: [String], appLogs: [String] = [], level: WireLevel = .ip, options: CaptureAnalyzer.Options = .init()) {
+        self.files = files
+        self.appLogs = appLogs
+        self.level = level
+        self.options = options
+    }
+
+    /// What a comparison found.
+    public struct Result {
+        public var estimators: [EstimatorReport]
+        /// Per app log: its matching report and the estimate report of its matched entries.
+        public var appLogs: [(report: AppLogReport, estimates: EstimatorReport)]
+        public var endpoints: EndpointAggregator
+        public var summary: CaptureSummary
+        /// Problems: input errors of the capture, app logs that could not be read.
+        public var errors: [String]
+    }
+
+    /// Runs the comparison.
+    public func run() -> Result {
+        var options = self.options
+        options.http = EstimatorRun.requiredHTTPLimits(options.http)
+        let collector = ExchangeCollector(level: level)
+        let analysis = AnalysisRun(files: files, options: options).run(writer: collector)
+        var errors = analysis.summary.errors
+        let wire = collector.exchanges.map { AppLogWireExchange($0.exchange, id: $0.id, connection: $0.connection) }
+        let byID = Dictionary(collector.exchanges.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })
+        var logs: [(AppLogReport, EstimatorReport)] = []
+        for path in appLogs {
+            do {
+                let report = AppLogReport(log: try AppLog.read(path: path), wire: wire)
+                var estimates = EstimatorReport(name: path, level: level)
+                for matched in report.estimates {
+                    guard let exchange = byID[matched.wire.id] else { continue }
+                    estimates.add(exchange.exchange, exchange.connection,
+                                  breakdown: EstimateBreakdown(appLog: matched.estimate, exchange: exchange.exchange))
+                }
+                logs.append((report, estimates))
+            } catch {
+                errors.append("\(path): \(error)")
+            }
+        }
+        return Result(
+            estimators: collector.estimators.reports(), appLogs: logs, endpoints: collector.endpoints,
+            summary: analysis.summary, errors: errors)
+    }
+}
+
+extension CompareRun.Result {
+    /// The report as one JSON document.
+    public func json(level: WireLevel, files: [String]) -> JSONValue {
+        let estimatorKeys = ["up", "down", "dns", "total", "per_request", "gap_by_cause"]
+        let appLogObjects: [JSONValue] = appLogs.map { log in
+            let extra = estimatorKeys.compactMap { key in log.estimates.json[key].map { (key, $0) } }
+            return log.report.json(extra: extra)
+        }
+        let endpointsJSON = endpoints.json()
+        return .object([
+            ("wire_level", .string(level.rawValue)),
+            ("estimators", .array(estimators.map(\.json))),
+            ("app_logs", .array(appLogObjects)),
+            ("endpoints", endpointsJSON["endpoints"] ?? .array([])),
+            ("window_seconds", endpointsJSON["window_seconds"] ?? .null),
+            ("summary", RecordEncoding.summary(summary, files: files)),
+        ])
+    }
+}
+
+/// Keeps each exchange with its connection while feeding the estimators and the endpoint summary.
+final class ExchangeCollector: RecordWriter {
+    struct Collected {
+        var exchange: HTTPExchange
+        var id: Int
+        var connection: TCPConnection
+    }
+
+    private(set) var exchanges: [Collected] = []
+    let estimators: EstimatorRun
+    let endpoints = EndpointAggregator()
+
+    init(level: WireLevel) { estimators = EstimatorRun(level: level) }
+
+    func write(_ record: AnalysisRecord, timestampDigits: Int) {
+        guard case let .exchange(exchange, id, connection) = record else { return }
+        estimators.add(exchange, connection)  // the re-gzip needs the retained bodies, here only
+        endpoints.add(record)
+        var kept = exchange
+        kept.request?.retainedBody = nil
+        kept.response?.retainedBody = nil
+        exchanges.append(Collected(exchange: kept, id: id, connection: connection))
+    }
+
+    func finish(summary: CaptureSummary, files: [String]) {}
+}

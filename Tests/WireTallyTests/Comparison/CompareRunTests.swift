@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// `compare` end to end on recorded captures: every source's gap by cause adds up exactly to its total
+/// gap, curl's own log and a HAR are matched to the right exchanges, the endpoint section flags the
+/// runaway poller, and the `http` estimator equals nginx's byte counts.
+@Suite struct CompareRunTests {
+    static func gapAddsUp(_ report: JSONValue, sourceLocation: SourceLocation = #_sourceLocation) {
+        guard case let .object(causes)? = report["gap_by_cause"] else {
+            Issue.record("no gap_by_cause", sourceLocation: sourceLocation)
+            return
+        }
+        let sum = causes.reduce(0) { total, cause in
+            if case let .integer(value) = cause.1 { return total + value }
+            return total
+        }
+        let wire = report.int("total.wire") ?? -1, estimated = report.int("total.estimated") ?? -1
+        #expect(sum == wire - estimated, "\(report.string("name") ?? report.string("path") ?? "?")", sourceLocation: sourceLocation)
+    }
+
+    @Test func curlLogAndEstimatorsAgainstTheWire() throws {
+        let name = "nginx-curl-keepalive"
+        let result = CompareRun(files: [TestPaths.capture(name + ".pcap")],
+                                appLogs: [TestPaths.capture(name + ".curl.jsonl")]).run()
+        #expect(result.errors.isEmpty)
+        let json = result.json(level: .ip, files: [name])
+        guard case let .array(estimators)? = json["estimators"], case let .array(logs)? = json["app_logs"] else {
+            Issue.record("no estimators or app logs")
+            return
+        }
+        #expect(estimators.map { $0.string("name") } == ["naive", "rebuilt", "metrics", "http"])
+        for report in estimators + logs { Self.gapAddsUp(report) }
+        let log = try #require(logs.first)
+        #expect(log.int("entries") == 8 && log.int("matched") == 8)
+        #expect(log.int("unmatched_app") == 0 && log.int("unmatched_wire") == 0)
+
+        // At payload level the `http` estimator is exactly the HTTP bytes nginx counted.
+        let payload = CompareRun(files: [TestPaths.capture(name + ".pcap")], level: .payload).run()
+        let http = try #require(payload.estimators.first { $0.name == "http" })
+        let nginx = try NginxLog.load(TestPaths.capture(name + ".nginx.jsonl"))
+        #expect(http.estimatedUp == nginx.reduce(0) { $0 + $1.requestLength })
+        #expect(http.estimatedDown == nginx.reduce(0) { $0 + $1.bytesSent })
+    }
+
+    @Test func harFromAnotherRunMatchesOneToOne() throws {
+        let name = "nginx-uploads"
+        let har = FileManager.default.temporaryDirectory.appendingPathComponent("wt-compare-\(UUID().uuidString).har").path
+        defer { try? FileManager.default.removeItem(atPath: har) }
+        let output = try TextOutput(path: har)
+        _ = AnalysisRun(files: [TestPaths.capture(name + ".pcap")]).run(writer: HARWriter(output: output))
+        output.flush()
+        let result = CompareRun(files: [TestPaths.capture(name + ".pcap")], appLogs: [har]).run()
+        let log = try #require(result.appLogs.first)
+        #expect(log.report.result.matches.count == log.report.log.entries.count)
+        #expect(abs(log.report.result.clockOffsetMs ?? 99) < 1.5)
+        Self.gapAddsUp(log.estimates.json)
+        // HAR counts the HTTP messages as on the wire (headersSize + bodySize, _transferSize): no
+        // HTTP-level causes remain.
+        let causes = log.estimates.gapByCause
+        for cause in ["hidden_headers", "cookies", "compression_estimate", "chunk_framing", "body_length"] {
+            #expect(causes[cause] == 0, "\(cause)")
+        }
+    }
+
+    @Test func endpointSectionFlagsTheRunawayPoller() throws {
+        let result = CompareRun(files: [TestPaths.capture("runaway.pcap")]).run()
+        let endpoints = result.endpoints.summaries()
+        let status = try #require(endpoints.first { $0.path == "/api/status" })
+        let config = try #require(endpoints.first { $0.path == "/api/config" })
+        #expect(status.flags.contains { $0.kind == .runaway })
+        #expect(config.flags.isEmpty)
+        #expect(result.table(level: .ip, files: ["runaway.pcap"]).contains("runaway"))
+    }
+
+    @Test func commandLineCompareWritesJSON() throws {
+        let name = "tls13-http1"
+        let run = try CommandLineTests.run(["compare", "--format", "json", "--level", "frame",
+                                            TestPaths.capture(name + ".pcap"), "--app-log", TestPaths.capture(name + ".curl.jsonl")])
+        #expect(run.status == 0)
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(run.stdout.utf8)) as? [String: Any])
+        #expect(json["wire_level"] as? String == "frame_bytes")
+        let logs = try #require(json["app_logs"] as? [[String: Any]])
+        #expect(logs.first?["matched"] as? Int == 6)
+    }
+}
