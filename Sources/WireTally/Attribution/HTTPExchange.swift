@@ -13,9 +13,13 @@ public struct HTTPExchange: Sendable {
     /// The server's name when the request has no Host header (TLS without keys): the SNI, else the
     /// DNS answer that gave the address the client connected to. Filled in when reported.
     public var serverName: String?
-    /// IP bytes of the DNS lookup that preceded the connection, on the connection's first exchange
-    /// (the first that used the answer); 0 otherwise.
-    public var dnsIPBytes = 0
+    /// IP bytes of the DNS lookup that preceded the connection — the client's queries and the server's
+    /// answer — on the connection's first exchange (the first that used the answer); 0 otherwise.
+    public var dnsQueryIPBytes = 0
+    public var dnsAnswerIPBytes = 0
+
+    /// All IP bytes of the DNS lookup this exchange carries.
+    public var dnsIPBytes: Int { dnsQueryIPBytes + dnsAnswerIPBytes }
     /// True until the final response is complete.
     var isInFlight = true
 }

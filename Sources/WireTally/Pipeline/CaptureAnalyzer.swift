@@ -168,7 +168,10 @@ public final class CaptureAnalyzer {
             let resolution = application.resolution
             for var exchange in application.exchanges {
                 exchange.serverName = tls?.sni ?? resolution?.name
-                if exchange.index == 0 { exchange.dnsIPBytes = resolution?.wire.ipBytes ?? 0 }
+                if exchange.index == 0, let resolution {
+                    exchange.dnsAnswerIPBytes = resolution.responseWire.ipBytes
+                    exchange.dnsQueryIPBytes = resolution.wire.ipBytes - resolution.responseWire.ipBytes
+                }
                 let lookup = resolution.map {
                     ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: $0.answerTimestamp)
                 }
@@ -217,6 +220,7 @@ public final class CaptureAnalyzer {
         for (index, var transaction) in transactions.enumerated() {
             let wire = connection.ledger.exchange(index)
             transaction.wire = wire.tally(.up).total + wire.tally(.down).total
+            transaction.responseWire = wire.tally(.down).total
             transaction.connectionID = connection.id
             transaction.connectionIndex = index
             emit(.dns(transaction))

@@ -69,8 +69,9 @@ public struct EstimatedRequest: Sendable {
 /// "error_bytes","error_pct","gap_by_cause"}…]},"gap_by_cause":{CAUSE: bytes,…}}`.
 ///
 /// - `error_bytes` = estimated − wire, `error_pct` = 100 · error_bytes / wire (signed: negative when
-///   the estimator reports less than the wire carried). `up`/`down` wire are the exchanges' packets;
-///   the DNS lookups' IP bytes (in neither direction) are `dns.wire`; `total` = up + down + dns.
+///   the estimator reports less than the wire carried). `up`/`down` wire are the exchanges' packets
+///   and, at IP level, the DNS lookups before their connections (queries up, answers down), which
+///   `dns.wire` shows alone; `total` = up + down.
 /// - `gap_by_cause` adds up exactly to total wire − total estimated (= −total.error_bytes), and so does
 ///   each request's.
 /// - `median_error_pct` is the median of the signed per-request error percent, `p95_error_pct` the 95th
@@ -181,7 +182,7 @@ public struct EstimatorReport: Sendable {
             ("up", Self.side(estimated: estimatedUp, wire: wireUp)),
             ("down", Self.side(estimated: estimatedDown, wire: wireDown)),
             ("dns", .object([("wire", .integer(dnsWire))])),
-            ("total", Self.side(estimated: estimatedUp + estimatedDown, wire: wireUp + wireDown + dnsWire)),
+            ("total", Self.side(estimated: estimatedUp + estimatedDown, wire: wireUp + wireDown)),
             ("per_request", .object([
                 ("median_error_pct", medianErrorPercent.map { .number(Self.format($0)) } ?? .null),
                 ("p95_error_pct", p95ErrorPercent.map { .number(Self.format($0)) } ?? .null),

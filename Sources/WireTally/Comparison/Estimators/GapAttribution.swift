@@ -15,8 +15,8 @@
 /// `retransmittedPayloadBytes` minus the payload of retransmission/setup/teardown packets),
 /// stream = T.payload.payload_bytes − dup (the exchange's new stream bytes), http = the messages' bytes
 /// on the stream (request `bytes.total`; response `bytes.total` + interim 1xx; encrypted: the plaintext
-/// estimates `bytes.body`). At IP level the exchange's `dnsIPBytes` (the lookup before its connection)
-/// is wire too, in neither direction: cause `dns`.
+/// estimates `bytes.body`). At IP level the DNS lookup before the exchange's connection is wire too:
+/// its queries count in up, its answer in down (cause `dns`).
 ///
 /// Causes (JSON names):
 /// - `hidden_headers`: header bytes the estimator cannot see — naive: the whole start line and header
@@ -47,15 +47,16 @@ public struct GapAttribution: Sendable {
 
     public var level: WireLevel
     public var estimate: TrafficEstimate
-    /// Wire truth per direction (the exchange's packets) and the DNS lookup's bytes (IP level only).
+    /// Wire truth per direction (the exchange's packets, plus at IP level the DNS lookup's queries up
+    /// and answer down) and the DNS lookup's bytes alone.
     public var wireUp: Int
     public var wireDown: Int
     public var dns: Int
     /// Bytes per cause (every name of `causes` present).
     public private(set) var byCause: [String: Int]
 
-    /// wire up + wire down + dns.
-    public var wire: Int { wireUp + wireDown + dns }
+    /// wire up + wire down (the DNS lookup included at IP level).
+    public var wire: Int { wireUp + wireDown }
     /// estimated up + down.
     public var estimated: Int { estimate.up + estimate.down }
     /// wire − estimated: what `byCause` adds up to.
@@ -91,9 +92,9 @@ public struct GapAttribution: Sendable {
             causes["chunk_framing"]! += message.wireFraming - message.framing
             causes[message.bodyCause == .compression ? "compression_estimate" : "body_length"]! += message.wireBody - message.body
         }
-        wireUp = wires[0]
-        wireDown = wires[1]
         dns = level == .ip ? exchange.dnsIPBytes : 0
+        wireUp = wires[0] + (level == .ip ? exchange.dnsQueryIPBytes : 0)
+        wireDown = wires[1] + (level == .ip ? exchange.dnsAnswerIPBytes : 0)
         causes["dns"]! += dns
         byCause = causes
     }

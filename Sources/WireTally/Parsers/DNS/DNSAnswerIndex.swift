@@ -9,8 +9,9 @@ public struct DNSResolution: Hashable, Sendable {
     public var answerTimestamp: Timestamp
     /// The addresses the name resolved to after following the CNAME chain.
     public var addresses: [IPAddress]
-    /// The lookup's packets (queries, retries, answer) when it was reported.
+    /// The lookup's packets (queries, retries, answer) when it was reported, and the answer's part.
     public var wire: TrafficCounters
+    public var responseWire: TrafficCounters
 }
 
 /// The recent answers of a capture, by address and by name: names TLS connections and times the `dns`
@@ -51,7 +52,8 @@ public final class DNSAnswerIndex {
         nextSequence += 1
         ring[sequence % capacity] = DNSResolution(
             name: question.name, transactionID: transaction.id, queryTimestamp: transaction.queryTimestamp,
-            answerTimestamp: answered, addresses: addresses, wire: transaction.wire)
+            answerTimestamp: answered, addresses: addresses, wire: transaction.wire,
+            responseWire: transaction.responseWire)
         for address in Set(addresses) { byAddress[address, default: []].append(sequence) }
         byName[question.name, default: []].append(sequence)
     }

@@ -68,6 +68,8 @@ public struct DNSTransaction: Hashable, Sendable {
     /// transaction (its messages, their ACKs, and handshake/teardown for the first/last), filled in
     /// when the connection ends.
     public var wire = TrafficCounters()
+    /// The part of `wire` the server sent (responses; over TCP the connection's down direction).
+    public var responseWire = TrafficCounters()
     /// Over TCP: the connection's record id and the transaction's position on it.
     public var connectionID: Int?
     public var connectionIndex: Int?

@@ -133,6 +133,7 @@ final class DNSTransactionTracker {
         transaction.response = message
         transaction.answerTimestamp = timestamp
         transaction.wire += wire
+        transaction.responseWire += wire
         if message.isMalformed { transaction.flags.insert(.malformed) }
         report(transaction)
     }
