@@ -84,3 +84,25 @@ import Testing
         #expect(logs.first?["matched"] as? Int == 6)
     }
 }
+
+/// A HAR written by a real browser (Debian's chromium through Playwright, `captures/browser-har.*`).
+@Suite struct BrowserHARTests {
+    @Test func browserHARMatchesTheWireOneToOne() throws {
+        let result = CompareRun(files: [TestPaths.capture("browser-har.pcap")],
+                                appLogs: [TestPaths.capture("browser-har.har")]).run()
+        #expect(result.errors.isEmpty)
+        let log = try #require(result.appLogs.first)
+        #expect(log.report.log.format == .har)
+        #expect(log.report.log.entries.count == 12)
+        #expect(log.report.result.matches.count == log.report.log.entries.count)
+        #expect(log.report.result.unmatchedWire.isEmpty)
+        // The browser's clock and the capture's agree within a few ms (same machine).
+        #expect(abs(log.report.result.clockOffsetMs ?? 99) < 50)
+        CompareRunTests.gapAddsUp(log.estimates.json)
+        // Chromium's HAR counts the response bytes exactly (headersSize + bodySize == the wire's HTTP
+        // bytes) and leaves out only the request head's final CRLF: 2 bytes per request.
+        let causes = log.estimates.gapByCause
+        #expect(causes["hidden_headers"] == 2 * log.report.log.entries.count)
+        #expect(causes["compression_estimate"] == 0 && causes["chunk_framing"] == 0 && causes["other"] == 0)
+    }
+}
