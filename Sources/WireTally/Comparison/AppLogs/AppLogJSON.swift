@@ -281,6 +281,22 @@ enum AppLogFile {
         }
         return result
     }
+
+    /// The non-empty lines parsed as JSON objects with their line numbers (JSON Lines); a line that is
+    /// not a JSON object is an error naming the file, line and column.
+    static func jsonObjects(_ bytes: [UInt8], path: String) throws -> [(number: Int, line: ArraySlice<UInt8>, object: JSONValue)] {
+        try lines(bytes).map { number, line in
+            let object: JSONValue
+            do {
+                object = try AppLogJSON.parse(line)
+            } catch let error as AppLogJSON.SyntaxError {
+                throw AppLogError.malformed(
+                    path: path, line: number, reason: "JSON error at column \(error.offset - line.startIndex + 1): \(error.reason)")
+            }
+            guard object.appIsObject else { throw AppLogError.malformed(path: path, line: number, reason: "not a JSON object") }
+            return (number, line, object)
+        }
+    }
 }
 
 /// Why an app log could not be read.

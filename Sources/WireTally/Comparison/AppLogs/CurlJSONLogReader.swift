@@ -26,14 +26,7 @@ public enum CurlJSONLogReader {
     public static func entries(bytes: [UInt8], path: String = "<curl>") throws -> [AppLogEntry] {
         var entries: [AppLogEntry] = []
         var elapsed = 0.0
-        for (number, line) in AppLogFile.lines(bytes) {
-            let object: JSONValue
-            do {
-                object = try AppLogJSON.parse(line)
-            } catch let error as AppLogJSON.SyntaxError {
-                throw AppLogError.malformed(path: path, line: number, reason: "JSON error at column \(error.offset - line.startIndex + 1): \(error.reason)")
-            }
-            guard object.appIsObject else { throw AppLogError.malformed(path: path, line: number, reason: "not a JSON object") }
+        for (number, line, object) in try AppLogFile.jsonObjects(bytes, path: path) {
             guard let url = (object.appMember("url_effective") ?? object.appMember("url"))?.appString else {
                 throw AppLogError.malformed(path: path, line: number, reason: "no url_effective")
             }

@@ -38,15 +38,9 @@ public enum WiretallyAppLogReader {
 
     public static func entries(bytes: [UInt8], path: String = "<app log>") throws -> [AppLogEntry] {
         var entries: [AppLogEntry] = []
-        for (number, line) in AppLogFile.lines(bytes) {
-            let object: JSONValue
-            do {
-                object = try AppLogJSON.parse(line)
-            } catch let error as AppLogJSON.SyntaxError {
-                throw AppLogError.malformed(path: path, line: number, reason: "JSON error at column \(error.offset - line.startIndex + 1): \(error.reason)")
-            }
-            guard object.appIsObject, let url = object.appMember("url")?.appString else {
-                throw AppLogError.malformed(path: path, line: number, reason: "not an object with a url")
+        for (number, line, object) in try AppLogFile.jsonObjects(bytes, path: path) {
+            guard let url = object.appMember("url")?.appString else {
+                throw AppLogError.malformed(path: path, line: number, reason: "no url")
             }
             func bytes(_ key: String) -> Int? { object.appMember(key)?.appInt.flatMap { $0 >= 0 ? $0 : nil } }
             let metrics = object.appMember("metrics")
