@@ -3,11 +3,13 @@
 public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate, StreamAttribution {
     public private(set) var exchanges: [HTTPExchange] = []
     private var parser: HTTP1ConnectionParser!
+    private let measureRegzippedBodies: Bool
     private var runs = [OwnershipRuns(), OwnershipRuns()]
     private var examined: [Int64] = [0, 0]
     private var endedDirections = 0
 
     public init(limits: HTTPLimits = HTTPLimits()) {
+        measureRegzippedBodies = limits.measureRegzippedBodies
         parser = HTTP1ConnectionParser(limits: limits, delegate: self)
     }
 
@@ -37,6 +39,8 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
     }
 
     public func httpMessageFinished(_ message: HTTPMessage, direction: FlowDirection) {
+        var message = message
+        if measureRegzippedBodies { Estimator.measureRegzippedBody(&message) }
         slot(message.exchangeIndex)
         switch message.kind {
         case .request:

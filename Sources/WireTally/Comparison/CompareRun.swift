@@ -95,12 +95,9 @@ final class ExchangeCollector: RecordWriter {
 
     func write(_ record: AnalysisRecord, timestampDigits: Int) {
         guard case let .exchange(exchange, id, connection) = record else { return }
-        estimators.add(exchange, connection)  // the re-gzip needs the retained bodies, here only
+        estimators.add(exchange, connection)
         endpoints.add(record)
-        var kept = exchange
-        kept.request?.retainedBody = nil
-        kept.response?.retainedBody = nil
-        exchanges.append(Collected(exchange: kept, id: id, connection: connection))
+        exchanges.append(Collected(exchange: exchange, id: id, connection: connection))
     }
 
     func finish(summary: CaptureSummary, files: [String]) {}

@@ -169,6 +169,7 @@ struct TCPStreamDirection {
         let acknowledgedEnd = min(acknowledgedOffset, finOffset ?? acknowledgedOffset)
         if acknowledgedEnd > nextOffset { skipHole(to: acknowledgedEnd, delivery: delivery) }
         isFinished = true
+        history = DeliveredHistory(capacity: 0)  // nothing more is compared: free the ring
         delivery.ended()
     }
 

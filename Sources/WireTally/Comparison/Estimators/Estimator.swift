@@ -124,10 +124,23 @@ public enum Estimator: String, CaseIterable, Sendable {
     /// had to be approximated (body not retained completely).
     static func rebuiltBody(_ m: HTTPMessage, decoded: Int) -> (Int, Bool) {
         guard isGzip(m), m.bytes.body > 0 else { return (decoded, false) }
-        guard let retained = m.retainedBody, m.decodedBodyBytes != nil else { return (m.bytes.body, true) }
-        if retained.count == decoded, let size = Gzip.compressedSize(retained) { return (size, false) }
-        guard !retained.isEmpty, let prefix = Gzip.compressedSize(retained) else { return (m.bytes.body, true) }
-        return (Int((Double(prefix) * Double(decoded) / Double(retained.count)).rounded()), true)
+        var measured = m
+        if measured.regzipped == nil { measureRegzippedBody(&measured) }
+        guard let regzipped = measured.regzipped, m.decodedBodyBytes != nil else { return (m.bytes.body, true) }
+        if regzipped.decodedBytes == decoded { return (regzipped.compressedSize, false) }
+        guard regzipped.decodedBytes > 0 else { return (m.bytes.body, true) }
+        let scaled = Double(regzipped.compressedSize) * Double(decoded) / Double(regzipped.decodedBytes)
+        return (Int(scaled.rounded()), true)
+    }
+
+    /// Re-gzips a gzip-encoded message's retained body, keeps the figures in `regzipped` and drops the
+    /// body (the analysis calls this as each message completes when `measureRegzippedBodies` is on).
+    public static func measureRegzippedBody(_ m: inout HTTPMessage) {
+        guard let retained = m.retainedBody else { return }
+        if isGzip(m), !retained.isEmpty, let size = Gzip.compressedSize(retained) {
+            m.regzipped = (retained.count, size)
+        }
+        m.retainedBody = nil
     }
 }
 

@@ -17,6 +17,7 @@ public final class EstimatorRun {
     public static func requiredHTTPLimits(_ limits: HTTPLimits = HTTPLimits()) -> HTTPLimits {
         var limits = limits
         limits.retainedBodyBytes = max(limits.retainedBodyBytes, retainedBodyBytes)
+        limits.measureRegzippedBodies = true
         return limits
     }
 

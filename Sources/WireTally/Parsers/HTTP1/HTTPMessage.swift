@@ -96,6 +96,10 @@ public struct HTTPMessage: Sendable {
     /// decoding switched off, a decompression bomb). Complete when `count` equals the body size
     /// (`decodedBodyBytes ?? bytes.body`).
     public var retainedBody: [UInt8]?
+    /// The retained body re-gzipped with zlib's default level (for the `rebuilt` estimator), measured
+    /// when the message completed so the body need not be kept: how many decoded bytes were
+    /// compressed and the compressed size.
+    public var regzipped: (decodedBytes: Int, compressedSize: Int)?
 
     public init(
         kind: Kind, exchangeIndex: Int, streamRange: Range<Int64>, method: String? = nil, target: String? = nil,
@@ -161,6 +165,9 @@ public struct HTTPLimits: Sendable {
     /// Body retention: keep each message's first this-many body bytes (decoded) in
     /// `HTTPMessage.retainedBody`, e.g. for HAR's `text`. 0 (the default) keeps nothing.
     public var retainedBodyBytes = 0
+    /// Measure each gzip-encoded body re-gzipped when its message completes, then drop the retained
+    /// body (what the estimators need, without holding bodies until their connection ends).
+    public var measureRegzippedBodies = false
 
     public init() {}
 }
