@@ -57,7 +57,8 @@ struct PcapNGInterface {
     }
 
     /// The timestamp of a packet stamped `units` in this interface's resolution.
-    /// Nonsense values wrap around instead of trapping.
+    /// Nonsense values wrap around instead of trapping, then are clamped into
+    /// `Timestamp.readableNanoseconds` so that later durations cannot overflow.
     func timestamp(units: UInt64) -> Timestamp {
         let nanoseconds: UInt64
         switch scale {
@@ -73,7 +74,7 @@ struct PcapNGInterface {
                 nanoseconds = product.high >> UInt64(shift - 64)
             }
         }
-        return Timestamp(nanoseconds: Int64(bitPattern: nanoseconds) &+ offsetNanoseconds)
+        return Timestamp(nanoseconds: Int64(bitPattern: nanoseconds) &+ offsetNanoseconds).clampedToReadable
     }
 
     private static func powerOfTen(_ exponent: Int) -> UInt64 {

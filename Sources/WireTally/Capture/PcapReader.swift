@@ -62,7 +62,7 @@ final class PcapReader: PacketSource {
         packetCount += 1
         return CapturedPacket(
             frameNumber: packetCount,
-            timestamp: Timestamp(seconds: seconds, nanoseconds: fraction &* nanosecondsPerFractionUnit),
+            timestamp: Timestamp(seconds: seconds, nanoseconds: fraction &* nanosecondsPerFractionUnit).clampedToReadable,
             linkType: linkType,
             originalLength: max(originalLength, capturedLength),
             bytes: UnsafeRawBufferPointer(start: record + recordHeaderLength, count: capturedLength),

@@ -8,6 +8,16 @@ public struct Timestamp: Hashable, Comparable, Sendable {
 
     public init(nanoseconds: Int64) { self.nanoseconds = nanoseconds }
 
+    /// The range every capture reader keeps packet timestamps in: ±2^62 ns, about 146 years either
+    /// side of 1970 (pcap's unsigned 32-bit seconds fit). The difference of two such timestamps, or
+    /// one plus a timeout, never overflows `Int64`, so durations can be computed without trapping.
+    public static let readableNanoseconds: ClosedRange<Int64> = -(1 << 62)...(1 << 62)
+
+    /// This timestamp clamped into `readableNanoseconds`.
+    public var clampedToReadable: Timestamp {
+        Timestamp(nanoseconds: min(max(nanoseconds, Self.readableNanoseconds.lowerBound), Self.readableNanoseconds.upperBound))
+    }
+
     public init(seconds: Int64, nanoseconds: Int64) {
         self.nanoseconds = seconds &* 1_000_000_000 &+ nanoseconds
     }
