@@ -1,4 +1,5 @@
 import Glibc
+import FuzzDriver
 import WireTally
 
 /// Serializes every record and the summary, as `--format jsonl` would, and throws the text away.
@@ -26,19 +27,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     return 0
 }
 
-// SwiftPM links an executable target with `--defsym main=FuzzCapture_main` (its entry point is renamed so
-// tests can import the module). With `-parse-as-library` there is no Swift main, so this symbol hands
-// control to libFuzzer's driver, exactly what libFuzzer's own `main` would do.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(
-    _ argc: UnsafeMutablePointer<CInt>,
-    _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-    _ callback: @convention(c) (UnsafePointer<UInt8>, Int) -> CInt
-) -> CInt
-
 @_cdecl("FuzzCapture_main")
 func fuzzerMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var argc = argc
-    var argv = argv
-    return LLVMFuzzerRunDriver(&argc, &argv, fuzz)
+    runFuzzer(argc, argv, fuzz)
 }
