@@ -24,6 +24,7 @@ final class CaptureInput {
     private var start = 0
     private var end = 0
     private var reachedEnd = false
+    private var plainBytesRead = 0
 
     /// Opens `path`; throws `CaptureError.cannotOpen` when it cannot be opened.
     init(path: String) throws(CaptureError) {
@@ -44,6 +45,14 @@ final class CaptureInput {
     deinit {
         if case let .plain(descriptor) = stream { close(descriptor) }
         buffer.deallocate()
+    }
+
+    /// Bytes read from the file so far (compressed bytes for gzip input): progress against its size.
+    var fileBytesRead: Int {
+        switch stream {
+        case .plain: plainBytesRead
+        case let .gzip(gzip): gzip.compressedBytesRead
+        }
     }
 
     /// The unconsumed bytes, starting at the read position.
@@ -92,7 +101,10 @@ final class CaptureInput {
         case let .plain(descriptor):
             while true {
                 let received = Glibc.read(descriptor, destination, maximum)
-                if received >= 0 { return received }
+                if received >= 0 {
+                    plainBytesRead += received
+                    return received
+                }
                 if errno != EINTR { throw .cannotOpen(path: path, reason: "read failed: \(Self.errnoText())") }
             }
         case let .gzip(gzip):

@@ -41,4 +41,11 @@ public protocol PacketSource {
     mutating func nextPacket() throws -> CapturedPacket?
     /// Decimal digits of timestamp precision the input really has (6 for microsecond pcap, 9 for nano).
     var timestampDigits: Int { get }
+    /// Bytes of the underlying file read so far (compressed bytes for gzip files), for progress.
+    var fileBytesRead: Int { get }
+}
+
+extension PacketSource {
+    /// Sources that are not files read no file bytes.
+    public var fileBytesRead: Int { 0 }
 }

@@ -14,6 +14,8 @@ final class GzipStream {
     private var inputEnded = false
     private var betweenMembers = false
     private var pendingError: String?
+    /// Compressed bytes read from the file so far.
+    private(set) var compressedBytesRead = 0
 
     /// Takes ownership of `fileDescriptor`, positioned at the start of the gzip data.
     init(fileDescriptor: Int32) {
@@ -66,6 +68,7 @@ final class GzipStream {
             if received < 0 && errno == EINTR { continue }
             guard received >= 0 else { throw GzipError(message: "read failed: \(String(cString: strerror(errno)))") }
             inputEnded = received == 0
+            compressedBytesRead += received
             stream.pointee.next_in = compressed
             stream.pointee.avail_in = UInt32(received)
             return

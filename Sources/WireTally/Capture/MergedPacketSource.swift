@@ -1,3 +1,5 @@
+import Glibc
+
 /// Several capture files read as one capture, in timestamp order.
 ///
 /// Packets from all inputs come out ordered by timestamp (ties go to the earlier input), numbered
@@ -11,6 +13,9 @@
 public final class MergedPacketSource: PacketSource {
     /// What went wrong in each failed input, in the order the failures happened.
     public private(set) var failures: [any Error] = []
+    /// The summed sizes of the files given to `init(paths:)` (0 for sources given directly): what
+    /// `fileBytesRead` reaches at the end.
+    public private(set) var fileBytesTotal = 0
 
     private struct Input {
         var source: any PacketSource
@@ -45,6 +50,15 @@ public final class MergedPacketSource: PacketSource {
         self.init(sources: sources.map(\.1))
         for position in inputs.indices { inputs[position].fileIndex = sources[position].0 }
         failures = openFailures
+        fileBytesTotal = paths.reduce(0) { total, path in
+            var status = stat()
+            return total + (stat(path, &status) == 0 ? Int(status.st_size) : 0)
+        }
+    }
+
+    /// Bytes read so far from all the files.
+    public var fileBytesRead: Int {
+        inputs.reduce(0) { $0 + $1.source.fileBytesRead }
     }
 
     /// The finest timestamp precision among the inputs.

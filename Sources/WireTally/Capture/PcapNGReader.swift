@@ -28,6 +28,8 @@ final class PcapNGReader: PacketSource {
     private static let largestBlock = 256 << 20
 
     private let input: CaptureInput
+
+    var fileBytesRead: Int { input.fileBytesRead }
     private let fileIndex: Int
     private var byteOrder = ByteOrder.littleEndian
     private var interfaces: [PcapNGInterface] = []

@@ -9,6 +9,8 @@ final class PcapReader: PacketSource {
     let timestampDigits: Int
 
     private let input: CaptureInput
+
+    var fileBytesRead: Int { input.fileBytesRead }
     private let fileIndex: Int
     private let byteOrder: ByteOrder
     private let recordHeaderLength: Int

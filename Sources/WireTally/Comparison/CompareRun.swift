@@ -10,6 +10,8 @@ public struct CompareRun {
     public var appLogs: [String]
     public var level: WireLevel
     public var options: CaptureAnalyzer.Options
+    /// Told how far reading the capture has got (see `AnalysisRun.progress`).
+    public var progress: ((ReadProgress) -> Void)?
 
     public init(files: [String], appLogs: [String] = [], level: WireLevel = .ip, options: CaptureAnalyzer.Options = .init()) {
         self.files = files
@@ -34,7 +36,9 @@ public struct CompareRun {
         var options = self.options
         options.http = EstimatorRun.requiredHTTPLimits(options.http)
         let collector = ExchangeCollector(level: level)
-        let analysis = AnalysisRun(files: files, options: options).run(writer: collector)
+        var analysisRun = AnalysisRun(files: files, options: options)
+        analysisRun.progress = progress
+        let analysis = analysisRun.run(writer: collector)
         var errors = analysis.summary.errors
         let wire = collector.exchanges.map { AppLogWireExchange($0.exchange, id: $0.id, connection: $0.connection) }
         let byID = Dictionary(collector.exchanges.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

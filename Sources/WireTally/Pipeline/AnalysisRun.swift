@@ -6,6 +6,8 @@
 public struct AnalysisRun {
     public var files: [String]
     public var options: CaptureAnalyzer.Options
+    /// Told how far reading has got every few thousand packets and once at the end.
+    public var progress: ((ReadProgress) -> Void)?
 
     public init(files: [String], options: CaptureAnalyzer.Options = .init()) {
         self.files = files
@@ -28,14 +30,19 @@ public struct AnalysisRun {
         }
         let merged = MergedPacketSource(paths: files)
         digits = merged.timestampDigits
+        var packets = 0
+        let report = { progress?(ReadProgress(fileBytesRead: merged.fileBytesRead, fileBytesTotal: merged.fileBytesTotal, packets: packets)) }
         while true {
             do {
                 guard let packet = try merged.nextPacket() else { break }
                 analyzer.process(packet)
+                packets += 1
+                if packets % ReadProgress.packetInterval == 0 { report() }
             } catch {
                 break  // the merge reports every input's failure in `failures`
             }
         }
+        report()
         let errors = merged.failures.compactMap { $0 as? CaptureError }
         for error in errors { analyzer.noteError(error) }
         let summary = analyzer.finish(timestampDigits: digits)

@@ -57,6 +57,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds without packets after which an open connection is reported.")
     var idleTimeout: Int64 = ReassemblyLimits().idleTimeoutSeconds
 
+    @Flag(help: "No progress bar (it is shown on a terminal for files over a few MB).")
+    var quiet = false
+
     // --- endpoint summary (Insights): checked before any output file is created
     func validate() throws {
         if summary && format.summaryFormat == nil {
@@ -73,7 +76,9 @@ struct Analyze: ParsableCommand {
         limits.maxConnections = max(1, maxConnections)
         limits.maxBufferedBytesPerDirection = max(0, maxBufferedBytes)
         limits.idleTimeoutSeconds = max(1, idleTimeout)
-        let run = AnalysisRun(files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits)))
+        let progress = ProgressDisplay(quiet: quiet)
+        var run = AnalysisRun(files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits)))
+        run.progress = progress.callback
         let result: AnalysisRun.Result
         do {
             let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
@@ -81,7 +86,8 @@ struct Analyze: ParsableCommand {
             if summary, let summaryFormat = format.summaryFormat {
                 var options = run.options
                 if options.http.retainedBodyBytes == 0 { options.http.retainedBodyBytes = 4096 }  // duplicate identity
-                let summaryRun = AnalysisRun(files: files, options: options)
+                var summaryRun = run
+                summaryRun.options = options
                 result = summaryRun.run(writer: EndpointSummaryWriter(output: destination, format: summaryFormat))
             } else {
             // --- end endpoint summary
@@ -91,6 +97,7 @@ struct Analyze: ParsableCommand {
             printError("wiretally: \(error)")
             throw ExitCode(1)
         }
+        progress.clear()
         let summary = result.summary
         for error in summary.errors { printError("wiretally: \(error)") }
         if summary.errors.isEmpty { return }
@@ -127,13 +134,19 @@ struct Compare: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
 
+    @Flag(help: "No progress bar (it is shown on a terminal for files over a few MB).")
+    var quiet = false
+
     enum CompareFormat: String, ExpressibleByArgument {
         case table, json
     }
 
     func run() throws {
-        let comparison = CompareRun(files: files, appLogs: appLogs, level: level.value, options: .init(filter: filter))
+        let progress = ProgressDisplay(quiet: quiet)
+        var comparison = CompareRun(files: files, appLogs: appLogs, level: level.value, options: .init(filter: filter))
+        comparison.progress = progress.callback
         let result = comparison.run()
+        progress.clear()
         do {
             let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
             switch format {
@@ -186,6 +199,10 @@ struct OutputFormatArgument: ExpressibleByArgument {
 }
 
 func printError(_ message: String) {
-    var text = message + "\n"
+    writeToStandardError(message + "\n")
+}
+
+func writeToStandardError(_ text: String) {
+    var text = text
     text.withUTF8 { bytes in _ = write(STDERR_FILENO, bytes.baseAddress, bytes.count) }
 }
