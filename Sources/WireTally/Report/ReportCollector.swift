@@ -42,7 +42,7 @@ final class ReportCollector: RecordWriter {
         case let .dns(transaction):
             let json = RecordEncoding.dns(transaction, timestampDigits: digits)
             dns.append((transaction.queryTimestamp?.nanoseconds ?? transaction.answerTimestamp?.nanoseconds, [
-                json["id"] ?? .null, json["query"] ?? .null, json["qtype"] ?? .null, json["rcode"] ?? .null,
+                json["id"] ?? .null, json["dns_id"] ?? .null, json["query"] ?? .null, json["qtype"] ?? .null, json["rcode"] ?? .null,
                 json["addresses"] ?? .array([]), json["cnames"] ?? .array([]), json["server"] ?? .null,
                 json["transport"] ?? .null, .null, json["rtt"] ?? .null, json["retries"] ?? .null,
                 json["wire"]?["ip_bytes"] ?? .null, json["flags"] ?? .array([]),

@@ -18,7 +18,7 @@ public struct ReportModel {
                                   "up", "down"] + phases + ["total", "flags"]
     static let connectionColumns = ["id", "client", "server", "start_ms", "duration_ms", "exchanges", "up", "down",
                                     "unattributed", "handshake_rtt_ms", "tls", "flags"]
-    static let dnsColumns = ["id", "query", "qtype", "rcode", "addresses", "cnames", "server", "transport",
+    static let dnsColumns = ["id", "dns_id", "query", "qtype", "rcode", "addresses", "cnames", "server", "transport",
                              "start_ms", "rtt_ms", "retries", "ip_bytes", "flags"]
 
     /// Where `start_ms` is in a row: the collector leaves it null until the capture's start is known.

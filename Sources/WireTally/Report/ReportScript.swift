@@ -310,7 +310,7 @@ enum ReportScript {
     const body = document.getElementById("dns-body");
     document.getElementById("dns-count").textContent = integer(lookups.length);
     if (!lookups.length) { body.append(el("p", { class: "empty", text: "No DNS lookups in the capture." })); return; }
-    const rows = lookups.slice(0, TABLE_ROWS).map(d => el("tr", { "data-id": d.id, "data-query": d.query, "data-qtype": d.qtype },
+    const rows = lookups.slice(0, TABLE_ROWS).map(d => el("tr", { "data-id": d.id, "data-dns-id": d.dns_id, "data-query": d.query, "data-qtype": d.qtype, "data-rcode": d.rcode },
       numberCell(d.id, String(d.id)), el("td", { class: "mono", text: d.query === null ? "–" : d.query }), el("td", { text: d.qtype || "–" }),
       el("td", { text: d.rcode || "no answer" }), el("td", { class: "mono", text: d.addresses.join(", ") + (d.cnames.length ? "  (via " + d.cnames.join(" → ") + ")" : "") }),
       el("td", { class: "mono", text: d.server + " " + d.transport }),
