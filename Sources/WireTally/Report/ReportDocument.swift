@@ -60,33 +60,21 @@ public enum ReportDocument {
     /// JSON text that cannot end its `<script>` element or open a comment there: `<`, `>` and `&`
     /// (which JSON only has inside strings) become `\u` escapes, as do the line separators.
     public static func scriptSafeJSON(_ value: JSONValue) -> String {
-        var text = ""
-        for scalar in value.serialized.unicodeScalars {
-            switch scalar {
-            case "<": text += "\\u003c"
-            case ">": text += "\\u003e"
-            case "&": text += "\\u0026"
-            case "\u{2028}": text += "\\u2028"
-            case "\u{2029}": text += "\\u2029"
-            default: text.unicodeScalars.append(scalar)
-            }
-        }
-        return text
+        replacing(value.serialized, [
+            "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u{2028}": "\\u2028", "\u{2029}": "\\u2029",
+        ])
     }
 
     /// Text safe in HTML content and quoted attribute values.
     public static func escapeHTML(_ text: String) -> String {
-        var escaped = ""
-        for character in text {
-            switch character {
-            case "&": escaped += "&amp;"
-            case "<": escaped += "&lt;"
-            case ">": escaped += "&gt;"
-            case "\"": escaped += "&quot;"
-            case "'": escaped += "&#39;"
-            default: escaped.append(character)
-            }
+        replacing(text, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"])
+    }
+
+    private static func replacing(_ text: String, _ replacements: [Unicode.Scalar: String]) -> String {
+        var result = ""
+        for scalar in text.unicodeScalars {
+            if let replacement = replacements[scalar] { result += replacement } else { result.unicodeScalars.append(scalar) }
         }
-        return escaped
+        return result
     }
 }

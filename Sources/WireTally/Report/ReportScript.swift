@@ -224,7 +224,7 @@ enum ReportScript {
           tip(w.start + "–" + w.end + " s: " + w.requests + " requests (" + w.rate_per_min + "/min)")));
       });
       spark.append(svg("line", { x1: 0, x2: barWidth * windows.length + 2, y1: 25.5, y2: 25.5, stroke: "#d0d5dd" }));
-      const label = el("td", {}, el("span", { class: "mono", text: (e.method || "*") + " " }), el("span", { class: "mono", text: e.host + (e.path || "") }));
+      const label = el("td", { class: "endpoint", title: e.key }, el("span", { class: "mono", text: (e.method || "*") + " " }), el("span", { class: "mono", text: e.host + (e.path || "") }));
       const flags = el("td", { class: "flags" });
       for (const flag of e.flags) {
         flags.append(el("span", { class: "badge " + flag, text: flag }));
@@ -257,17 +257,17 @@ enum ReportScript {
       const r = source.report;
       const gap = r.gap_by_cause || {};
       const magnitude = causes.reduce((sum, c) => sum + Math.abs(gap[c] || 0), 0) || 1;
-      const bar = svg("svg", { width: 200, height: 12, viewBox: "0 0 200 12" });
+      const bar = svg("svg", { width: 110, height: 12, viewBox: "0 0 110 12" });
       let x = 0;
       causes.forEach((c, i) => {
-        const w = 200 * Math.abs(gap[c] || 0) / magnitude;
+        const w = 110 * Math.abs(gap[c] || 0) / magnitude;
         if (w > 0) bar.append(svg("rect", { x: x, y: 0, width: w, height: 12, fill: causeColours[i % causeColours.length] }, tip(c + ": " + integer(gap[c]) + " bytes")));
         x += w;
       });
       const matched = r.matched !== undefined ? integer(r.matched) + " of " + integer(r.entries) + " entries matched" + (r.unmatched_wire ? ", " + integer(r.unmatched_wire) + " wire exchanges unmatched" : "") : null;
       const per = r.per_request || {};
       return el("tr", { "data-source": source.name },
-        el("td", {}, el("div", { class: "mono", text: source.name }), el("div", { class: "evidence", text: source.kind + (matched ? " · " + matched : "") })),
+        el("td", { title: source.name }, el("div", { class: "mono", text: source.name.split("/").pop() }), el("div", { class: "evidence", text: source.kind + (matched ? " · " + matched : "") })),
         numberCell(r.requests !== undefined ? r.requests : r.matched, integer(r.requests !== undefined ? r.requests : r.matched)),
         ...side(r.up), ...side(r.down), ...side(r.total),
         el("td", { class: "num", text: per.median_error_pct === null || per.median_error_pct === undefined ? "–" : per.median_error_pct + " %" }),

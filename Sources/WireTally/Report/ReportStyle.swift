@@ -66,6 +66,8 @@ tbody tr:hover { background: #eef3ff; }
 tr.runaway td:first-child { box-shadow: inset 3px 0 0 var(--bad); }
 .evidence { color: var(--muted); font-size: 12px; margin-top: 2px; white-space: normal; }
 svg.spark, svg.traffic { display: block; }
+#accuracy-table th, #accuracy-table td { padding: 5px 5px; font-size: 12.5px; }
+td.endpoint { white-space: nowrap; max-width: 420px; overflow: hidden; text-overflow: ellipsis; }
 .pos { color: var(--bad); } .neg { color: #067647; }
 .empty { color: var(--muted); font-style: italic; }
 .causes { display: flex; flex-wrap: wrap; gap: 4px 12px; font-size: 12px; color: var(--muted); margin-top: 4px; }
