@@ -68,9 +68,32 @@ enum ReportScript {
   function numberCell(value, text, title) {
     return el("td", { class: "num", "data-value": value, title: title || (typeof value === "number" ? integer(value) + (text.endsWith("B") ? " bytes" : "") : null), text: text });
   }
+  // A table whose columns sort when their header is clicked (numbers by their data-value).
   function table(id, headers, rows) {
-    const head = el("tr", {}, ...headers.map(([name, numeric]) => el("th", { class: numeric ? "num" : null, text: name })));
-    return el("div", { class: "table-scroll" }, el("table", { id: id }, el("thead", {}, head), el("tbody", {}, ...rows)));
+    const body = el("tbody", {}, ...rows);
+    const head = el("tr", {}, ...headers.map(([name, numeric], column) => {
+      const th = el("th", { class: numeric ? "num sortable" : "sortable", title: "sort", text: name });
+      th.addEventListener("click", () => sortBy(body, column, numeric, th));
+      return th;
+    }));
+    return el("div", { class: "table-scroll" }, el("table", { id: id }, el("thead", {}, head), body));
+  }
+  function sortBy(body, column, numeric, th) {
+    const descending = th.getAttribute("data-sort") !== "descending";
+    for (const other of th.parentNode.children) other.removeAttribute("data-sort");
+    th.setAttribute("data-sort", descending ? "descending" : "ascending");
+    const key = row => {
+      const cell = row.children[column];
+      if (!numeric) return cell.textContent;
+      const value = Number(cell.getAttribute("data-value"));
+      return Number.isFinite(value) && cell.hasAttribute("data-value") ? value : -Infinity;
+    };
+    const sorted = [...body.children].sort((a, b) => {
+      const x = key(a), y = key(b);
+      const order = x < y ? -1 : x > y ? 1 : 0;
+      return descending ? -order : order;
+    });
+    body.replaceChildren(...sorted);
   }
   // "2xx"…, "encrypted" (a TLS exchange: its status is not visible), "no response".
   function statusClass(x) {
@@ -207,23 +230,29 @@ enum ReportScript {
     document.getElementById("endpoints-window").textContent = data.window_seconds;
     if (!endpoints.length) { target.append(el("p", { class: "empty", text: "No HTTP exchanges." })); return; }
     const biggest = Math.max(...endpoints.map(e => e.up_ip_bytes + e.down_ip_bytes), 1);
+    const SPARK_WIDTH = 240;
+    const allWindows = endpoints.flatMap(e => e.rate_windows);
+    const axis = { first: Math.min(...allWindows.map(w => w.start)) };
+    axis.span = Math.max(Math.max(...allWindows.map(w => w.end)) - axis.first, 1e-9);
+    const origin = data.summary.ts_first === null ? axis.first : Number(data.summary.ts_first);
     const rows = endpoints.map(e => {
       const total = e.up_ip_bytes + e.down_ip_bytes;
       const traffic = svg("svg", { class: "traffic", width: 180, height: 14, viewBox: "0 0 180 14" },
         svg("rect", { x: 0, y: 1, width: 180, height: 12, fill: "#f2f4f7", rx: 2 }),
         svg("rect", { x: 0, y: 1, width: 180 * e.up_ip_bytes / biggest, height: 12, fill: "var(--up)" }, tip("up " + integer(e.up_ip_bytes) + " B")),
         svg("rect", { x: 180 * e.up_ip_bytes / biggest, y: 1, width: 180 * e.down_ip_bytes / biggest, height: 12, fill: "var(--down)" }, tip("down " + integer(e.down_ip_bytes) + " B")));
+      // every endpoint's windows on the same time axis, so that the timelines line up
       const windows = e.rate_windows;
       const peak = Math.max(...windows.map(w => w.requests), 1);
-      const barWidth = Math.max(2, Math.min(14, 220 / Math.max(windows.length, 1)));
-      const spark = svg("svg", { class: "spark", width: barWidth * windows.length + 2, height: 26, "data-windows": windows.length });
+      const spark = svg("svg", { class: "spark", width: SPARK_WIDTH, height: 26, "data-windows": windows.length });
       const flagged = e.flags.includes("runaway") || e.flags.includes("burst");
-      windows.forEach((w, i) => {
+      for (const w of windows) {
         const h = w.requests ? Math.max(2, 24 * w.requests / peak) : 0;
-        spark.append(svg("rect", { x: 1 + i * barWidth, y: 25 - h, width: barWidth - 1, height: h, fill: flagged ? "var(--bad)" : "var(--accent)", "data-requests": w.requests },
-          tip(w.start + "–" + w.end + " s: " + w.requests + " requests (" + w.rate_per_min + "/min)")));
-      });
-      spark.append(svg("line", { x1: 0, x2: barWidth * windows.length + 2, y1: 25.5, y2: 25.5, stroke: "#d0d5dd" }));
+        const x = SPARK_WIDTH * (w.start - axis.first) / axis.span, width = Math.max(1.5, SPARK_WIDTH * (w.end - w.start) / axis.span - 1);
+        spark.append(svg("rect", { x: x, y: 25 - h, width: width, height: h, fill: flagged ? "var(--bad)" : "var(--accent)", "data-requests": w.requests },
+          tip("+" + (w.start - origin).toFixed(1) + " to +" + (w.end - origin).toFixed(1) + " s: " + w.requests + " requests (" + w.rate_per_min + "/min)")));
+      }
+      spark.append(svg("line", { x1: 0, x2: SPARK_WIDTH, y1: 25.5, y2: 25.5, stroke: "#d0d5dd" }));
       const label = el("td", { class: "endpoint", title: e.key }, el("span", { class: "mono", text: (e.method || "*") + " " }), el("span", { class: "mono", text: e.host + (e.path || "") }));
       const flags = el("td", { class: "flags" });
       for (const flag of e.flags) {
@@ -234,7 +263,7 @@ enum ReportScript {
         label, numberCell(e.requests, integer(e.requests)), numberCell(e.up_ip_bytes, bytes(e.up_ip_bytes)), numberCell(e.down_ip_bytes, bytes(e.down_ip_bytes)),
         numberCell(Number(e.share), percent(Number(e.share))), el("td", { title: integer(total) + " bytes" }, traffic), el("td", {}, spark), flags);
     });
-    target.append(table("endpoints-table", [["Endpoint"], ["Requests", true], ["Up", true], ["Down", true], ["Share", true], ["Traffic (up / down)"], ["Requests per window"], ["Flags and evidence"]], rows));
+    target.append(table("endpoints-table", [["Endpoint"], ["Requests", true], ["Up", true], ["Down", true], ["Share", true], ["Traffic (up / down)"], ["Requests over time"], ["Flags and evidence"]], rows));
   }
 
   // ---------- accuracy

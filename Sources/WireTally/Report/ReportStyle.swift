@@ -46,6 +46,7 @@ h2 small { color: var(--muted); font-weight: 400; font-size: 13px; margin-left: 
 .wf-row:hover { background: #eef3ff; }
 .wf-head { position: sticky; top: 0; z-index: 2; background: #f2f4f7 !important; font-weight: 600; color: #475467; font-size: 12px; }
 .wf-row .url .host { color: var(--muted); }
+.wf-bar { background: repeating-linear-gradient(to right, #e9ecf1 0 1px, transparent 1px 20%); }
 .wf-bar svg { display: block; width: 100%; height: 14px; }
 .wf-axis { position: relative; height: 16px; }
 .wf-axis span { position: absolute; top: 0; transform: translateX(-50%); font-weight: 400; color: var(--muted); font-size: 11px; }
@@ -59,6 +60,8 @@ th { text-align: left; font-weight: 600; color: #475467; background: #f2f4f7; pa
 td { padding: 5px 8px; border-bottom: 1px solid #f0f1f4; vertical-align: top; }
 tbody tr:nth-child(even) { background: #fafbfc; }
 tbody tr:hover { background: #eef3ff; }
+th.sortable { cursor: pointer; user-select: none; }
+th[data-sort="descending"]::after { content: " ▾"; } th[data-sort="ascending"]::after { content: " ▴"; }
 .table-scroll { max-height: 520px; overflow: auto; border: 1px solid var(--line); border-radius: 8px; }
 .badge { display: inline-block; padding: 1px 7px; border-radius: 10px; font-size: 11.5px; font-weight: 600; margin: 0 4px 2px 0; color: #fff; }
 .badge.runaway { background: var(--bad); } .badge.duplicate { background: var(--warn); } .badge.burst { background: var(--note); }

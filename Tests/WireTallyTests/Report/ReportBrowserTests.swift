@@ -140,6 +140,17 @@ struct ReportBrowserTests {
         #expect(!page.requestedURLs.allSatisfy(HeadlessChromium.isBrowserHousekeeping))
     }
 
+    /// Control for the screenshot check: a blank page's PNG stays under the size a report's exceeds.
+    @Test func blankPageScreenshotIsSmall() throws {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-blank-\(UUID().uuidString).html").path
+        try "<!DOCTYPE html><title>blank</title>".write(toFile: path, atomically: true, encoding: .utf8)
+        try HeadlessChromium.screenshot(path, to: path + ".png")
+        let size = try Data(contentsOf: URL(fileURLWithPath: path + ".png")).count
+        #expect(size > 0 && size < Self.minimumReportPNGBytes)
+    }
+
+    static let minimumReportPNGBytes = 60_000
+
     /// A 1400 × 2000 PNG with content (a blank page compresses to a few kB).
     static func checkScreenshot(of file: String, sourceLocation: SourceLocation = #_sourceLocation) throws {
         let written = try ReportFixture.write([file])
@@ -149,6 +160,6 @@ struct ReportBrowserTests {
         #expect(data.prefix(8) == Data([0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A]), sourceLocation: sourceLocation)
         let size = data.count > 24 ? data[16..<24].map { Int($0) } : []
         #expect(size == [0, 0, 0x05, 0x78, 0, 0, 0x07, 0xD0], "1400 × 2000", sourceLocation: sourceLocation)
-        #expect(data.count > 60_000, "\(data.count) bytes", sourceLocation: sourceLocation)
+        #expect(data.count > minimumReportPNGBytes, "\(data.count) bytes", sourceLocation: sourceLocation)
     }
 }
