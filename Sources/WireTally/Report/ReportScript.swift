@@ -148,7 +148,7 @@ enum ReportScript {
     for (const p of PHASES) legend.append(el("span", {}, el("i", { style: "background: var(--" + p + ")" }), PHASE_NAMES[p]));
 
     const filters = { host: document.getElementById("filter-host"), endpoint: document.getElementById("filter-endpoint"),
-                      status: document.getElementById("filter-status"), text: document.getElementById("filter-text") };
+                      status: document.getElementById("filter-status"), q: document.getElementById("filter-text") };
     const options = (select, values) => { for (const v of values) select.append(el("option", { value: v, text: v })); };
     options(filters.host, [...new Set(exchanges.map(x => x.host))].sort());
     options(filters.endpoint, [...new Set(exchanges.map(x => x.endpoint))].sort());
@@ -210,16 +210,31 @@ enum ReportScript {
       count.setAttribute("data-matching", matching.length);
       more.hidden = shown >= matching.length;
     }
+    // The filters live in the URL fragment (#filter:status=4xx&host=…) so that a filtered view can be linked.
+    const FRAGMENT = "#filter:";
+    function readFragment() {
+      if (!location.hash.startsWith(FRAGMENT)) return;
+      const params = new URLSearchParams(location.hash.slice(FRAGMENT.length));
+      for (const [name, input] of Object.entries(filters)) if (params.has(name)) input.value = params.get(name);
+    }
+    function writeFragment() {
+      const params = new URLSearchParams();
+      for (const [name, input] of Object.entries(filters)) if (input.value) params.set(name, input.value);
+      const text = params.toString();
+      if (!text && !location.hash.startsWith(FRAGMENT)) return;
+      try { history.replaceState(null, "", text ? FRAGMENT + text : location.pathname + location.search); } catch (e) { /* some browsers refuse it on file: URLs */ }
+    }
     function apply() {
-      const host = filters.host.value, endpoint = filters.endpoint.value, status = filters.status.value, text = filters.text.value.toLowerCase();
+      const host = filters.host.value, endpoint = filters.endpoint.value, status = filters.status.value, text = filters.q.value.toLowerCase();
       matching = exchanges.filter(x => (!host || x.host === host) && (!endpoint || x.endpoint === endpoint)
         && (!status || statusClass(x) === status) && (!text || (x.host + (x.target || "")).toLowerCase().includes(text)));
       container.replaceChildren(head);
       shown = 0;
       showMore();
     }
-    for (const f of Object.values(filters)) f.addEventListener("input", apply);
+    for (const f of Object.values(filters)) f.addEventListener("input", () => { apply(); writeFragment(); });
     more.addEventListener("click", showMore);
+    readFragment();
     apply();
   }
 

@@ -18,14 +18,14 @@ enum HeadlessChromium {
         var requestedURLs: [String]
     }
 
-    /// Loads `file` and dumps its DOM. `--no-sandbox` because the tests run as root on CI; the proxy
+    /// Loads `file` (with a URL `fragment`) and dumps its DOM. `--no-sandbox` because the tests run as root on CI; the proxy
     /// points nowhere so that nothing could leave the machine even if the page asked.
-    static func load(_ file: String) throws -> Page {
+    static func load(_ file: String, fragment: String? = nil) throws -> Page {
         let folder = try scratchFolder()
         defer { try? FileManager.default.removeItem(at: folder) }
         let netLog = folder.appendingPathComponent("net.json").path
         let (stdout, stderr) = try run(folder: folder, [
-            "--enable-logging=stderr", "--v=0", "--log-net-log=\(netLog)", "--dump-dom", URL(fileURLWithPath: file).absoluteString,
+            "--enable-logging=stderr", "--v=0", "--log-net-log=\(netLog)", "--dump-dom", URL(fileURLWithPath: file).absoluteString + (fragment.map { "#" + $0 } ?? ""),
         ])
         let console = stderr.split(separator: "\n").filter { $0.contains(":CONSOLE") }.map(String.init)
         let log = (try? String(contentsOfFile: netLog, encoding: .utf8)) ?? ""

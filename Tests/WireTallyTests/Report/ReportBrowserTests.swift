@@ -66,6 +66,25 @@ struct ReportBrowserTests {
         try Self.checkScreenshot(of: file)
     }
 
+    /// The waterfall's filters, set from the URL fragment a filtered view is linked by.
+    @Test func waterfallFilters() throws {
+        let file = TestPaths.capture("nginx-curl-keepalive.pcap")
+        let written = try ReportFixture.write([file])
+        let (records, _) = CollectingWriter.analyze([file])
+        func rows(_ fragment: String) throws -> [Int] {
+            let page = try HeadlessChromium.load(written.path, fragment: fragment)
+            #expect(page.console.isEmpty, "\(page.console)")
+            return Self.waterfallRows(DumpedDOM(html: page.dom)).map(\.id)
+        }
+        let notModified = records.exchanges.filter { $0.int("response.status") == 304 }.compactMap { $0.int("id") }
+        #expect(!notModified.isEmpty)
+        #expect(try rows("filter:status=3xx") == notModified)
+        let index = records.exchanges.filter { $0.string("request.target") == "/index.html" && $0.string("request.method") == "GET" }
+        #expect(try rows("filter:endpoint=GET%2010.77.0.2%2Findex.html").count == index.count)
+        #expect(try rows("filter:q=missing&host=10.77.0.2").count == 1)
+        #expect(try rows("filter:host=elsewhere.test").count == records.exchanges.count)  // not a host of the capture: no filter
+    }
+
     @Test func runawayEndpointIsFlagged() throws {
         let name = "runaway"
         let (dom, _) = try Self.render([TestPaths.capture(name + ".pcap")])
