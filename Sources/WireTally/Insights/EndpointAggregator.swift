@@ -70,7 +70,9 @@ public final class EndpointAggregator {
     private static let maxLabels = 10_000
     /// Headers that make a request a different request for the duplicate test.
     static let identityHeaders = ["If-None-Match", "If-Modified-Since", "Range", "If-Range", "If-Match"]
-    private static let otherKey = Key(method: "*", host: "*", path: "(other)")
+    /// The path of the endpoint that counts every request beyond `maxEndpoints`.
+    public static let otherPath = "(other)"
+    private static let otherKey = Key(method: "*", host: "*", path: otherPath)
 
     public init(options: Options = Options()) { self.options = options }
 

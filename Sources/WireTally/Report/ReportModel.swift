@@ -40,9 +40,15 @@ public struct ReportModel {
         func relative(_ nanoseconds: Int64?) -> JSONValue {
             nanoseconds.map { .number(RecordEncoding.milliseconds($0 - origin)) } ?? .null
         }
+        let summaries = endpoints.summaries()
+        // beyond the aggregator's endpoint cap, exchanges are counted in its "(other)" endpoint
+        let keys = Set(summaries.map { Self.endpointKey(($0.method, $0.host, $0.path)) })
+        let other = summaries.first { $0.path == EndpointAggregator.otherPath }.map { Self.endpointKey(($0.method, $0.host, $0.path)) }
+        let endpointColumn = Self.exchangeColumns.firstIndex(of: "endpoint") ?? 0
         let exchanges = collector.exchanges.sorted { ($0.start, $0.id) < ($1.start, $1.id) }.map { row in
             var cells = row.cells
             cells[Self.startColumn(Self.exchangeColumns)] = relative(row.start)
+            if let other, !keys.contains(cells[endpointColumn].plainText) { cells[endpointColumn] = .string(other) }
             return JSONValue.array(cells)
         }
         let connections = collector.connections.map { row in
@@ -55,7 +61,7 @@ public struct ReportModel {
             cells[Self.startColumn(Self.dnsColumns)] = relative(row.start)
             return JSONValue.array(cells)
         }
-        let summaries = endpoints.summaries()
+
         let endpointObjects: [JSONValue] = summaries.map { endpoint in
             guard case var .object(members) = EndpointAggregator.json(endpoint) else { return .null }
             members.insert(("key", .string(Self.endpointKey((endpoint.method, endpoint.host, endpoint.path)))), at: 0)

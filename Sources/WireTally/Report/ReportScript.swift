@@ -244,11 +244,11 @@ enum ReportScript {
     const target = document.getElementById("endpoints-body");
     document.getElementById("endpoints-window").textContent = data.window_seconds;
     if (!endpoints.length) { target.append(el("p", { class: "empty", text: "No HTTP exchanges." })); return; }
-    const biggest = Math.max(...endpoints.map(e => e.up_ip_bytes + e.down_ip_bytes), 1);
+    const biggest = endpoints.reduce((most, e) => Math.max(most, e.up_ip_bytes + e.down_ip_bytes), 1);
     const SPARK_WIDTH = 240;
-    const allWindows = endpoints.flatMap(e => e.rate_windows);
-    const axis = { first: Math.min(...allWindows.map(w => w.start)) };
-    axis.span = Math.max(Math.max(...allWindows.map(w => w.end)) - axis.first, 1e-9);
+    const axis = { first: Infinity, last: -Infinity };
+    for (const e of endpoints) for (const w of e.rate_windows) { axis.first = Math.min(axis.first, w.start); axis.last = Math.max(axis.last, w.end); }
+    axis.span = Math.max(axis.last - axis.first, 1e-9);
     const origin = data.summary.ts_first === null ? axis.first : Number(data.summary.ts_first);
     const rows = endpoints.map(e => {
       const total = e.up_ip_bytes + e.down_ip_bytes;
