@@ -27,7 +27,8 @@ enum ReportScript {
   const SVG = "http://www.w3.org/2000/svg";
   const PHASES = ["dns", "connect", "ssl", "send", "wait", "receive"];
   const PHASE_NAMES = { dns: "DNS lookup", connect: "TCP connect", ssl: "TLS handshake", send: "Request sent", wait: "Waiting (TTFB)", receive: "Content download" };
-  const PAGE = 1000;
+  const PAGE = 1000;  // waterfall rows drawn at a time
+  const TABLE_ROWS = 2000;  // table rows drawn (the data has them all)
 
   function el(tag, attributes, ...children) {
     const node = document.createElement(tag);
@@ -250,7 +251,8 @@ enum ReportScript {
     for (const e of endpoints) for (const w of e.rate_windows) { axis.first = Math.min(axis.first, w.start); axis.last = Math.max(axis.last, w.end); }
     axis.span = Math.max(axis.last - axis.first, 1e-9);
     const origin = data.summary.ts_first === null ? axis.first : Number(data.summary.ts_first);
-    const rows = endpoints.map(e => {
+    // the biggest endpoints, and every flagged one
+    const rows = endpoints.filter((e, i) => i < TABLE_ROWS || e.flags.length).map(e => {
       const total = e.up_ip_bytes + e.down_ip_bytes;
       const traffic = svg("svg", { class: "traffic", width: 180, height: 14, viewBox: "0 0 180 14" },
         svg("rect", { x: 0, y: 1, width: 180, height: 12, fill: "#f2f4f7", rx: 2 }),
@@ -278,6 +280,9 @@ enum ReportScript {
         label, numberCell(e.requests, integer(e.requests)), numberCell(e.up_ip_bytes, bytes(e.up_ip_bytes)), numberCell(e.down_ip_bytes, bytes(e.down_ip_bytes)),
         numberCell(Number(e.share), percent(Number(e.share))), el("td", { title: integer(total) + " bytes" }, traffic), el("td", {}, spark), flags);
     });
+    if (rows.length < endpoints.length) {
+      target.append(el("p", { class: "note", id: "endpoints-capped", text: "Showing the " + integer(rows.length) + " biggest or flagged of " + integer(endpoints.length) + " endpoints (all of them are in the report's data)." }));
+    }
     target.append(table("endpoints-table", [["Endpoint"], ["Requests", true], ["Up", true], ["Down", true], ["Share", true], ["Traffic (up / down)"], ["Requests over time"], ["Flags and evidence"]], rows));
   }
 
@@ -328,7 +333,6 @@ enum ReportScript {
   }
 
   // ---------- connections and DNS
-  const TABLE_ROWS = 2000;
   function capped(rows, id) {
     if (rows.length <= TABLE_ROWS) return null;
     return el("p", { class: "note", id: id, text: "Showing the first " + integer(TABLE_ROWS) + " of " + integer(rows.length) + " rows (all of them are in the report's data)." });

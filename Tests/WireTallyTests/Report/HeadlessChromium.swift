@@ -85,7 +85,14 @@ enum HeadlessChromium {
 
 /// Reading the numbers back from a dumped DOM: the report puts them in `data-` attributes.
 struct DumpedDOM {
-    var html: String
+    let html: String
+    /// Every opening tag, in document order.
+    let openingTags: [String]
+
+    init(html: String) {
+        self.html = html
+        openingTags = html.matches(of: /<[a-zA-Z][^>]*>/).map { String($0.output) }
+    }
 
     /// `data-value` of the element with `id`.
     func value(id: String) -> String? {
@@ -100,7 +107,7 @@ struct DumpedDOM {
 
     /// Opening tags that satisfy `predicate`, in document order.
     func tags(where predicate: (String) -> Bool) -> [String] {
-        html.matches(of: /<[a-zA-Z][^>]*>/).map { String($0.output) }.filter(predicate)
+        openingTags.filter(predicate)
     }
 
     /// The value of `attribute` in an opening tag.

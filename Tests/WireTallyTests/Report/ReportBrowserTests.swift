@@ -150,6 +150,20 @@ struct ReportBrowserTests {
         #expect(Self.waterfallRows(dom).count == 1)
     }
 
+    /// A big capture stays usable: the DOM holds a page of the waterfall and the biggest endpoints,
+    /// the data all of them.
+    @Test func bigCaptureIsCapped() throws {
+        let count = 12_000
+        let (dom, written) = try Self.render([try ReportFixture.manyHostsCapture(count)])
+        #expect(ReportFixture.rows(written.model, "exchanges").count == count)
+        #expect(DumpedDOM.attribute("data-total", of: dom.tag(id: "waterfall-rows") ?? "") == String(count))
+        #expect(Self.waterfallRows(dom).count == 1000)
+        #expect(dom.tag(id: "waterfall-more")?.contains(" hidden") == false)
+        #expect(dom.tags { $0.hasPrefix("<tr") && $0.contains("data-endpoint=") }.count == 2000)
+        #expect(dom.tag(id: "endpoints-capped") != nil)
+        #expect(dom.value(id: "summary-requests") == String(count))
+    }
+
     /// Control for the no-fetch check: a page that loads an image is caught in the net log.
     @Test func netLogSeesAFetch() throws {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-fetch-\(UUID().uuidString).html").path

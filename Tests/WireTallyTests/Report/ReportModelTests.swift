@@ -84,19 +84,8 @@ import Testing
 
     /// Past the aggregator's endpoint cap, exchanges are filtered under its "(other)" endpoint.
     @Test func exchangesBeyondTheEndpointCapAreOther() throws {
-        let client = "10.0.0.1:40001", server = "10.0.0.2:80"
         let cap = EndpointAggregator.Options().maxEndpoints, extra = 5
-        let stream = (0..<(cap + extra)).flatMap { Array("GET / HTTP/1.1\r\nHost: h\($0).test\r\n\r\n".utf8) }
-        var frames = [
-            FrameBuilder.tcp(from: client, to: server, seq: 100, flags: [.syn]),
-            FrameBuilder.tcp(from: server, to: client, seq: 900, ack: 101, flags: [.syn, .ack]),
-            FrameBuilder.tcp(from: client, to: server, seq: 101, ack: 901, flags: [.ack]),
-        ]
-        for offset in stride(from: 0, to: stream.count, by: 1400) {
-            let payload = Array(stream[offset..<min(offset + 1400, stream.count)])
-            frames.append(FrameBuilder.tcp(from: client, to: server, seq: UInt32(101 + offset), ack: 901, flags: [.ack, .psh], payload: payload))
-        }
-        let path = try CommandLineTests.write(FrameBuilder.pcap(frames: frames, link: .ethernet), name: "many-hosts.pcap")
+        let path = try ReportFixture.manyHostsCapture(cap + extra)
         let model = ReportRun(files: [path]).run()
         guard case let .array(endpoints)? = model.json["endpoints"] else { Issue.record("no endpoints"); return }
         #expect(endpoints.count == cap + 1)
