@@ -29,24 +29,23 @@ final class ReportCollector: RecordWriter {
                 let parts = ["version", "sni", "alpn"].compactMap { tls[$0].flatMap { $0 == .null ? nil : $0.plainText } }
                 return .string(parts.joined(separator: " "))
             }
-            connections.append((connection.firstTimestamp.nanoseconds, [
-                json["id"] ?? .null, json["client"] ?? .null, json["server"] ?? .null, .null,
-                .number(RecordEncoding.milliseconds(connection.lastTimestamp.nanoseconds - connection.firstTimestamp.nanoseconds)),
-                json["exchanges"] ?? .null, json["up"]?["ip_bytes"] ?? .null, json["down"]?["ip_bytes"] ?? .null,
-                .integer(unattributed), json["handshake_rtt_ms"] ?? .null, tls ?? .null, json["flags"] ?? .array([]),
-            ]))
+            connections.append((connection.firstTimestamp.nanoseconds, Self.cells(ReportModel.connectionColumns, [
+                "id": json["id"], "client": json["client"], "server": json["server"],
+                "duration_ms": .number(RecordEncoding.milliseconds(connection.lastTimestamp.nanoseconds - connection.firstTimestamp.nanoseconds)),
+                "exchanges": json["exchanges"], "up": json["up"]?["ip_bytes"], "down": json["down"]?["ip_bytes"],
+                "unattributed": .integer(unattributed), "handshake_rtt_ms": json["handshake_rtt_ms"], "tls": tls, "flags": json["flags"],
+            ])))
         case let .flow(flow):
             let json = RecordEncoding.flow(flow, timestampDigits: digits)
             totals.upIPBytes += json.integer("up", "ip_bytes")
             totals.downIPBytes += json.integer("down", "ip_bytes")
         case let .dns(transaction):
             let json = RecordEncoding.dns(transaction, timestampDigits: digits)
-            dns.append((transaction.queryTimestamp?.nanoseconds ?? transaction.answerTimestamp?.nanoseconds, [
-                json["id"] ?? .null, json["dns_id"] ?? .null, json["query"] ?? .null, json["qtype"] ?? .null, json["rcode"] ?? .null,
-                json["addresses"] ?? .array([]), json["cnames"] ?? .array([]), json["server"] ?? .null,
-                json["transport"] ?? .null, .null, json["rtt"] ?? .null, json["retries"] ?? .null,
-                json["wire"]?["ip_bytes"] ?? .null, json["flags"] ?? .array([]),
-            ]))
+            dns.append((transaction.queryTimestamp?.nanoseconds ?? transaction.answerTimestamp?.nanoseconds, Self.cells(ReportModel.dnsColumns, [
+                "id": json["id"], "dns_id": json["dns_id"], "query": json["query"], "qtype": json["qtype"], "rcode": json["rcode"],
+                "addresses": json["addresses"], "cnames": json["cnames"], "server": json["server"], "transport": json["transport"],
+                "rtt_ms": json["rtt"], "retries": json["retries"], "ip_bytes": json["wire"]?["ip_bytes"], "flags": json["flags"],
+            ])))
         }
     }
 
@@ -68,13 +67,20 @@ final class ReportCollector: RecordWriter {
         let timing = json["timing"]
         let start = exchange.timing.start ?? exchange.request?.firstOrigin.timestamp
             ?? exchange.response?.firstOrigin.timestamp ?? connection.firstTimestamp
-        let phases = ReportModel.phases.map { timing?[$0] ?? .integer(-1) }
-        exchanges.append((start.nanoseconds, id, [
-            .integer(id), .integer(connection.id), .null, .string(parts.host),
-            parts.method.map(JSONValue.string) ?? .null, parts.target.map(JSONValue.string) ?? .null,
-            .string(ReportModel.endpointKey(endpoint)), status.map(JSONValue.integer) ?? .null,
-            .integer(up), .integer(down),
-        ] + phases + [timing?["total"] ?? .integer(-1), .array(flags.map(JSONValue.string))]))
+        var values: [String: JSONValue?] = [
+            "id": .integer(id), "conn": .integer(connection.id), "host": .string(parts.host),
+            "method": parts.method.map(JSONValue.string), "target": parts.target.map(JSONValue.string),
+            "endpoint": .string(ReportModel.endpointKey(endpoint)), "status": status.map(JSONValue.integer),
+            "up": .integer(up), "down": .integer(down), "flags": .array(flags.map(JSONValue.string)),
+        ]
+        for phase in ReportModel.phases + ["total"] { values[phase] = timing?[phase] }
+        exchanges.append((start.nanoseconds, id, Self.cells(ReportModel.exchangeColumns, values)))
+    }
+
+    /// A row's cells in the order of `columns` (null where there is no value; `start_ms` is filled in
+    /// by the model).
+    private static func cells(_ columns: [String], _ values: [String: JSONValue?]) -> [JSONValue] {
+        columns.map { (values[$0] ?? nil) ?? .null }
     }
 
     /// The bytes of a message as the application sent it: its `bytes.total`, less the TLS record
