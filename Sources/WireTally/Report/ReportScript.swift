@@ -265,7 +265,7 @@ enum ReportScript {
       const flagged = e.flags.includes("runaway") || e.flags.includes("burst");
       for (const w of windows) {
         const h = w.requests ? Math.max(2, 24 * w.requests / peak) : 0;
-        const x = SPARK_WIDTH * (w.start - axis.first) / axis.span, width = Math.max(1.5, SPARK_WIDTH * (w.end - w.start) / axis.span - 1);
+        const x = SPARK_WIDTH * (w.start - axis.first) / axis.span, width = Math.min(24, Math.max(1.5, SPARK_WIDTH * (w.end - w.start) / axis.span - 1));
         spark.append(svg("rect", { x: x, y: 25 - h, width: width, height: h, fill: flagged ? "var(--bad)" : "var(--accent)", "data-requests": w.requests },
           tip("+" + (w.start - origin).toFixed(1) + " to +" + (w.end - origin).toFixed(1) + " s: " + w.requests + " requests (" + w.rate_per_min + "/min)")));
       }
