@@ -10,7 +10,7 @@ struct WireTallyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wiretally",
         abstract: "Exact wire bytes for every connection (and HTTP exchange) in a packet capture.",
-        subcommands: [Analyze.self, Compare.self])
+        subcommands: [Analyze.self, Compare.self, Report.self])
 }
 
 struct Analyze: ParsableCommand {

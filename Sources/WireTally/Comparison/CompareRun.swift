@@ -31,14 +31,16 @@ public struct CompareRun {
         public var errors: [String]
     }
 
-    /// Runs the comparison.
-    public func run() -> Result {
+    /// Runs the comparison; `observer`, when given, also receives every record and the summary (for
+    /// outputs built from the same single pass, like the HTML report).
+    public func run(observer: (any RecordWriter)? = nil) -> Result {
         var options = self.options
         options.http = EstimatorRun.requiredHTTPLimits(options.http)
         let collector = ExchangeCollector(level: level)
+        let writer: any RecordWriter = observer.map { RecordTee([collector, $0]) } ?? collector
         var analysisRun = AnalysisRun(files: files, options: options)
         analysisRun.progress = progress
-        let analysis = analysisRun.run(writer: collector)
+        let analysis = analysisRun.run(writer: writer)
         var errors = analysis.summary.errors
         let wire = collector.exchanges.map { AppLogWireExchange($0.exchange, id: $0.id, connection: $0.connection) }
         let byID = Dictionary(collector.exchanges.map { ($0.id, $0) }, uniquingKeysWith: { first, _ in first })

@@ -70,7 +70,9 @@ public final class EndpointAggregator {
     private static let maxLabels = 10_000
     /// Headers that make a request a different request for the duplicate test.
     static let identityHeaders = ["If-None-Match", "If-Modified-Since", "Range", "If-Range", "If-Match"]
-    private static let otherKey = Key(method: "*", host: "*", path: "(other)")
+    /// The path of the endpoint that counts every request beyond `maxEndpoints`.
+    public static let otherPath = "(other)"
+    private static let otherKey = Key(method: "*", host: "*", path: otherPath)
 
     public init(options: Options = Options()) { self.options = options }
 
@@ -85,11 +87,11 @@ public final class EndpointAggregator {
         let wire = connection.ledger.exchange(exchange.index)
         let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
         let time = (exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp ?? connection.firstTimestamp).nanoseconds
+        let host = Self.request(of: exchange, connection: connection).host
         guard let request = exchange.request else {
-            add(method: nil, host: exchange.serverName ?? connection.serverEndpoint, target: nil, time: time, up: up, down: down, identity: nil)
+            add(method: nil, host: host, target: nil, time: time, up: up, down: down, identity: nil)
             return
         }
-        let host = RecordEncoding.host(of: request, fallback: exchange.serverName ?? connection.server.description)
         var hasher = FNV1a()
         hasher.add(request.method ?? "")
         hasher.add(host)
@@ -103,11 +105,26 @@ public final class EndpointAggregator {
             identity: (hasher.value, label))
     }
 
+    /// The method, host and target an exchange is summarised by (method and target nil when the
+    /// capture missed its request).
+    public static func request(of exchange: HTTPExchange, connection: TCPConnection) -> (method: String?, host: String, target: String?) {
+        guard let request = exchange.request else { return (nil, exchange.serverName ?? connection.serverEndpoint, nil) }
+        let host = RecordEncoding.host(of: request, fallback: exchange.serverName ?? connection.server.description)
+        return (request.method, host, request.target)
+    }
+
+    /// The endpoint a request counts for, as `summaries()` names it: method, host lowercased, path
+    /// template of the target (ids folded).
+    public static func endpoint(method: String?, host: String, target: String?) -> (method: String?, host: String, path: String?) {
+        (method, host.lowercased(), target.map(PathTemplate.template(of:)))
+    }
+
     /// Adds one request by its parts (`target` as sent; nil when unknown). `identity` is the hash the
     /// duplicate test compares, with a label for the evidence.
     public func add(method: String?, host: String, target: String?, time: Int64, up: Int, down: Int,
                     identity: (hash: UInt64, label: String)?) {
-        var key = Key(method: method, host: host.lowercased(), path: target.map(PathTemplate.template(of:)))
+        let name = Self.endpoint(method: method, host: host, target: target)
+        var key = Key(method: name.method, host: name.host, path: name.path)
         if endpoints[key] == nil && endpoints.count >= options.maxEndpoints { key = Self.otherKey }
         let endpoint: Endpoint
         if let existing = endpoints[key] { endpoint = existing } else { endpoint = Endpoint(); endpoints[key] = endpoint }

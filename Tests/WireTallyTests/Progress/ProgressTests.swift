@@ -53,7 +53,8 @@ import Testing
         defer { try? FileManager.default.removeItem(atPath: path) }
         // over the command line's `ProgressDisplay.minimumFileBytes` (4 MB)
         #expect(try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int > 4_000_000)
-        for command in ["analyze", "compare"] {
+        let commands = ["analyze", "compare", "report"]
+        for command in commands {
             let piped = try CommandLineTests.run([command, path, "-o", "/dev/null"])
             #expect(piped.status == 0)
             #expect(piped.stderr.isEmpty, "no bar when standard error is not a terminal")
@@ -61,7 +62,7 @@ import Testing
         // `script` gives the command a terminal and copies what it writes to its standard output.
         guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
               let binary = CommandLineTests.binary?.path else { return }
-        for command in ["analyze", "compare"] {
+        for command in commands {
             let shown = ExternalProgram.output("/usr/bin/script", ["-qec", "\(binary) \(command) \(path) -o /dev/null", "/dev/null"])
             let screen = String(decoding: try #require(shown), as: UTF8.self)
             #expect(screen.contains("█") && screen.contains("% "), "a bar is drawn on a terminal")

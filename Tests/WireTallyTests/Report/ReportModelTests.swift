@@ -1,0 +1,144 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// The report's data against the records `analyze` writes (which other tests tie to tshark, nginx and
+/// curl), and its escaping of hostile captures.
+@Suite struct ReportModelTests {
+    static let captures = ["nginx-curl-keepalive.pcap", "runaway.pcap", "tls13-http1.pcap", "dns-http.pcap",
+                           "nginx-chunked-gzip.pcap", "lossy.pcap"]
+
+    @Test(arguments: captures)
+    func rowsEqualTheAnalyzeRecords(_ name: String) throws {
+        let file = TestPaths.capture(name)
+        let (records, result) = CollectingWriter.analyze([file])
+        Conservation.check(records, result)
+        let model = ReportRun(files: [file]).run()
+
+        let rows = ReportFixture.rows(model, "exchanges")
+        #expect(rows.count == records.exchanges.count)
+        let byID = Dictionary(uniqueKeysWithValues: rows.map { ($0["id"]?.plainText ?? "", $0) })
+        for record in records.exchanges {
+            let row = try #require(byID[String(record.int("id") ?? -1)])
+            #expect(row["up"] == record["wire"]?["up"]?["ip_bytes"])
+            #expect(row["down"] == record["wire"]?["down"]?["ip_bytes"])
+            #expect(row["status"] == (record["response"]?["status"] ?? .null))
+            #expect(row["conn"] == record["conn"]?["id"])
+            #expect(row["flags"] == record["flags"])
+            for phase in ReportModel.phases + ["total"] { #expect(row[phase] == record["timing"]?[phase], "\(phase)") }
+            if case let .string(target)? = record["request"]?["target"] { #expect(row["target"] == .string(target)) }
+        }
+        // sorted by start
+        let starts = rows.compactMap { Double($0["start_ms"]?.plainText ?? "") }
+        #expect(starts.count == rows.count && starts == starts.sorted())
+
+        let sum = { (list: [JSONValue], key: String) in list.reduce(0) { $0 + ($1.int(key) ?? 0) } }
+        let totals = model.totals
+        #expect(totals.requests == records.exchanges.count)
+        #expect(totals.upIPBytes == sum(records.connections, "up.ip_bytes") + sum(records.flows, "up.ip_bytes"))
+        #expect(totals.downIPBytes == sum(records.connections, "down.ip_bytes") + sum(records.flows, "down.ip_bytes"))
+        #expect(totals.upIPBytes + totals.downIPBytes == result.summary.inConnections.ipBytes + result.summary.inFlows.ipBytes)
+        #expect(totals.httpUpIPBytes == sum(records.exchanges, "wire.up.ip_bytes"))
+        #expect(totals.httpDownIPBytes == sum(records.exchanges, "wire.down.ip_bytes"))
+        let messages = records.exchanges.reduce(0) { total, record in
+            let estimated = record.flagNames.contains("estimated")
+            return ["request", "response"].reduce(total) { total, side in
+                total + (record.int("\(side).bytes.total") ?? 0) - (estimated ? record.int("\(side).bytes.framing") ?? 0 : 0)
+            }
+        }
+        #expect(totals.messageBytes == messages)
+        #expect(totals.overheadBytes == totals.upIPBytes + totals.downIPBytes - messages)
+        #expect(totals.overheadShare > 0 && totals.overheadShare < 1)
+
+        #expect(ReportFixture.rows(model, "connections").count == records.connections.count)
+        let dnsRows = ReportFixture.rows(model, "dns")
+        #expect(dnsRows.map { $0["dns_id"] } == records.dns.map { $0["dns_id"] })
+        #expect(dnsRows.map { $0["ip_bytes"] } == records.dns.map { $0["wire"]?["ip_bytes"] })
+        #expect(model.json["summary"] == records.summary)
+    }
+
+    /// Client → server and back, straight from tshark's frames of the TCP-only captures.
+    @Test(arguments: ["nginx-curl-keepalive", "runaway", "nginx-uploads"])
+    func wireTotalsEqualTshark(_ name: String) throws {
+        let conversations = try TsharkConversation.load(TestPaths.capture(name + ".frames.tsv"))
+        let model = ReportRun(files: [TestPaths.capture(name + ".pcap")]).run()
+        #expect(model.totals.upIPBytes == conversations.reduce(0) { $0 + $1.fromA[2] })
+        #expect(model.totals.downIPBytes == conversations.reduce(0) { $0 + $1.fromB[2] })
+    }
+
+    @Test func endpointsAreTheSummaryOnes() throws {
+        let model = ReportRun(files: [TestPaths.capture("runaway.pcap")]).run()
+        guard case let .array(endpoints)? = model.json["endpoints"] else { Issue.record("no endpoints"); return }
+        let status = try #require(endpoints.first { $0["path"] == .string("/api/status") })
+        #expect(status["flags"] == .array([.string("runaway")]))
+        #expect(status["key"] == .string("GET 10.77.0.2/api/status"))
+        // every exchange row names an endpoint of the list, and the counts agree
+        let keys = endpoints.compactMap { $0["key"]?.plainText }
+        let rows = ReportFixture.rows(model, "exchanges")
+        for endpoint in endpoints {
+            let key = endpoint["key"]?.plainText ?? ""
+            #expect(rows.filter { $0["endpoint"]?.plainText == key }.count == endpoint.int("requests"))
+        }
+        #expect(rows.allSatisfy { keys.contains($0["endpoint"]?.plainText ?? "") })
+    }
+
+    /// Past the aggregator's endpoint cap, exchanges are filtered under its "(other)" endpoint.
+    @Test func exchangesBeyondTheEndpointCapAreOther() throws {
+        let cap = EndpointAggregator.Options().maxEndpoints, extra = 5
+        let path = try ReportFixture.manyHostsCapture(cap + extra)
+        let model = ReportRun(files: [path]).run()
+        guard case let .array(endpoints)? = model.json["endpoints"] else { Issue.record("no endpoints"); return }
+        #expect(endpoints.count == cap + 1)
+        let other = try #require(endpoints.first { $0["path"] == .string(EndpointAggregator.otherPath) })
+        #expect(other.int("requests") == extra)
+        let rows = ReportFixture.rows(model, "exchanges")
+        #expect(rows.count == cap + extra)
+        #expect(rows.filter { $0["endpoint"] == other["key"] }.count == extra)
+        let keys = Set(endpoints.compactMap { $0["key"]?.plainText })
+        #expect(rows.allSatisfy { keys.contains($0["endpoint"]?.plainText ?? "") })
+    }
+
+    @Test func hostileCaptureCannotBreakOutOfThePage() throws {
+        let capture = try ReportFixture.hostileCapture()
+        let written = try ReportFixture.write([capture])
+        let html = written.html
+        // the three script elements close where they should, and nothing else opens a tag or comment
+        #expect(html.lowercased().components(separatedBy: "</script").count - 1 == 3)
+        #expect(!html.lowercased().contains("<img"))
+        #expect(!html.lowercased().contains("<svg"))
+        #expect(!html.contains("<!--"))
+        #expect(!html.contains("\u{2028}"))
+        #expect(html.contains("<title>wiretally report — wiretally-") && html.contains("-&lt;script&gt;x.pcap</title>"))
+        // the data block still holds the exact strings
+        let start = try #require(html.range(of: "<script type=\"application/json\" id=\"report-data\">"))
+        let end = try #require(html[start.upperBound...].range(of: "</script>"))
+        let object = try #require(try JSONSerialization.jsonObject(with: Data(html[start.upperBound..<end.lowerBound].utf8)) as? [String: Any])
+        let exchanges = try #require(object["exchanges"] as? [String: Any])
+        let row = try #require((exchanges["rows"] as? [[Any]])?.first)
+        let columns = try #require(exchanges["columns"] as? [String])
+        #expect(row[try #require(columns.firstIndex(of: "target"))] as? String == ReportFixture.hostileTarget)
+        #expect(row[try #require(columns.firstIndex(of: "host"))] as? String == ReportFixture.hostileHost)
+        #expect((object["files"] as? [String]) == [capture])
+    }
+
+    @Test func htmlEscaping() {
+        #expect(ReportDocument.escapeHTML("<a href=\"x\">&'") == "&lt;a href=&quot;x&quot;&gt;&amp;&#39;")
+        #expect(ReportDocument.scriptSafeJSON(.string("</script><!--&\u{2028}")) == "\"\\u003c/script\\u003e\\u003c!--\\u0026\\u2028\"")
+    }
+
+    @Test func accuracyOnlyWhenAsked() throws {
+        let file = TestPaths.capture("nginx-curl-keepalive.pcap"), log = TestPaths.capture("nginx-curl-keepalive.curl.jsonl")
+        #expect(ReportRun(files: [file]).run().json["accuracy"] == .null)
+        let withLog = ReportRun(files: [file], appLogs: [log]).run().json["accuracy"]
+        guard case let .array(logs)? = withLog?["app_logs"], case let .array(estimators)? = withLog?["estimators"] else {
+            Issue.record("no accuracy"); return
+        }
+        #expect(logs.count == 1 && estimators.isEmpty)
+        let compared = CompareRun(files: [file], appLogs: [log]).run().json(level: .ip, files: [file])
+        guard case let .array(compareLogs)? = compared["app_logs"] else { Issue.record("no compare app logs"); return }
+        #expect(logs[0]["total"] == compareLogs[0]["total"])
+        #expect(logs[0]["gap_by_cause"] == compareLogs[0]["gap_by_cause"])
+        let withEstimators = ReportRun(files: [file], estimators: true).run().json["accuracy"]
+        #expect(withEstimators?["estimators"] == compared["estimators"])
+    }
+}
