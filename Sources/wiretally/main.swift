@@ -5,13 +5,15 @@ import WireTally
 import Glibc
 #endif
 
-@main
 struct WireTallyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wiretally",
         abstract: "Exact wire bytes for every connection (and HTTP exchange) in a packet capture.",
-        subcommands: [Analyze.self, Compare.self])
+        subcommands: [Analyze.self, Compare.self, Live.self])
 }
+
+// Top-level code instead of `@main`: with more than one file in the module, main.swift is the entry point.
+WireTallyCommand.main()
 
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -57,6 +59,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds without packets after which an open connection is reported.")
     var idleTimeout: Int64 = ReassemblyLimits().idleTimeoutSeconds
 
+    @Option(help: "Seconds a keep-alive connection stays idle before its last exchange is written (as live does; off by default).")
+    var settle: Double?
+
     // --- endpoint summary (Insights): checked before any output file is created
     func validate() throws {
         if summary && format.summaryFormat == nil {
@@ -73,6 +78,7 @@ struct Analyze: ParsableCommand {
         limits.maxConnections = max(1, maxConnections)
         limits.maxBufferedBytesPerDirection = max(0, maxBufferedBytes)
         limits.idleTimeoutSeconds = max(1, idleTimeout)
+        limits.settleNanoseconds = settle.map { Int64(max(0, $0) * 1e9) }
         let run = AnalysisRun(files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits)))
         let result: AnalysisRun.Result
         do {
