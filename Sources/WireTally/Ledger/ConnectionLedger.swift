@@ -78,7 +78,8 @@ public struct ConnectionLedger: Sendable {
     }
 
     /// Settles everything at the connection's end: waiting packets by what is known, setup to the
-    /// first exchange and teardown to the last (unattributed when there is none).
+    /// first exchange and teardown to the last (unattributed when there is none, or when it was sealed
+    /// already: a connection closed cleanly is settled at its last ACK, and again when finalised).
     public mutating func close(_ attribution: (any StreamAttribution)?) {
         if let attribution {
             for packet in pending { _ = attribute(packet, attribution, force: true) }
