@@ -128,6 +128,12 @@ private func installStopHandlers() {
     sigemptyset(&action.sa_mask)
     sigaction(SIGINT, &action, nil)
     sigaction(SIGTERM, &action, nil)
+    // A parent may have blocked them (the mask is inherited): unblock, or they would stay pending.
+    var signals = sigset_t()
+    sigemptyset(&signals)
+    sigaddset(&signals, SIGINT)
+    sigaddset(&signals, SIGTERM)
+    sigprocmask(SIG_UNBLOCK, &signals, nil)
 }
 
 /// The status line on a terminal's standard error, rewritten in place.

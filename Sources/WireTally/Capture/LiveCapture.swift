@@ -2,8 +2,9 @@ import CPcap
 import Glibc
 
 /// Packets captured live from a network interface through libpcap: immediate mode (each packet is
-/// handed over as it arrives), nanosecond timestamps, a read timeout so the reader wakes up regularly
-/// when the interface is quiet, and the BPF filter applied in the kernel.
+/// handed over as it arrives), nanosecond timestamps, the BPF filter applied in the kernel. Reads do
+/// not block longer than the timeout, also in immediate mode (where libpcap itself would wait for a
+/// packet forever): the handle is non-blocking and we poll its descriptor; a signal ends the wait.
 public final class LiveCapture {
     /// How a live capture is opened.
     public struct Settings: Sendable {
@@ -44,6 +45,8 @@ public final class LiveCapture {
     /// timestamp type not supported…).
     public let activationWarning: String?
     private let handle: OpaquePointer
+    /// The descriptor to poll for packets.
+    private let descriptor: Int32
     private var frameNumber = 0
 
     /// Opens and activates the capture. Throws a `LiveCaptureError` that says what to do when the
@@ -69,6 +72,12 @@ public final class LiveCapture {
         self.handle = handle
         activationWarning = status > 0 ? Self.warningText(status, handle: handle) : nil
         linkType = Self.linkType(dlt: pcap_datalink(handle))
+        descriptor = pcap_get_selectable_fd(handle)
+        guard descriptor >= 0, pcap_setnonblock(handle, 1, &errorBuffer) == 0 else {
+            let reason = String(nulTerminated: errorBuffer)
+            pcap_close(handle)
+            throw .failed(interface: name, reason: reason.isEmpty ? "cannot poll the capture" : reason)
+        }
         if let filter = settings.filter {
             var program = bpf_program()
             guard pcap_compile(handle, &program, filter, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
@@ -87,12 +96,18 @@ public final class LiveCapture {
 
     deinit { pcap_close(handle) }
 
-    /// Waits for the next packet, up to the read timeout. The packet's bytes stay valid until the next
-    /// call. Throws when the capture cannot go on (the interface went away).
+    /// Waits for the next packet, up to the read timeout (or until a signal comes). The packet's bytes
+    /// stay valid until the next call. Throws when the capture cannot go on (the interface went away).
     public func next() throws(LiveCaptureError) -> Event {
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
-        switch pcap_next_ex(handle, &header, &data) {
+        var status = pcap_next_ex(handle, &header, &data)
+        if status == 0 {
+            var waiting = pollfd(fd: descriptor, events: Int16(POLLIN), revents: 0)
+            guard poll(&waiting, 1, settings.timeoutMilliseconds) > 0 else { return .timeout }
+            status = pcap_next_ex(handle, &header, &data)
+        }
+        switch status {
         case 1:
             guard let header, let data else { return .timeout }
             frameNumber += 1
@@ -115,9 +130,6 @@ public final class LiveCapture {
         guard pcap_stats(handle, &stats) == 0 else { return Statistics(received: 0, dropped: 0, interfaceDropped: 0) }
         return Statistics(received: Int(stats.ps_recv), dropped: Int(stats.ps_drop), interfaceDropped: Int(stats.ps_ifdrop))
     }
-
-    /// Makes a blocked `next()` return (safe to call from a signal handler's flag check or another thread).
-    public func breakLoop() { pcap_breakloop(handle) }
 
     /// Our link type for a libpcap DLT value (they coincide except for raw IP).
     static func linkType(dlt: Int32) -> LinkType {
