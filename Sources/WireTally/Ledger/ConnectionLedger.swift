@@ -79,7 +79,7 @@ public struct ConnectionLedger: Sendable {
 
     /// Settles everything at the connection's end: waiting packets by what is known, setup to the
     /// first exchange and teardown to the last (unattributed when there is none, or when it was sealed
-    /// already: a connection closed cleanly is settled at its last ACK, and again when finalised).
+    /// already: a teardown after the connection settled idle).
     public mutating func close(_ attribution: (any StreamAttribution)?) {
         if let attribution {
             for packet in pending { _ = attribute(packet, attribution, force: true) }
@@ -106,8 +106,8 @@ public struct ConnectionLedger: Sendable {
     }
 
     /// Seals the exchanges that are final, the last one included (the connection has been idle long
-    /// enough that its next packets are taken as unrelated: teardown then stays unattributed); returns
-    /// true when any was.
+    /// enough that its next packets are taken as unrelated): the teardown seen so far goes to it, a
+    /// later one stays unattributed. Returns true when any was sealed.
     public mutating func sealIdle(_ attribution: any StreamAttribution) -> Bool {
         seal(attribution, includingLast: true)
     }
@@ -124,6 +124,12 @@ public struct ConnectionLedger: Sendable {
                     settle(setup[direction.rawValue], direction: direction, exchange: 0)
                 }
                 setup = [DirectionTally(), DirectionTally()]
+            }
+            if sealedCount == count - 1 {
+                for direction in FlowDirection.allCases {
+                    settle(teardown[direction.rawValue], direction: direction, exchange: sealedCount)
+                }
+                teardown = [DirectionTally(), DirectionTally()]
             }
             sealedCount += 1
         }

@@ -133,6 +133,9 @@ public final class CaptureAnalyzer {
 
     /// Finalises every connection and flow still open and returns the summary.
     public func finish(timestampDigits: Int) -> CaptureSummary {
+        // With a settle time, time runs on past the last packet (as it did in a live capture until it
+        // was stopped): idle connections settle first, in the order of their deadlines.
+        reassembler.settle(now: Timestamp(nanoseconds: .max))
         reassembler.finishAll()
         flowTracker.finishAll()
         dnsTracker.finishAll()  // DNS

@@ -162,19 +162,7 @@ public final class TCPConnection: ActivityTracked {
             attribution: attribution)
         guard let attribution else { return false }
         ledger.attributePending(attribution)
-        if isClosedCleanly && ledger.sealedCount < attribution.exchangeCount {
-            ledger.close(attribution)  // nothing more can come for its exchanges: seal them all now
-            return true
-        }
         return ledger.sealFinished(attribution)
-    }
-
-    /// True once both FINs were sent, delivered and acknowledged: the connection's exchanges can be
-    /// settled (teardown included) without waiting for the linger time. (After a RST, data in flight
-    /// may still come: those connections settle when they are finalised.)
-    private var isClosedCleanly: Bool {
-        flags.isSuperset(of: [.clientFIN, .serverFIN]) && !flags.contains(.reset) && up.isFinished && down.isFinished
-            && up.isFINAcknowledged && down.isFINAcknowledged
     }
 
     /// Seals every final exchange, the last one included (the connection has been idle); true when

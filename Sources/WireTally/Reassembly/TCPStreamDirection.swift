@@ -49,9 +49,6 @@ struct TCPStreamDirection {
     /// Captured out-of-order bytes held now.
     var heldBytes: Int { buffer.heldBytes }
 
-    /// True once the peer acknowledged this direction's FIN.
-    var isFINAcknowledged: Bool { finOffset.map { acknowledgedOffset > $0 } ?? false }
-
     /// The stream offset of sequence number `sequence`, taken as the nearest to the next expected byte.
     func offset(of sequence: UInt32) -> Int64 {
         let expected = base &+ UInt32(truncatingIfNeeded: nextOffset)

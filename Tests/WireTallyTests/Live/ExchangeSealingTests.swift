@@ -141,4 +141,16 @@ import Testing
         let unsettled = Self.analyze(Self.conversation(gap: 5))
         #expect(unsettled.exchanges[1].json.int("wire.down.teardown_ip_bytes") == 40)
     }
+
+    @Test func aConnectionThatClosedAndSettledKeepsItsTeardownInTheLastExchange() throws {
+        // Live: the connection closes, then the interface is quiet: the last exchange is written after
+        // the settle time (not the 60 s linger), with the same numbers as at the connection's end.
+        let steps = Self.conversation()
+        let live = Self.analyze(steps, settle: 2, clockAdvances: [steps.count - 1: 3])
+        let unsettled = Self.analyze(steps)
+        try #require(live.exchanges.count == 2)
+        #expect(live.exchanges[1].json.int("wire.down.teardown_ip_bytes") == 40)
+        #expect(live.records.map(\.json) == unsettled.records.map(\.json))
+        #expect(live.summary.isConserved)
+    }
 }

@@ -144,26 +144,11 @@ final class LiveNetwork {
         try? FileManager.default.removeItem(at: folder)
     }
 
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Run = ExternalProgram.Run
 
     /// Runs a program (looked up on PATH) to its end.
     static func run(_ program: String, _ arguments: [String]) throws -> Run {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program.hasPrefix("/") ? program : (path(of: program) ?? program))
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: stderr, as: UTF8.self))
+        try ExternalProgram.run(URL(fileURLWithPath: program.hasPrefix("/") ? program : (path(of: program) ?? program)), arguments)
     }
 
     private static func check(_ program: String, _ arguments: [String]) throws {
