@@ -69,28 +69,33 @@ public final class LiveCapture {
             pcap_close(handle)
             throw error
         }
+        // Everything that can fail is done before the properties are set: a throwing init whose
+        // properties are all set runs `deinit`, which would close the handle a second time.
+        do throws(LiveCaptureError) {
+            if let filter = settings.filter { try Self.install(filter, on: handle) }
+            guard pcap_get_selectable_fd(handle) >= 0, pcap_setnonblock(handle, 1, &errorBuffer) == 0 else {
+                let reason = String(nulTerminated: errorBuffer)
+                throw .failed(interface: name, reason: reason.isEmpty ? "cannot poll the capture" : reason)
+            }
+        } catch {
+            pcap_close(handle)
+            throw error
+        }
         self.handle = handle
+        descriptor = pcap_get_selectable_fd(handle)
         activationWarning = status > 0 ? Self.warningText(status, handle: handle) : nil
         linkType = Self.linkType(dlt: pcap_datalink(handle))
-        descriptor = pcap_get_selectable_fd(handle)
-        guard descriptor >= 0, pcap_setnonblock(handle, 1, &errorBuffer) == 0 else {
-            let reason = String(nulTerminated: errorBuffer)
-            pcap_close(handle)
-            throw .failed(interface: name, reason: reason.isEmpty ? "cannot poll the capture" : reason)
+    }
+
+    /// Compiles `filter` for the handle and has the kernel apply it.
+    private static func install(_ filter: String, on handle: OpaquePointer) throws(LiveCaptureError) {
+        var program = bpf_program()
+        guard pcap_compile(handle, &program, filter, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
+            throw .badFilter(expression: filter, reason: String(cString: pcap_geterr(handle)))
         }
-        if let filter = settings.filter {
-            var program = bpf_program()
-            guard pcap_compile(handle, &program, filter, 1, PCAP_NETMASK_UNKNOWN) == 0 else {
-                let reason = String(cString: pcap_geterr(handle))
-                pcap_close(handle)
-                throw .badFilter(expression: filter, reason: reason)
-            }
-            defer { pcap_freecode(&program) }
-            guard pcap_setfilter(handle, &program) == 0 else {
-                let reason = String(cString: pcap_geterr(handle))
-                pcap_close(handle)
-                throw .badFilter(expression: filter, reason: reason)
-            }
+        defer { pcap_freecode(&program) }
+        guard pcap_setfilter(handle, &program) == 0 else {
+            throw .badFilter(expression: filter, reason: String(cString: pcap_geterr(handle)))
         }
     }
 

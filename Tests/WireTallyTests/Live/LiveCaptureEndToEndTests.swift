@@ -169,11 +169,14 @@ struct LiveCaptureEndToEndTests {
         #expect(timedResult.errors.isEmpty)
     }
 
-    @Test func aMissingInterfaceListsTheOnesThatExist() throws {
+    @Test func aMissingInterfaceOrABadFilterIsAPlainError() throws {
         let run = try LiveNetwork.run(try Self.binary(), ["live", "-i", "wtl-missing0"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("no interface named wtl-missing0"))
         #expect(run.stderr.contains("lo"))
+        let badFilter = try LiveNetwork.run(try Self.binary(), ["live", "-i", "lo", "-f", "tcp port"])
+        #expect(badFilter.status == 1)
+        #expect(badFilter.stderr.contains("bad filter"))
         let list = try LiveNetwork.run(try Self.binary(), ["live", "-D"])
         #expect(list.status == 0)
         #expect(list.stdout.contains(".lo ") || list.stdout.contains(".lo\n"))
