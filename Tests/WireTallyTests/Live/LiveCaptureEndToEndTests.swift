@@ -6,7 +6,7 @@ import Testing
 /// records it streams equal those of an offline `analyze` of the raw capture it wrote, agree with
 /// curl's own sizes and conserve bytes; SIGINT, SIGTERM and --duration stop it cleanly with a valid
 /// raw file; a missing interface or missing rights give a plain message and a non-zero exit.
-@Suite(.serialized, .enabled(if: LiveNetwork.isAvailable, "needs root, ip, nginx and curl"))
+@Suite(.serialized, .enabled(if: LiveNetwork.isAvailable, "needs root, ip, nginx, curl and the right to create network namespaces"))
 struct LiveCaptureEndToEndTests {
     /// The built binary (the same build as the tests).
     static func binary() throws -> String {

@@ -5,8 +5,15 @@ import Foundation
 /// frames are wire-sized (as scripts/lib/netns.sh does); IPv6 is off to keep the capture to the test's
 /// traffic. Every process it starts is stopped by its PID.
 final class LiveNetwork {
-    /// Root, `ip`, `nginx` and `curl`: what the end-to-end tests need.
-    static let isAvailable: Bool = getuid() == 0 && ["ip", "nginx", "curl"].allSatisfy { path(of: $0) != nil }
+    /// Root, `ip`, `nginx`, `curl`, and the right to create a network namespace (a container may
+    /// not give it): what the end-to-end tests need.
+    static let isAvailable: Bool = {
+        guard getuid() == 0, ["ip", "nginx", "curl"].allSatisfy({ path(of: $0) != nil }) else { return false }
+        let probe = "wtl-probe-\(getpid())"
+        guard (try? run("ip", ["netns", "add", probe]))?.status == 0 else { return false }
+        _ = try? run("ip", ["netns", "del", probe])
+        return true
+    }()
 
     nonisolated(unsafe) private static var created = 0
 
