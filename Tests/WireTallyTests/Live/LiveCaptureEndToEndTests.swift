@@ -69,10 +69,8 @@ struct LiveCaptureEndToEndTests {
         }
         // Records stream: every exchange is written while the capture still runs (each connection
         // closed, its last exchange is written once it has been idle the settle time).
-        #expect(LiveNetwork.waitFor("\"method\":\"POST\"", in: live, seconds: 10))
-        usleep(1_000_000)
-        let beforeStop = try Self.lines(live).filter { $0.contains("\"type\":\"http\"") }
-        #expect(beforeStop.count == 5)
+        #expect(LiveNetwork.waitFor("\"type\":\"http\"", count: 5, in: live, seconds: 20))
+        #expect(try Self.lines(live).allSatisfy { $0.contains("\"type\":\"http\"") })  // before their connections
 
         capture.interrupt()  // SIGINT
         try #require(LiveNetwork.wait(capture, seconds: 20), "live did not stop on SIGINT")

@@ -130,11 +130,15 @@ final class LiveNetwork {
         return true
     }
 
-    /// Waits up to `seconds` until the file contains `text`.
-    static func waitFor(_ text: String, in path: String, seconds: Double) -> Bool {
+    /// Waits up to `seconds` until the file contains `text` (at least `count` times).
+    static func waitFor(_ text: String, count: Int = 1, in path: String, seconds: Double) -> Bool {
         let deadline = Date().addingTimeInterval(seconds)
         while Date() < deadline {
-            if let contents = try? String(contentsOfFile: path, encoding: .utf8), contents.contains(text) { return true }
+            if let contents = try? String(contentsOfFile: path, encoding: .utf8),
+               contents.components(separatedBy: text).count - 1 >= count
+            {
+                return true
+            }
             usleep(20_000)
         }
         return false
