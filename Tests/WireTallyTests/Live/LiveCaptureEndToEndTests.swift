@@ -180,6 +180,22 @@ struct LiveCaptureEndToEndTests {
         #expect(list.stdout.contains(".lo ") || list.stdout.contains(".lo\n"))
     }
 
+    @Test func aStatusLineOnlyOnATerminal() throws {
+        let binary = try Self.binary()
+        // `script` gives the command a terminal; its output is what the terminal showed.
+        if let script = LiveNetwork.path(of: "script") {
+            let run = try LiveNetwork.run(script, ["-qec", "\(binary) live -i lo --duration 2.5 -o /dev/null", "/dev/null"])
+            #expect(run.status == 0)
+            #expect(run.stdout.contains("\r2s  "))
+            #expect(run.stdout.contains(" open / ") && run.stdout.contains(" exchanges "))
+            #expect(run.stdout.contains("dropped"))
+        }
+        let piped = try LiveNetwork.run(binary, ["live", "-i", "lo", "--duration", "2.5", "-o", "/dev/null"])
+        #expect(piped.status == 0)
+        #expect(!piped.stderr.contains("\r"))
+        #expect(piped.stderr.contains("packets captured"))
+    }
+
     @Test func withoutTheRightToCaptureItSaysSo() throws {
         guard let setpriv = LiveNetwork.path(of: "setpriv") else { return }
         // A copy the unprivileged user can run (the build folder may not be reachable for it).
