@@ -10,7 +10,7 @@ struct WireTallyCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "wiretally",
         abstract: "Exact wire bytes for every connection (and HTTP exchange) in a packet capture.",
-        subcommands: [Analyze.self, Compare.self, Report.self])
+        subcommands: [Analyze.self, Compare.self, Report.self, Live.self])
 }
 
 struct Analyze: ParsableCommand {
@@ -60,6 +60,9 @@ struct Analyze: ParsableCommand {
     @Flag(help: "No progress bar (it is shown on a terminal for files over a few MB).")
     var quiet = false
 
+    @Option(help: "Seconds a keep-alive connection stays idle before its last exchange is written (as live does; off by default).")
+    var settle: Double?
+
     // --- endpoint summary (Insights): checked before any output file is created
     func validate() throws {
         if summary && format.summaryFormat == nil {
@@ -76,6 +79,7 @@ struct Analyze: ParsableCommand {
         limits.maxConnections = max(1, maxConnections)
         limits.maxBufferedBytesPerDirection = max(0, maxBufferedBytes)
         limits.idleTimeoutSeconds = max(1, idleTimeout)
+        limits.settleNanoseconds = settle.map { Int64(max(0, $0) * 1e9) }
         let progress = ProgressDisplay(quiet: quiet)
         var run = AnalysisRun(files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits)))
         run.progress = progress.callback

@@ -92,6 +92,10 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
 
     public var exchangeCount: Int { attribution?.exchangeCount ?? 0 }
 
+    /// HTTP/1.x exchanges become final as their responses complete; estimated TLS exchanges only when
+    /// the connection ends (a later record burst can still change them).
+    public func isFinal(_ index: Int) -> Bool { http?.isFinal(index) ?? false }
+
     // MARK: Choice
 
     private var consumer: (any TCPStreamConsumer)? {

@@ -71,6 +71,12 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
 
     public var exchangeCount: Int { exchanges.count }
 
+    /// Final once its response is complete (an exchange that switched protocols stays open).
+    public func isFinal(_ index: Int) -> Bool {
+        index < exchanges.count && !exchanges[index].isInFlight && !exchanges[index].upgraded
+            && exchanges[index].response != nil
+    }
+
     private func slot(_ index: Int) {
         while exchanges.count <= index { exchanges.append(HTTPExchange(index: exchanges.count)) }
     }

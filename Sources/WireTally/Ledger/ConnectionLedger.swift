@@ -11,6 +11,13 @@
 /// - without an application-layer analyzer, or for bytes it did not claim, packets stay unattributed.
 /// Packets whose bytes the analyzer has not examined yet (held out of order) wait until it has.
 ///
+/// Sealing makes exchanges final before the connection ends, so their records can be written while
+/// it is still open: exchange k is sealed once the analyzer calls it final (response complete), every
+/// byte it owns is acknowledged in both directions, nothing waits for attribution, and a later
+/// exchange has begun (or, with `sealIdle`, the connection has been idle). Sealing exchange 0 settles
+/// the setup packets to it. A packet that would go to a sealed exchange afterwards (a spurious
+/// retransmission, a late duplicate) goes to the unattributed rest and is counted in `lateAfterSealing`.
+///
 /// Conservation — exchanges plus unattributed equal the totals, per direction and level — holds by
 /// construction and is checked by `isConserved`.
 public struct ConnectionLedger: Sendable {
@@ -20,11 +27,17 @@ public struct ConnectionLedger: Sendable {
     public private(set) var unattributed = [TrafficCounters(), TrafficCounters()]
     /// Per exchange index: the packets it owns.
     public private(set) var exchanges: [ExchangeWire] = []
+    /// Exchanges 0..<sealedCount are final: nothing is attributed to them any more.
+    public private(set) var sealedCount = 0
+    /// Packets (and their bytes) that went to the unattributed rest because their exchange was sealed.
+    public private(set) var lateAfterSealing = TrafficCounters()
 
     private var pending: [LedgerPacket] = []
     /// Setup and teardown packets, settled at close (first/last exchange, or unattributed).
     private var setup = [DirectionTally(), DirectionTally()]
     private var teardown = [DirectionTally(), DirectionTally()]
+    /// Per direction: how far the peer has acknowledged the stream.
+    private var acknowledged: [Int64] = [0, 0]
 
     public init() {}
 
@@ -32,7 +45,14 @@ public struct ConnectionLedger: Sendable {
     public mutating func record(_ packet: LedgerPacket, attribution: (any StreamAttribution)?) {
         totals[packet.direction.rawValue].add(
             packet.counters, as: packet.category, duplicatePayloadBytes: packet.duplicatePayloadBytes)
+        if let acknowledgedRange = packet.newlyAcknowledged {
+            let opposite = packet.direction.reversed.rawValue
+            acknowledged[opposite] = max(acknowledged[opposite], acknowledgedRange.upperBound)
+        }
         switch packet.category {
+        case .setup where sealedCount > 0:
+            unattributed[packet.direction.rawValue] += packet.counters
+            lateAfterSealing += packet.counters
         case .setup:
             setup[packet.direction.rawValue].add(packet.counters, as: .setup, duplicatePayloadBytes: 0)
         case .teardown:
@@ -58,7 +78,8 @@ public struct ConnectionLedger: Sendable {
     }
 
     /// Settles everything at the connection's end: waiting packets by what is known, setup to the
-    /// first exchange and teardown to the last (unattributed when there is none).
+    /// first exchange and teardown to the last (unattributed when there is none, or when it was sealed
+    /// already: a teardown after the connection settled idle).
     public mutating func close(_ attribution: (any StreamAttribution)?) {
         if let attribution {
             for packet in pending { _ = attribute(packet, attribution, force: true) }
@@ -69,10 +90,57 @@ public struct ConnectionLedger: Sendable {
         let count = attribution?.exchangeCount ?? 0
         for direction in FlowDirection.allCases {
             settle(setup[direction.rawValue], direction: direction, exchange: count > 0 ? 0 : nil)
-            settle(teardown[direction.rawValue], direction: direction, exchange: count > 0 ? count - 1 : nil)
+            let last = count > sealedCount ? count - 1 : nil
+            settle(teardown[direction.rawValue], direction: direction, exchange: last)
         }
         setup = [DirectionTally(), DirectionTally()]
         teardown = [DirectionTally(), DirectionTally()]
+        sealedCount = max(sealedCount, count)
+    }
+
+    // MARK: - Sealing
+
+    /// Seals every exchange that is final and followed by a later one; returns true when any was.
+    public mutating func sealFinished(_ attribution: any StreamAttribution) -> Bool {
+        seal(attribution, includingLast: false)
+    }
+
+    /// Seals the exchanges that are final, the last one included (the connection has been idle long
+    /// enough that its next packets are taken as unrelated): the teardown seen so far goes to it, a
+    /// later one stays unattributed. Returns true when any was sealed.
+    public mutating func sealIdle(_ attribution: any StreamAttribution) -> Bool {
+        seal(attribution, includingLast: true)
+    }
+
+    private mutating func seal(_ attribution: any StreamAttribution, includingLast: Bool) -> Bool {
+        guard pending.isEmpty else { return false }
+        let count = attribution.exchangeCount
+        let before = sealedCount
+        while sealedCount < (includingLast ? count : count - 1), attribution.isFinal(sealedCount),
+              FlowDirection.allCases.allSatisfy({ isAcknowledged(through: sealedCount, $0, attribution) })
+        {
+            if sealedCount == 0 {
+                for direction in FlowDirection.allCases {
+                    settle(setup[direction.rawValue], direction: direction, exchange: 0)
+                }
+                setup = [DirectionTally(), DirectionTally()]
+            }
+            if sealedCount == count - 1 {
+                for direction in FlowDirection.allCases {
+                    settle(teardown[direction.rawValue], direction: direction, exchange: sealedCount)
+                }
+                teardown = [DirectionTally(), DirectionTally()]
+            }
+            sealedCount += 1
+        }
+        return sealedCount > before
+    }
+
+    /// True when the peer acknowledged every examined byte of `direction` owned by exchanges up to
+    /// `index`: up to the first byte of a later exchange, or all examined bytes when none has begun.
+    private func isAcknowledged(through index: Int, _ direction: FlowDirection, _ attribution: any StreamAttribution) -> Bool {
+        let end = attribution.ownership(direction).start(ofExchangeAfter: index) ?? attribution.examinedLength(direction)
+        return acknowledged[direction.rawValue] >= end
     }
 
     /// Notes the stream bytes the reassembler declared missing for `direction`.
@@ -148,8 +216,9 @@ public struct ConnectionLedger: Sendable {
     /// Gives `counters` (all or a share of `packet`) to `owner`.
     private mutating func credit(_ counters: TrafficCounters, of packet: LedgerPacket, duplicate: Int, owner: StreamOwner) {
         let direction = packet.direction.rawValue
-        guard !owner.isNobody else {
+        guard !owner.isNobody, owner.exchange >= sealedCount else {
             unattributed[direction] += counters
+            if !owner.isNobody { lateAfterSealing += counters }
             return
         }
         growExchanges(to: owner.exchange)

@@ -55,6 +55,13 @@ public struct OwnershipRuns: Sendable {
         }
     }
 
+    /// Where the first run owned by an exchange after `index` starts, if any has begun.
+    public func start(ofExchangeAfter index: Int) -> Int64? {
+        var position = owners.count
+        while position > 0, owners[position - 1].exchange > index { position -= 1 }
+        return position < owners.count ? starts[position] : nil
+    }
+
     /// Index of the run containing `offset` (the last run starting at or before it).
     private func runIndex(containing offset: Int64) -> Int? {
         if let last = starts.last, last <= offset { return starts.count - 1 }
@@ -78,4 +85,12 @@ public protocol StreamAttribution: AnyObject {
     var exchangeInFlight: Int? { get }
     /// Exchanges found so far.
     var exchangeCount: Int { get }
+    /// True when exchange `index` is complete and nothing parsed later can change it (its ledger entry
+    /// may then be sealed once its bytes are acknowledged).
+    func isFinal(_ index: Int) -> Bool
+}
+
+extension StreamAttribution {
+    /// By default exchanges become final only when the connection ends.
+    public func isFinal(_ index: Int) -> Bool { false }
 }

@@ -71,6 +71,7 @@ public final class CaptureAnalyzer {
         }
         reassembler = TCPReassembler(
             limits: options.limits, nextID: nextID, makeConsumer: dnsOrOtherConsumer,
+            sealed: { [unowned self] in reportExchanges(of: $0, upTo: $0.ledger.sealedCount) },
             finished: { [unowned self] in report($0) })
         flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { [unowned self] in report($0) })
     }
@@ -83,6 +84,7 @@ public final class CaptureAnalyzer {
         if summary.firstTimestamp == nil { summary.firstTimestamp = packet.timestamp }
         summary.lastTimestamp = max(summary.lastTimestamp ?? packet.timestamp, packet.timestamp)
         if packet.timestamp.nanoseconds >= nextExpiry { expire(now: packet.timestamp) }
+        reassembler.settle(now: packet.timestamp)
 
         if let filter, !passes(packet, filter) {
             summary.filtered += frame
@@ -113,6 +115,17 @@ public final class CaptureAnalyzer {
         }
     }
 
+    /// TCP connections open now.
+    public var openConnections: Int { reassembler.connectionCount }
+
+    /// Lets time pass without a packet (a live capture's clock when the interface is quiet): seals the
+    /// last exchanges of connections idle for the settle time (`limits.settleNanoseconds`). Records
+    /// do not depend on when this is called: a connection's next packet applies the same rule first.
+    public func advanceClock(to time: Timestamp) {
+        let current = max(time, now)
+        reassembler.settle(now: current)
+    }
+
     /// Notes an input error; the records already produced stay valid.
     public func noteError(_ error: Error) {
         summary.errors.append(String(describing: error))
@@ -120,6 +133,9 @@ public final class CaptureAnalyzer {
 
     /// Finalises every connection and flow still open and returns the summary.
     public func finish(timestampDigits: Int) -> CaptureSummary {
+        // With a settle time, time runs on past the last packet (as it did in a live capture until it
+        // was stopped): idle connections settle first, in the order of their deadlines.
+        reassembler.settle(now: Timestamp(nanoseconds: .max))
         reassembler.finishAll()
         flowTracker.finishAll()
         dnsTracker.finishAll()  // DNS
@@ -159,30 +175,7 @@ public final class CaptureAnalyzer {
     }
 
     private func report(_ connection: TCPConnection) {
-        if let application = connection.consumer as? ApplicationLayerAnalysis {
-            let tls = application.tls?.session
-            var handshake: ExchangeTimer.Interval?
-            if let hello = tls?.clientHelloTime, let finished = tls?.clientFinishedTime {
-                handshake = ExchangeTimer.Interval(start: hello, end: finished)
-            }
-            let resolution = application.resolution
-            for var exchange in application.exchanges {
-                exchange.serverName = tls?.sni ?? resolution?.name
-                if exchange.index == 0, let resolution {
-                    exchange.dnsAnswerIPBytes = resolution.responseWire.ipBytes
-                    exchange.dnsQueryIPBytes = resolution.wire.ipBytes - resolution.responseWire.ipBytes
-                }
-                let lookup = resolution.map {
-                    ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: $0.answerTimestamp)
-                }
-                exchange.timing = ExchangeTimer.timing(of: exchange, on: connection, dns: lookup, tls: handshake)
-                lastExchangeID += 1
-                summary.exchanges += 1
-                let wire = connection.ledger.exchange(exchange.index)
-                summary.attributedIPBytes += wire.tally(.up).total.ipBytes + wire.tally(.down).total.ipBytes
-                emit(.exchange(exchange, id: lastExchangeID, connection: connection))
-            }
-        }
+        reportExchanges(of: connection, upTo: .max)
         if connection.consumer is DNSOverTCPConsumer { reportDNS(of: connection) }
         summary.connections += 1
         let missing = connection.ledger.tally(.up).missingBytes + connection.ledger.tally(.down).missingBytes
@@ -191,6 +184,37 @@ public final class CaptureAnalyzer {
             summary.missingBytes += missing
         }
         emit(.connection(connection))
+    }
+
+    /// Emits the connection's exchanges not reported yet, up to index `end` (exclusive): the sealed
+    /// ones while it is open, all of them when it ends.
+    private func reportExchanges(of connection: TCPConnection, upTo end: Int) {
+        guard let application = connection.consumer as? ApplicationLayerAnalysis,
+              connection.exchangesReported < min(end, application.exchangeCount) else { return }
+        let tls = application.tls?.session
+        var handshake: ExchangeTimer.Interval?
+        if let hello = tls?.clientHelloTime, let finished = tls?.clientFinishedTime {
+            handshake = ExchangeTimer.Interval(start: hello, end: finished)
+        }
+        let resolution = application.resolution
+        let exchanges = application.exchanges
+        for var exchange in exchanges[connection.exchangesReported..<min(end, exchanges.count)] {
+            exchange.serverName = tls?.sni ?? resolution?.name
+            if exchange.index == 0, let resolution {
+                exchange.dnsAnswerIPBytes = resolution.responseWire.ipBytes
+                exchange.dnsQueryIPBytes = resolution.wire.ipBytes - resolution.responseWire.ipBytes
+            }
+            let lookup = resolution.map {
+                ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: $0.answerTimestamp)
+            }
+            exchange.timing = ExchangeTimer.timing(of: exchange, on: connection, dns: lookup, tls: handshake)
+            lastExchangeID += 1
+            summary.exchanges += 1
+            let wire = connection.ledger.exchange(exchange.index)
+            summary.attributedIPBytes += wire.tally(.up).total.ipBytes + wire.tally(.down).total.ipBytes
+            connection.exchangesReported = exchange.index + 1
+            emit(.exchange(exchange, id: lastExchangeID, connection: connection))
+        }
     }
 
     /// The most recent DNS answer that gave `address`, unless an earlier connection already used it

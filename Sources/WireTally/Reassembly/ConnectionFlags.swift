@@ -38,6 +38,10 @@ public struct ConnectionFlags: OptionSet, Hashable, Sendable {
     /// Some of its packets were reassembled from IP fragments.
     public static let fragmented = ConnectionFlags(rawValue: 1 << 16)
 
+    /// Packets came for an exchange after its record was sealed (spurious retransmissions, late
+    /// duplicates): they are counted in the unattributed rest.
+    public static let lateAfterSealing = ConnectionFlags(rawValue: 1 << 17)
+
     private static let names: [(ConnectionFlags, String)] = [
         (.midstream, "midstream"), (.established, "established"), (.reset, "reset"),
         (.clientFIN, "client_fin"), (.serverFIN, "server_fin"), (.gap, "gap"),
@@ -45,6 +49,7 @@ public struct ConnectionFlags: OptionSet, Hashable, Sendable {
         (.badChecksum, "bad_checksum"), (.outOfWindow, "out_of_window"), (.rebased, "isn_rebased"),
         (.bufferOverflow, "buffer_overflow"), (.evicted, "evicted"), (.idleTimeout, "idle_timeout"),
         (.openAtEnd, "open_at_end"), (.portReused, "port_reused"), (.fragmented, "fragmented"),
+        (.lateAfterSealing, "late_after_seal"),
     ]
 
     /// The flag names, in a fixed order.

@@ -15,5 +15,9 @@ public struct ReassemblyLimits: Sendable {
     /// A sequence number further than this beyond the next expected byte is treated as out of window.
     public var maxSequenceJump: Int64 = 1 << 30
 
+    /// When set, a connection idle this long seals its last exchange (its record is written without
+    /// waiting for the connection to end; a later teardown stays unattributed). Off by default.
+    public var settleNanoseconds: Int64?
+
     public init() {}
 }

@@ -69,6 +69,8 @@ public final class TCPConnection: ActivityTracked {
     var lastActivity: Timestamp { lastTimestamp }
 
     let key: FlowKey
+    /// Exchanges already handed to the output (the analyzer's bookkeeping).
+    var exchangesReported = 0
 
     init(
         id: Int, endpoints: Endpoints, timestamp: Timestamp, limits: ReassemblyLimits,
@@ -107,8 +109,8 @@ public final class TCPConnection: ActivityTracked {
         return direction == .up && up.sawSYN && up.initialSequence != sequence && up.hasData
     }
 
-    /// Counts and reassembles one segment.
-    func process(_ ip: IPPacket, _ tcp: TCPSegment, limits: ReassemblyLimits) {
+    /// Counts and reassembles one segment; true when it sealed an exchange.
+    func process(_ ip: IPPacket, _ tcp: TCPSegment, limits: ReassemblyLimits) -> Bool {
         let direction = self.direction(from: ip.source, port: tcp.sourcePort)
         lastTimestamp = max(lastTimestamp, ip.timestamp)
         let origin = PacketOrigin(frameNumber: ip.frameNumber, timestamp: ip.timestamp)
@@ -158,8 +160,20 @@ public final class TCPConnection: ActivityTracked {
                 duplicatePayloadBytes: Int(outcome.duplicateBytes), streamRange: outcome.range,
                 newlyAcknowledged: newlyAcknowledged, timestamp: ip.timestamp),
             attribution: attribution)
-        if let attribution { ledger.attributePending(attribution) }
+        guard let attribution else { return false }
+        ledger.attributePending(attribution)
+        return ledger.sealFinished(attribution)
     }
+
+    /// Seals every final exchange, the last one included (the connection has been idle); true when
+    /// any was.
+    func sealIdle() -> Bool {
+        guard let attribution else { return false }
+        return ledger.sealIdle(attribution)
+    }
+
+    /// True when an idle seal has nothing left to do.
+    var isSettled: Bool { ledger.sealedCount >= (attribution?.exchangeCount ?? 0) }
 
     /// Delivers everything still held, ends both streams and settles the ledger; call before reporting
     /// the connection.
@@ -176,6 +190,7 @@ public final class TCPConnection: ActivityTracked {
             if stream.wasRebased { flags.insert(.rebased) }
         }
         if !up.sawSYN && !down.sawSYN { flags.insert(.midstream) }
+        if ledger.lateAfterSealing.packets > 0 { flags.insert(.lateAfterSealing) }
     }
 
     /// Captured out-of-order bytes held by both directions.

@@ -11,20 +11,26 @@ public final class TCPReassembler {
     private var table = ActivityTable<TCPConnection>()
     private let makeConsumer: (TCPConnection.Endpoints) -> (any TCPStreamConsumer)?
     private let finished: (TCPConnection) -> Void
+    private let sealed: (TCPConnection) -> Void
     private let nextID: () -> Int
+    /// Capture time (ns) of the earliest settle deadline of a connection not visited since.
+    private var nextSettle: Int64 = .max
 
     /// - Parameters:
     ///   - nextID: hands out record ids (shared with other record kinds).
     ///   - makeConsumer: gives each new connection the consumer of its streams (nil: count only).
+    ///   - sealed: receives a connection still open when some of its exchanges were sealed.
     ///   - finished: receives each connection once it is finalised.
     public init(
         limits: ReassemblyLimits, nextID: @escaping () -> Int,
         makeConsumer: @escaping (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { _ in nil },
+        sealed: @escaping (TCPConnection) -> Void = { _ in },
         finished: @escaping (TCPConnection) -> Void
     ) {
         self.limits = limits
         self.nextID = nextID
         self.makeConsumer = makeConsumer
+        self.sealed = sealed
         self.finished = finished
     }
 
@@ -45,8 +51,28 @@ public final class TCPReassembler {
             connection = nil
         }
         let live = connection ?? open(key, ip, tcp)
+        if let settle = limits.settleNanoseconds { nextSettle = min(nextSettle, ip.timestamp.nanoseconds + settle) }
         table.touch(live)
-        live.process(ip, tcp, limits: limits)
+        if live.process(ip, tcp, limits: limits) { sealed(live) }
+    }
+
+    /// Seals the last exchanges of connections idle for `limits.settleNanoseconds` at time `now`.
+    /// Called before every packet (and, in a live capture, as wall time passes without packets): a
+    /// connection is settled before the first packet at or after its deadline, whichever clock
+    /// reaches it, so live and offline runs emit the same records in the same order.
+    public func settle(now: Timestamp) {
+        guard let settle = limits.settleNanoseconds, now.nanoseconds >= nextSettle else { return }
+        nextSettle = .max
+        var candidate = table.stalest
+        while let connection = candidate {
+            let deadline = connection.lastActivity.nanoseconds + settle
+            guard deadline <= now.nanoseconds else {
+                nextSettle = deadline
+                return
+            }
+            if !connection.isSettled, connection.sealIdle() { sealed(connection) }
+            candidate = connection.newer
+        }
     }
 
     /// Finalises connections idle past their timeout at capture time `now`.

@@ -19,26 +19,11 @@ import Testing
 
     enum CommandLineError: Error { case notBuilt }
 
-    struct Run {
-        var status: Int32
-        var stdout: String
-        var stderr: String
-    }
+    typealias Run = ExternalProgram.Run
 
     static func run(_ arguments: [String]) throws -> Run {
-        let process = Process()
         guard let binary else { throw CommandLineError.notBuilt }
-        process.executableURL = binary
-        process.arguments = arguments
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let stdout = out.fileHandleForReading.readDataToEndOfFile()
-        let stderr = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
-                   stderr: String(decoding: stderr, as: UTF8.self))
+        return try ExternalProgram.run(binary, arguments)
     }
 
     /// Two complete short connections, then a UDP packet.

@@ -16,4 +16,27 @@ enum ExternalProgram {
         process.waitUntilExit()
         return process.terminationStatus == 0 ? data : nil
     }
+
+    /// What a program run to its end gave.
+    struct Run {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    /// Runs the program at `executable` to its end, collecting both outputs.
+    static func run(_ executable: URL, _ arguments: [String]) throws -> Run {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        let out = Pipe(), err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let stdout = out.fileHandleForReading.readDataToEndOfFile()
+        let stderr = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Run(status: process.terminationStatus, stdout: String(decoding: stdout, as: UTF8.self),
+                   stderr: String(decoding: stderr, as: UTF8.self))
+    }
 }

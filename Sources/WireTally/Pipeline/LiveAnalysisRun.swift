@@ -1,0 +1,121 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// One `live` run: reads packets from a live capture until told to stop (or the duration is over),
+/// optionally writes them raw to a pcapng file, feeds the analyzer and hands every record to the
+/// writer as it completes; then flushes open connections as incomplete records and writes the summary.
+///
+/// The records equal those of an offline `analyze` of the raw file with the same options: the only
+/// live-specific input, the wall clock that lets idle connections settle while no packet comes, seals
+/// exactly what the connection's next packet would have sealed first.
+public final class LiveAnalysisRun {
+    /// What is shown on the status line.
+    public struct Status: Sendable {
+        public var elapsedSeconds: Double
+        public var packets: Int
+        public var frameBytes: Int
+        public var openConnections: Int
+        public var finishedConnections: Int
+        public var exchanges: Int
+        public var kernel: LiveCapture.Statistics
+    }
+
+    /// The outcome of a run.
+    public struct Result {
+        public var summary: CaptureSummary
+        /// The kernel's counters at the end.
+        public var kernel: LiveCapture.Statistics
+        /// An error that ended the capture early (records up to it are written).
+        public var error: LiveCaptureError?
+        /// The raw file could not be written completely.
+        public var rawError: CaptureError?
+    }
+
+    public let capture: LiveCapture
+    public var options: CaptureAnalyzer.Options
+    /// Raw packets are written here (nanosecond timestamps) when set.
+    public var raw: PcapNGWriter?
+    /// Stop after this many seconds.
+    public var durationSeconds: Double?
+    /// Seconds between status reports.
+    public var statusInterval: Double = 2
+
+    public init(capture: LiveCapture, options: CaptureAnalyzer.Options, raw: PcapNGWriter? = nil, durationSeconds: Double? = nil) {
+        self.capture = capture
+        self.options = options
+        self.raw = raw
+        self.durationSeconds = durationSeconds
+    }
+
+    /// Captures until `shouldStop` returns true (checked after every packet and at least every read
+    /// timeout) or the duration is over.
+    /// - Parameters:
+    ///   - written: called after each record was handed to `writer` (to flush the output).
+    ///   - status: called every `statusInterval` seconds, when given.
+    public func run(
+        writer: any RecordWriter, written: @escaping () -> Void = {}, shouldStop: () -> Bool,
+        status: ((Status) -> Void)? = nil
+    ) -> Result {
+        let digits = 9
+        let analyzer = CaptureAnalyzer(options: options) { record in
+            writer.write(record, timestampDigits: digits)
+            written()
+        }
+        let started = Self.wallClock()
+        var nextStatus = started.nanoseconds + Int64(statusInterval * 1e9)
+        let deadline = durationSeconds.map { started.nanoseconds + Int64($0 * 1e9) }
+        var captureError: LiveCaptureError?
+        var rawError: CaptureError?
+        while !shouldStop() {
+            let now = Self.wallClock()
+            if let deadline, now.nanoseconds >= deadline { break }
+            let event: LiveCapture.Event
+            do {
+                event = try capture.next()
+            } catch {
+                captureError = error
+                break
+            }
+            switch event {
+            case let .packet(packet):
+                if let raw, rawError == nil {
+                    do { try raw.write(packet, precision: .nanoseconds) } catch { rawError = error }
+                }
+                analyzer.process(packet)
+            case .timeout:
+                analyzer.advanceClock(to: Self.wallClock())
+                if let raw, rawError == nil {
+                    do { try raw.flush() } catch { rawError = error }
+                }
+            }
+            if let status, now.nanoseconds >= nextStatus {
+                nextStatus = now.nanoseconds + Int64(statusInterval * 1e9)
+                status(currentStatus(analyzer, since: started, now: now))
+            }
+        }
+        let kernel = capture.statistics()
+        let summary = analyzer.finish(timestampDigits: digits)
+        writer.finish(summary: summary, files: [capture.settings.interface])
+        written()
+        if let raw, rawError == nil {
+            do { try raw.close() } catch { rawError = error }
+        }
+        return Result(summary: summary, kernel: kernel, error: captureError, rawError: rawError)
+    }
+
+    private func currentStatus(_ analyzer: CaptureAnalyzer, since started: Timestamp, now: Timestamp) -> Status {
+        let summary = analyzer.summary
+        return Status(
+            elapsedSeconds: Double(now.nanoseconds - started.nanoseconds) / 1e9, packets: summary.read.packets,
+            frameBytes: summary.read.frameBytes, openConnections: analyzer.openConnections,
+            finishedConnections: summary.connections, exchanges: summary.exchanges, kernel: capture.statistics())
+    }
+
+    /// The wall clock, on the same scale as the kernel's packet timestamps.
+    static func wallClock() -> Timestamp {
+        var time = timespec()
+        clock_gettime(CLOCK_REALTIME, &time)
+        return Timestamp(seconds: Int64(time.tv_sec), nanoseconds: Int64(time.tv_nsec))
+    }
+}

@@ -1,0 +1,214 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// `wiretally live` on a veth pair in network namespaces with real traffic (nginx and curl): the
+/// records it streams equal those of an offline `analyze` of the raw capture it wrote, agree with
+/// curl's own sizes and conserve bytes; SIGINT, SIGTERM and --duration stop it cleanly with a valid
+/// raw file; a missing interface or missing rights give a plain message and a non-zero exit.
+@Suite(.serialized, .enabled(if: LiveNetwork.isAvailable, "needs root, ip, nginx, curl and the right to create network namespaces"))
+struct LiveCaptureEndToEndTests {
+    /// The built binary (the same build as the tests).
+    static func binary() throws -> String {
+        try #require(CommandLineTests.binary, "the wiretally binary is not built").path
+    }
+
+    /// Starts `wiretally live` in the client namespace and waits until it captures.
+    static func startLive(
+        _ network: LiveNetwork, _ arguments: [String], stderr: String
+    ) throws -> Process {
+        let command = ["ip", "netns", "exec", network.clientNamespace, try binary(), "live", "-i", network.clientInterface]
+        let process = try network.start(command + arguments, stderr: stderr)
+        try #require(LiveNetwork.waitFor("listening on", in: stderr, seconds: 20), "live did not start")
+        return process
+    }
+
+    static func lines(_ path: String) throws -> [String] {
+        try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
+    }
+
+    typealias Object = [String: Any]
+
+    static func json(_ line: String) throws -> Object {
+        try #require(try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? Object, "not JSON: \(line.prefix(80))")
+    }
+
+    /// The value at a dotted path (`response.bytes.body`).
+    static func value(_ object: Object, _ path: String) -> Any? {
+        var current: Any? = object
+        for key in path.split(separator: ".") { current = (current as? Object)?[String(key)] }
+        return current
+    }
+
+    static func int(_ object: Object, _ path: String) -> Int? { value(object, path) as? Int }
+    static func string(_ object: Object, _ path: String) -> String? { value(object, path) as? String }
+
+    @Test func liveRecordsEqualAnOfflineAnalysisOfTheRawCapture() throws {
+        let network = try LiveNetwork()
+        defer { network.tearDown() }
+        try network.startServer()
+        let folder = network.folder.path
+        let (raw, live, errors) = ("\(folder)/raw.pcapng", "\(folder)/live.jsonl", "\(folder)/live.err")
+        let capture = try Self.startLive(
+            network, ["--format", "jsonl", "-w", raw, "-o", live, "--settle", "0.5"], stderr: errors)
+
+        // Three requests on one keep-alive connection (the last one gzip), a POST and a GET with
+        // `Connection: close` on connections of their own.
+        let writeOut = ["-s", "--write-out", "%{json}\\n"]
+        var curlLines: [String] = []
+        let upload = "\(folder)/www/text.txt"
+        for arguments in [
+            writeOut + ["-o", "/dev/null", network.url("/small.txt"), "-o", "/dev/null", network.url("/big.bin"),
+                        "--compressed", "-o", "/dev/null", network.url("/text.txt")],
+            writeOut + ["-o", "/dev/null", "--data-binary", "@\(upload)", network.url("/upload")],
+            writeOut + ["-o", "/dev/null", "-H", "Connection: close", network.url("/small.txt")],
+        ] {
+            let result = try network.curl(arguments)
+            try #require(result.status == 0, "curl: \(result.stderr)")
+            curlLines += result.stdout.split(separator: "\n").map(String.init)
+        }
+        // Records stream: every exchange is written while the capture still runs (each connection
+        // closed, its last exchange is written once it has been idle the settle time).
+        #expect(LiveNetwork.waitFor("\"type\":\"http\"", count: 5, in: live, seconds: 20))
+        #expect(try Self.lines(live).allSatisfy { $0.contains("\"type\":\"http\"") })  // before their connections
+
+        capture.interrupt()  // SIGINT
+        try #require(LiveNetwork.wait(capture, seconds: 20), "live did not stop on SIGINT")
+        #expect(capture.terminationStatus == 0)
+        let stderr = try String(contentsOfFile: errors, encoding: .utf8)
+        #expect(stderr.contains("packets captured"))
+        #expect(stderr.contains("dropped by kernel"))
+
+        // The same records from the raw capture, offline.
+        let offline = try LiveNetwork.run(try Self.binary(), ["analyze", raw, "--format", "jsonl", "--settle", "0.5"])
+        try #require(offline.status == 0, "\(offline.stderr)")
+        let liveLines = try Self.lines(live)
+        let offlineLines = offline.stdout.split(separator: "\n").map(String.init)
+        // Every record, in the same order.
+        #expect(liveLines.count == offlineLines.count)
+        if let index = zip(liveLines, offlineLines).dropLast().enumerated().first(where: { $0.element.0 != $0.element.1 })?.offset {
+            Issue.record("record \(index + 1) differs: live \(liveLines[index].prefix(300)) offline \(offlineLines[index].prefix(300))")
+        }
+        // The summaries differ only in what was read: the interface, or the file.
+        func withoutFiles(_ line: String?) -> String? {
+            line?.replacingOccurrences(of: #""files":\[[^\]]*\],"#, with: "", options: .regularExpression)
+        }
+        #expect(withoutFiles(liveLines.last) == withoutFiles(offlineLines.last))
+        let liveSummary = try Self.json(try #require(liveLines.last))
+        #expect(Self.string(liveSummary, "type") == "summary")
+
+        // curl's own sizes, per transfer (by client port and position on the connection).
+        let records = try liveLines.map(Self.json)
+        let exchanges = records.filter { Self.string($0, "type") == "http" }
+        #expect(exchanges.count == 5)
+        var positions: [Int: Int] = [:]
+        for line in curlLines {
+            let curl = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let port = try #require(curl["local_port"] as? Int)
+            let index = positions[port, default: 0]
+            positions[port] = index + 1
+            let record = try #require(exchanges.first {
+                Self.string($0, "conn.client")?.hasSuffix(":\(port)") == true && Self.int($0, "conn.index") == index
+            }, "no record for \(curl["url_effective"] ?? "")")
+            let url = curl["url_effective"] as? String ?? ""
+            #expect(Self.int(record, "response.status") == curl["http_code"] as? Int, "\(url)")
+            #expect(Self.int(record, "response.bytes.body") == curl["size_download"] as? Int, "\(url) size_download")
+            let head = (Self.int(record, "response.bytes.start_line") ?? 0) + (Self.int(record, "response.bytes.headers") ?? 0)
+            #expect(head == curl["size_header"] as? Int, "\(url) size_header")
+            let upload = (Self.int(record, "request.bytes.body") ?? 0) + (Self.int(record, "request.bytes.framing") ?? 0)
+            #expect(upload == curl["size_upload"] as? Int, "\(url) size_upload")
+        }
+        #expect(exchanges.contains { Self.string($0, "response.content_encoding") == "gzip" })
+
+        // Conservation, through the library on the raw file.
+        let (writer, result) = CollectingWriter.analyze([raw], options: .init(limits: {
+            var limits = ReassemblyLimits()
+            limits.settleNanoseconds = 500_000_000
+            return limits
+        }()))
+        Conservation.check(writer, result)
+        #expect(result.summary.read.packets == Self.int(liveSummary, "packets"))
+        // tshark reads the raw file too, packet for packet.
+        if let tshark = try? LiveNetwork.run("tshark", ["-r", raw, "-T", "fields", "-e", "frame.number"]), tshark.status == 0 {
+            #expect(tshark.stdout.split(separator: "\n").count == result.summary.read.packets)
+        }
+    }
+
+    @Test func sigtermAndDurationStopCleanlyWithAValidRawFile() throws {
+        let network = try LiveNetwork()
+        defer { network.tearDown() }
+        try network.startServer()
+        let folder = network.folder.path
+
+        // SIGTERM after one request.
+        let raw = "\(folder)/term.pcapng", output = "\(folder)/term.jsonl"
+        let capture = try Self.startLive(network, ["--format", "jsonl", "-w", raw, "-o", output], stderr: "\(folder)/term.err")
+        #expect(try network.curl(["-s", "-o", "/dev/null", network.url("/small.txt")]).status == 0)
+        usleep(300_000)
+        capture.terminate()  // SIGTERM
+        try #require(LiveNetwork.wait(capture, seconds: 20), "live did not stop on SIGTERM")
+        #expect(capture.terminationStatus == 0)
+        let records = try Self.lines(output).map(Self.json)
+        #expect(records.filter { Self.string($0, "type") == "http" }.count == 1)
+        #expect(records.last.flatMap { Self.string($0, "type") } == "summary")
+        let (writer, result) = CollectingWriter.analyze([raw])
+        #expect(result.errors.isEmpty)
+        #expect(writer.exchanges.count == 1)
+        Conservation.check(writer, result)
+
+        // --duration: stops by itself, writes the summary and a valid (here maybe empty) raw file.
+        let timed = "\(folder)/timed.pcapng"
+        let command = ["ip", "netns", "exec", network.clientNamespace, try Self.binary(), "live", "-i",
+                       network.clientInterface, "--duration", "1", "--format", "jsonl", "-w", timed]
+        let run = try LiveNetwork.run(command[0], Array(command.dropFirst()))
+        #expect(run.status == 0, "\(run.stderr)")
+        #expect(run.stdout.contains("\"type\":\"summary\""))
+        let (_, timedResult) = CollectingWriter.analyze([timed])
+        #expect(timedResult.errors.isEmpty)
+    }
+
+    @Test func aMissingInterfaceOrABadFilterIsAPlainError() throws {
+        let run = try LiveNetwork.run(try Self.binary(), ["live", "-i", "wtl-missing0"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("no interface named wtl-missing0"))
+        #expect(run.stderr.contains("lo"))
+        let badFilter = try LiveNetwork.run(try Self.binary(), ["live", "-i", "lo", "-f", "tcp port"])
+        #expect(badFilter.status == 1)
+        #expect(badFilter.stderr.contains("bad filter"))
+        let list = try LiveNetwork.run(try Self.binary(), ["live", "-D"])
+        #expect(list.status == 0)
+        #expect(list.stdout.contains(".lo ") || list.stdout.contains(".lo\n"))
+    }
+
+    @Test func aStatusLineOnlyOnATerminal() throws {
+        let binary = try Self.binary()
+        // `script` gives the command a terminal; its output is what the terminal showed.
+        if let script = LiveNetwork.path(of: "script") {
+            let run = try LiveNetwork.run(script, ["-qec", "\(binary) live -i lo --duration 2.5 -o /dev/null", "/dev/null"])
+            #expect(run.status == 0)
+            #expect(run.stdout.contains("\r2s  "))
+            #expect(run.stdout.contains(" open / ") && run.stdout.contains(" exchanges "))
+            #expect(run.stdout.contains("dropped"))
+        }
+        let piped = try LiveNetwork.run(binary, ["live", "-i", "lo", "--duration", "2.5", "-o", "/dev/null"])
+        #expect(piped.status == 0)
+        #expect(!piped.stderr.contains("\r"))
+        #expect(piped.stderr.contains("packets captured"))
+    }
+
+    @Test func withoutTheRightToCaptureItSaysSo() throws {
+        guard let setpriv = LiveNetwork.path(of: "setpriv") else { return }
+        // A copy the unprivileged user can run (the build folder may not be reachable for it).
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-live-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent("wiretally")
+        try FileManager.default.copyItem(atPath: try Self.binary(), toPath: copy.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
+        try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
+        let run = try LiveNetwork.run(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "live", "-i", "lo"])
+        #expect(run.status == 1)
+        #expect(run.stderr.contains("run with sudo"))
+        #expect(run.stderr.contains("setcap cap_net_raw,cap_net_admin=eip"))
+    }
+}

@@ -1,0 +1,183 @@
+import Foundation
+
+/// A client and a server network namespace joined by a veth pair, made for one live-capture test and
+/// removed afterwards, with an nginx serving test files in the server namespace. Offloads are off so
+/// frames are wire-sized (as scripts/lib/netns.sh does); IPv6 is off to keep the capture to the test's
+/// traffic. Every process it starts is stopped by its PID.
+final class LiveNetwork {
+    /// Root, `ip`, `nginx`, `curl`, and the right to create a network namespace (a container may
+    /// not give it): what the end-to-end tests need.
+    static let isAvailable: Bool = {
+        guard getuid() == 0, ["ip", "nginx", "curl"].allSatisfy({ path(of: $0) != nil }) else { return false }
+        let probe = "wtl-probe-\(getpid())"
+        guard (try? run("ip", ["netns", "add", probe]))?.status == 0 else { return false }
+        _ = try? run("ip", ["netns", "del", probe])
+        return true
+    }()
+
+    nonisolated(unsafe) private static var created = 0
+
+    let clientNamespace: String
+    let serverNamespace: String
+    let clientInterface: String
+    let serverAddress: String
+    /// A temporary folder for the server's files and the test's outputs.
+    let folder: URL
+    private var server: Process?
+    private var started: [Process] = []
+
+    init() throws {
+        Self.created += 1
+        let tag = "\(getpid() % 100_000)-\(Self.created)"
+        clientNamespace = "wtl-c-\(tag)"
+        serverNamespace = "wtl-s-\(tag)"
+        clientInterface = "wtlc\(tag)"
+        let serverInterface = "wtls\(tag)"
+        let subnet = "10.78.\(Self.created % 250)"
+        serverAddress = "\(subnet).2"
+        folder = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-live-\(tag)-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("www"), withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(at: folder.appendingPathComponent("tmp"), withIntermediateDirectories: true)
+        let steps: [[String]] = [
+            ["netns", "add", clientNamespace], ["netns", "add", serverNamespace],
+            ["link", "add", clientInterface, "netns", clientNamespace, "type", "veth", "peer", "name", serverInterface,
+             "netns", serverNamespace],
+            ["-n", clientNamespace, "link", "set", "lo", "up"], ["-n", serverNamespace, "link", "set", "lo", "up"],
+            ["-n", clientNamespace, "addr", "add", "\(subnet).1/24", "dev", clientInterface],
+            ["-n", serverNamespace, "addr", "add", "\(serverAddress)/24", "dev", serverInterface],
+        ]
+        do {
+            for step in steps { try Self.check("ip", step) }
+            for (namespace, interface) in [(clientNamespace, clientInterface), (serverNamespace, serverInterface)] {
+                _ = try Self.run("ip", ["netns", "exec", namespace, "sysctl", "-qw", "net.ipv6.conf.all.disable_ipv6=1",
+                                        "net.ipv6.conf.default.disable_ipv6=1", "net.ipv6.conf.\(interface).disable_ipv6=1"])
+                if Self.path(of: "ethtool") != nil {
+                    for feature in ["tso", "gso", "gro", "lro", "tx", "rx", "sg"] {
+                        _ = try Self.run("ip", ["netns", "exec", namespace, "ethtool", "-K", interface, feature, "off"])
+                    }
+                }
+                try Self.check("ip", ["-n", namespace, "link", "set", interface, "up"])
+            }
+        } catch {
+            tearDown()
+            throw error
+        }
+    }
+
+    deinit { tearDown() }
+
+    /// Starts nginx in the server namespace on port 8080 with `/small.txt`, `/big.bin` (200 kB),
+    /// `/text.txt` (gzip-compressible) and `POST /upload`, and waits until it answers.
+    func startServer() throws {
+        let www = folder.appendingPathComponent("www")
+        try Data("hello\n".utf8).write(to: www.appendingPathComponent("small.txt"))
+        var generator = SeededGenerator(state: 7)
+        try Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            .write(to: www.appendingPathComponent("big.bin"))
+        try Data((1...2000).map { "line \($0) of some compressible text\n" }.joined().utf8)
+            .write(to: www.appendingPathComponent("text.txt"))
+        let path = folder.path, temp = folder.appendingPathComponent("tmp").path
+        let configuration = """
+            daemon off; master_process off; worker_processes 1; pid \(path)/nginx.pid; error_log \(path)/error.log;
+            events { worker_connections 64; }
+            http {
+              access_log off; default_type text/plain;
+              client_body_temp_path \(temp); proxy_temp_path \(temp); fastcgi_temp_path \(temp);
+              uwsgi_temp_path \(temp); scgi_temp_path \(temp);
+              gzip on; gzip_types text/plain; gzip_min_length 0;
+              server { listen \(serverAddress):8080; root \(www.path); location = /upload { return 201 "created\\n"; } }
+            }
+            """
+        let file = folder.appendingPathComponent("nginx.conf")
+        try Data(configuration.utf8).write(to: file)
+        server = try start(["ip", "netns", "exec", serverNamespace, "nginx", "-c", file.path, "-p", path])
+        for _ in 0..<50 {
+            if try curl(["-s", "-o", "/dev/null", url("/small.txt")]).status == 0 { return }
+            usleep(100_000)
+        }
+        throw LiveNetworkError.serverDidNotStart
+    }
+
+    /// `http://server:8080<path>`.
+    func url(_ path: String) -> String { "http://\(serverAddress):8080\(path)" }
+
+    /// Runs curl in the client namespace.
+    func curl(_ arguments: [String]) throws -> LiveNetwork.Run {
+        try Self.run("ip", ["netns", "exec", clientNamespace, "curl"] + arguments)
+    }
+
+    /// Starts a program (in a namespace with `ip netns exec`, which becomes the program: its PID is
+    /// the program's), standard output and error to files in the folder.
+    func start(_ command: [String], stdout: String = "/dev/null", stderr: String = "/dev/null") throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: Self.path(of: command[0]) ?? command[0])
+        process.arguments = Array(command.dropFirst())
+        FileManager.default.createFile(atPath: stdout, contents: nil)
+        FileManager.default.createFile(atPath: stderr, contents: nil)
+        process.standardOutput = FileHandle(forWritingAtPath: stdout)
+        process.standardError = FileHandle(forWritingAtPath: stderr)
+        try process.run()
+        started.append(process)
+        return process
+    }
+
+    /// Waits up to `seconds` for `process` to exit; true when it did.
+    static func wait(_ process: Process, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while process.isRunning && Date() < deadline { usleep(20_000) }
+        if process.isRunning { return false }
+        process.waitUntilExit()
+        return true
+    }
+
+    /// Waits up to `seconds` until the file contains `text` (at least `count` times).
+    static func waitFor(_ text: String, count: Int = 1, in path: String, seconds: Double) -> Bool {
+        let deadline = Date().addingTimeInterval(seconds)
+        while Date() < deadline {
+            if let contents = try? String(contentsOfFile: path, encoding: .utf8),
+               contents.components(separatedBy: text).count - 1 >= count
+            {
+                return true
+            }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    /// Stops what it started (by PID), deletes the namespaces (with the veth pair) and the folder.
+    func tearDown() {
+        for process in started where process.isRunning {
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+        }
+        started.removeAll()
+        for namespace in [clientNamespace, serverNamespace] { _ = try? Self.run("ip", ["netns", "del", namespace]) }
+        try? FileManager.default.removeItem(at: folder)
+    }
+
+    typealias Run = ExternalProgram.Run
+
+    /// Runs a program (looked up on PATH) to its end.
+    static func run(_ program: String, _ arguments: [String]) throws -> Run {
+        try ExternalProgram.run(URL(fileURLWithPath: program.hasPrefix("/") ? program : (path(of: program) ?? program)), arguments)
+    }
+
+    private static func check(_ program: String, _ arguments: [String]) throws {
+        let result = try run(program, arguments)
+        guard result.status == 0 else {
+            throw LiveNetworkError.commandFailed("\(program) \(arguments.joined(separator: " ")): \(result.stderr)")
+        }
+    }
+
+    /// The program's path on PATH (or the usual sbin folders), if it is installed.
+    static func path(of program: String) -> String? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+            + ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]
+        return folders.map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+}
+
+enum LiveNetworkError: Error {
+    case commandFailed(String)
+    case serverDidNotStart
+}
