@@ -45,6 +45,16 @@ struct Analyze: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
 
+    @Flag(help: """
+        Decode gzip/deflate bodies to report their decoded size (decoded_body, flags undecodable and \
+        decompression_bomb). Off by default: decoding costs more than everything else together. \
+        --format har and --summary decode on their own (HAR's content size and text, duplicate bodies).
+        """)
+    var decode = false
+
+    @Option(help: "1: read and analyse on one thread; 2: read the files on a second thread (same output).")
+    var threads: Int = 2
+
     @Flag(help: "Table and CSV show one line per TCP connection instead of one per HTTP exchange.")
     var connections = false
 
@@ -59,6 +69,7 @@ struct Analyze: ParsableCommand {
 
     // --- endpoint summary (Insights): checked before any output file is created
     func validate() throws {
+        if threads != 1 && threads != 2 { throw ValidationError("--threads takes 1 or 2") }
         if summary && format.summaryFormat == nil {
             throw ValidationError("--summary prints a table or one JSON document: use --format table or --format json")
         }
@@ -73,7 +84,11 @@ struct Analyze: ParsableCommand {
         limits.maxConnections = max(1, maxConnections)
         limits.maxBufferedBytesPerDirection = max(0, maxBufferedBytes)
         limits.idleTimeoutSeconds = max(1, idleTimeout)
-        let run = AnalysisRun(files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits)))
+        var http = HTTPLimits()
+        http.decodeBodies = decode
+        let run = AnalysisRun(
+            files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits, http: http)),
+            threads: threads)
         let result: AnalysisRun.Result
         do {
             let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
@@ -81,7 +96,8 @@ struct Analyze: ParsableCommand {
             if summary, let summaryFormat = format.summaryFormat {
                 var options = run.options
                 if options.http.retainedBodyBytes == 0 { options.http.retainedBodyBytes = 4096 }  // duplicate identity
-                let summaryRun = AnalysisRun(files: files, options: options)
+                options.http.decodeBodies = true  // duplicates are told by their decoded bodies
+                let summaryRun = AnalysisRun(files: files, options: options, threads: threads)
                 result = summaryRun.run(writer: EndpointSummaryWriter(output: destination, format: summaryFormat))
             } else {
             // --- end endpoint summary

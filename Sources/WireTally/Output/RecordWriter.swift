@@ -29,6 +29,11 @@ public final class TextOutput {
         text.withUTF8 { bytes in _ = fwrite(bytes.baseAddress, 1, bytes.count, file) }
     }
 
+    /// Writes UTF-8 bytes as they are.
+    public func write(bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+    }
+
     public func flush() { fflush(file) }
 
     deinit {

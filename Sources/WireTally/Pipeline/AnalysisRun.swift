@@ -6,10 +6,14 @@
 public struct AnalysisRun {
     public var files: [String]
     public var options: CaptureAnalyzer.Options
+    /// 1: everything on the calling thread. 2: the files are read (and gzip inflated, framed, merged)
+    /// on a second thread while the calling thread analyses; the records are the same.
+    public var threads: Int
 
-    public init(files: [String], options: CaptureAnalyzer.Options = .init()) {
+    public init(files: [String], options: CaptureAnalyzer.Options = .init(), threads: Int = 1) {
         self.files = files
         self.options = options
+        self.threads = threads
     }
 
     /// The outcome of a run.
@@ -28,12 +32,21 @@ public struct AnalysisRun {
         }
         let merged = MergedPacketSource(paths: files)
         digits = merged.timestampDigits
-        while true {
-            do {
-                guard let packet = try merged.nextPacket() else { break }
-                analyzer.process(packet)
-            } catch {
-                break  // the merge reports every input's failure in `failures`
+        let reader = threads > 1 ? BackgroundPacketReader(source: merged) : nil
+        if let reader, reader.start() {
+            while let batch = reader.nextBatch() {
+                for slot in batch.slots { analyzer.process(batch.packet(slot)) }
+                reader.done(batch)
+            }
+            reader.finish()
+        } else {
+            while true {
+                do {
+                    guard let packet = try merged.nextPacket() else { break }
+                    analyzer.process(packet)
+                } catch {
+                    break  // the merge reports every input's failure in `failures`
+                }
             }
         }
         let errors = merged.failures.compactMap { $0 as? CaptureError }
