@@ -52,8 +52,11 @@ struct Analyze: ParsableCommand {
         """)
     var decode = false
 
-    @Option(help: "1: read and analyse on one thread; 2: read the files on a second thread (same output).")
-    var threads: Int = 2
+    @Option(help: """
+        1: read and analyse on one thread; 2: read the files (and inflate .gz) on a second thread. The \
+        output is the same; 2 pays only when a second core is free.
+        """)
+    var threads: Int = 1
 
     @Flag(help: "Table and CSV show one line per TCP connection instead of one per HTTP exchange.")
     var connections = false

@@ -33,7 +33,7 @@ public struct CompareRun {
     public func run() -> Result {
         var options = self.options
         options.http = EstimatorRun.requiredHTTPLimits(options.http)
-        let collector = ExchangeCollector(level: level)
+        let collector = ExchangeCollector(level: level, keepsExchanges: !appLogs.isEmpty)
         let analysis = AnalysisRun(files: files, options: options).run(writer: collector)
         var errors = analysis.summary.errors
         let wire = collector.exchanges.map { AppLogWireExchange($0.exchange, id: $0.id, connection: $0.connection) }
@@ -79,7 +79,8 @@ extension CompareRun.Result {
     }
 }
 
-/// Keeps each exchange with its connection while feeding the estimators and the endpoint summary.
+/// Feeds each exchange to the estimators and the endpoint summary, and keeps it with its connection
+/// when app logs are to be matched (only then: kept exchanges make memory grow with the capture).
 final class ExchangeCollector: RecordWriter {
     struct Collected {
         var exchange: HTTPExchange
@@ -90,14 +91,18 @@ final class ExchangeCollector: RecordWriter {
     private(set) var exchanges: [Collected] = []
     let estimators: EstimatorRun
     let endpoints = EndpointAggregator()
+    private let keepsExchanges: Bool
 
-    init(level: WireLevel) { estimators = EstimatorRun(level: level) }
+    init(level: WireLevel, keepsExchanges: Bool) {
+        estimators = EstimatorRun(level: level)
+        self.keepsExchanges = keepsExchanges
+    }
 
     func write(_ record: AnalysisRecord, timestampDigits: Int) {
         guard case let .exchange(exchange, id, connection) = record else { return }
         estimators.add(exchange, connection)
         endpoints.add(record)
-        exchanges.append(Collected(exchange: exchange, id: id, connection: connection))
+        if keepsExchanges { exchanges.append(Collected(exchange: exchange, id: id, connection: connection)) }
     }
 
     func finish(summary: CaptureSummary, files: [String]) {}
