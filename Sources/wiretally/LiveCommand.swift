@@ -53,6 +53,9 @@ struct Live: ParsableCommand {
     @Option(help: "Bytes kept of each packet.")
     var snaplen: Int32 = 262_144
 
+    @Flag(help: "Decode gzip/deflate bodies to report their decoded size (as analyze --decode; HAR decodes on its own).")
+    var decode = false
+
     @Flag(help: "Put the interface in promiscuous mode.")
     var promiscuous = false
 
@@ -83,13 +86,16 @@ struct Live: ParsableCommand {
 
         var limits = ReassemblyLimits()
         limits.settleNanoseconds = Int64(settle * 1e9)
+        var http = HTTPLimits()
+        http.decodeBodies = decode
         let run = LiveAnalysisRun(
-            capture: capture, options: format.value.analyzerOptions(.init(limits: limits)), raw: rawWriter,
+            capture: capture, options: format.value.analyzerOptions(.init(limits: limits, http: http)), raw: rawWriter,
             durationSeconds: duration)
         let statusLine = isatty(STDERR_FILENO) == 1 ? StatusLine() : nil
         installStopHandlers()
+        let writer = format.value.makeWriter(output: destination)
         let result = run.run(
-            writer: format.value.makeWriter(output: destination), written: { destination.flush() },
+            writer: writer, written: { writer.flush() },
             shouldStop: { stopSignals.load(ordering: .relaxed) > 0 },
             status: statusLine.map { line in { line.show($0) } })
         statusLine?.clear()

@@ -45,6 +45,19 @@ struct Analyze: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
 
+    @Flag(help: """
+        Decode gzip/deflate bodies to report their decoded size (decoded_body, flags undecodable and \
+        decompression_bomb). Off by default: decoding costs more than everything else together. \
+        --format har and --summary decode on their own (HAR's content size and text, duplicate bodies).
+        """)
+    var decode = false
+
+    @Option(help: """
+        1: read and analyse on one thread; 2: read the files (and inflate .gz) on a second thread. The \
+        output is the same; 2 pays only when a second core is free.
+        """)
+    var threads: Int = 1
+
     @Flag(help: "Table and CSV show one line per TCP connection instead of one per HTTP exchange.")
     var connections = false
 
@@ -65,6 +78,7 @@ struct Analyze: ParsableCommand {
 
     // --- endpoint summary (Insights): checked before any output file is created
     func validate() throws {
+        if threads != 1 && threads != 2 { throw ValidationError("--threads takes 1 or 2") }
         if summary && format.summaryFormat == nil {
             throw ValidationError("--summary prints a table or one JSON document: use --format table or --format json")
         }
@@ -80,8 +94,12 @@ struct Analyze: ParsableCommand {
         limits.maxBufferedBytesPerDirection = max(0, maxBufferedBytes)
         limits.idleTimeoutSeconds = max(1, idleTimeout)
         limits.settleNanoseconds = settle.map { Int64(max(0, $0) * 1e9) }
+        var http = HTTPLimits()
+        http.decodeBodies = decode
         let progress = ProgressDisplay(quiet: quiet)
-        var run = AnalysisRun(files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits)))
+        var run = AnalysisRun(
+            files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits, http: http)),
+            threads: threads)
         run.progress = progress.callback
         let result: AnalysisRun.Result
         do {
@@ -90,6 +108,7 @@ struct Analyze: ParsableCommand {
             if summary, let summaryFormat = format.summaryFormat {
                 var options = run.options
                 if options.http.retainedBodyBytes == 0 { options.http.retainedBodyBytes = 4096 }  // duplicate identity
+                options.http.decodeBodies = true  // duplicates are told by their decoded bodies
                 var summaryRun = run
                 summaryRun.options = options
                 result = summaryRun.run(writer: EndpointSummaryWriter(output: destination, format: summaryFormat))

@@ -9,7 +9,19 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         case tls(TLSConnectionAnalysis)
     }
 
-    public private(set) var layer: Layer?
+    public private(set) var layer: Layer? {
+        didSet {
+            switch layer {
+            case let .http(http): (consumer, attribution) = (http, http)
+            case let .tls(tls): (consumer, attribution) = (tls, tls)
+            case nil: (consumer, attribution) = (nil, nil)
+            }
+        }
+    }
+    /// The chosen layer as consumer and as attribution, kept beside `layer` so the per-packet calls
+    /// do not rebuild them from the enum each time.
+    private var consumer: (any TCPStreamConsumer)?
+    private var attribution: (any StreamAttribution)?
     /// The DNS lookup that gave the server address just before the connection opened (the first
     /// connection to an address after an answer claims it), if the capture saw one.
     public let resolution: DNSResolution?
@@ -97,22 +109,6 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     public func isFinal(_ index: Int) -> Bool { http?.isFinal(index) ?? false }
 
     // MARK: Choice
-
-    private var consumer: (any TCPStreamConsumer)? {
-        switch layer {
-        case let .http(http): return http
-        case let .tls(tls): return tls
-        case nil: return nil
-        }
-    }
-
-    private var attribution: (any StreamAttribution)? {
-        switch layer {
-        case let .http(http): return http
-        case let .tls(tls): return tls
-        case nil: return nil
-        }
-    }
 
     private func choose(tls: Bool) {
         layer = tls ? .tls(TLSConnectionAnalysis()) : .http(HTTPConnectionAnalysis(limits: httpLimits))

@@ -67,7 +67,12 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
 
     public func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
 
-    public var exchangeInFlight: Int? { exchanges.last(where: \.isInFlight)?.index }
+    public var exchangeInFlight: Int? {
+        // By index: `last(where:)` would copy each exchange (messages, headers) it looks at.
+        var index = exchanges.count - 1
+        while index >= 0 && !exchanges[index].isInFlight { index -= 1 }
+        return index >= 0 ? exchanges[index].index : nil
+    }
 
     public var exchangeCount: Int { exchanges.count }
 

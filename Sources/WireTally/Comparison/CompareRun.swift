@@ -36,7 +36,7 @@ public struct CompareRun {
     public func run(observer: (any RecordWriter)? = nil) -> Result {
         var options = self.options
         options.http = EstimatorRun.requiredHTTPLimits(options.http)
-        let collector = ExchangeCollector(level: level)
+        let collector = ExchangeCollector(level: level, keepsExchanges: !appLogs.isEmpty)
         let writer: any RecordWriter = observer.map { RecordTee([collector, $0]) } ?? collector
         var analysisRun = AnalysisRun(files: files, options: options)
         analysisRun.progress = progress
@@ -85,7 +85,8 @@ extension CompareRun.Result {
     }
 }
 
-/// Keeps each exchange with its connection while feeding the estimators and the endpoint summary.
+/// Feeds each exchange to the estimators and the endpoint summary, and keeps it with its connection
+/// when app logs are to be matched (only then: kept exchanges make memory grow with the capture).
 final class ExchangeCollector: RecordWriter {
     struct Collected {
         var exchange: HTTPExchange
@@ -96,14 +97,18 @@ final class ExchangeCollector: RecordWriter {
     private(set) var exchanges: [Collected] = []
     let estimators: EstimatorRun
     let endpoints = EndpointAggregator()
+    private let keepsExchanges: Bool
 
-    init(level: WireLevel) { estimators = EstimatorRun(level: level) }
+    init(level: WireLevel, keepsExchanges: Bool) {
+        estimators = EstimatorRun(level: level)
+        self.keepsExchanges = keepsExchanges
+    }
 
     func write(_ record: AnalysisRecord, timestampDigits: Int) {
         guard case let .exchange(exchange, id, connection) = record else { return }
         estimators.add(exchange, connection)
         endpoints.add(record)
-        exchanges.append(Collected(exchange: exchange, id: id, connection: connection))
+        if keepsExchanges { exchanges.append(Collected(exchange: exchange, id: id, connection: connection)) }
     }
 
     func finish(summary: CaptureSummary, files: [String]) {}

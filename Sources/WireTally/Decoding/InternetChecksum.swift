@@ -1,31 +1,39 @@
 /// The Internet checksum (RFC 1071): the ones-complement sum of 16-bit big-endian words.
 ///
-/// Summing runs 8 bytes at a time into a 64-bit accumulator with end-around carry, folded to 16 bits
+/// Summing adds 32-bit little-endian words into two 64-bit accumulators (no carry handling needed:
+/// a 64-bit sum of 32-bit words cannot overflow below 2^32 words), 32 bytes per step, folded to 16 bits
 /// once at the end; it is on the per-packet path.
 enum InternetChecksum {
     /// The ones-complement sum of `bytes` (odd final byte padded with zero), folded to 16 bits.
     static func sum(_ bytes: UnsafeRawBufferPointer) -> UInt16 {
-        var accumulator: UInt64 = 0
-        var offset = 0
+        guard let base = bytes.baseAddress else { return 0 }
         let count = bytes.count
+        var even: UInt64 = 0
+        var odd: UInt64 = 0
+        var offset = 0
         // Words are loaded in little-endian arrangement; a ones-complement sum commutes with byte
         // swapping, so one swap of the folded result gives the big-endian sum.
-        while offset + 8 <= count {
-            let word = UInt64(littleEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
-            let (partial, overflow) = accumulator.addingReportingOverflow(word)
-            accumulator = partial &+ (overflow ? 1 : 0)
-            offset += 8
+        while offset + 32 <= count {
+            let a = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt64.self))
+            let b = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + 8, as: UInt64.self))
+            let c = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + 16, as: UInt64.self))
+            let d = UInt64(littleEndian: base.loadUnaligned(fromByteOffset: offset + 24, as: UInt64.self))
+            even &+= (a & 0xffff_ffff) &+ (a >> 32) &+ (b & 0xffff_ffff) &+ (b >> 32)
+            odd &+= (c & 0xffff_ffff) &+ (c >> 32) &+ (d & 0xffff_ffff) &+ (d >> 32)
+            offset += 32
+        }
+        while offset + 4 <= count {
+            even &+= UInt64(UInt32(littleEndian: base.loadUnaligned(fromByteOffset: offset, as: UInt32.self)))
+            offset += 4
         }
         var tail: UInt64 = 0
         var shift: UInt64 = 0
         while offset < count {
-            tail |= UInt64(bytes[offset]) << shift
+            tail |= UInt64(base.load(fromByteOffset: offset, as: UInt8.self)) << shift
             shift += 8
             offset += 1
         }
-        let (partial, overflow) = accumulator.addingReportingOverflow(tail)
-        accumulator = partial &+ (overflow ? 1 : 0)
-        return fold(accumulator).byteSwapped
+        return fold(even &+ odd &+ tail).byteSwapped
     }
 
     /// Folds a wide ones-complement accumulator to 16 bits.

@@ -33,6 +33,9 @@ public struct ConnectionLedger: Sendable {
     public private(set) var lateAfterSealing = TrafficCounters()
 
     private var pending: [LedgerPacket] = []
+    /// The examined lengths (up, down) the last pass over `pending` saw: until they change, no waiting
+    /// packet can become attributable, so a pass is skipped (behind a hole, thousands may wait).
+    private var examinedAtLastPass: (up: Int64, down: Int64) = (-1, -1)
     /// Setup and teardown packets, settled at close (first/last exchange, or unattributed).
     private var setup = [DirectionTally(), DirectionTally()]
     private var teardown = [DirectionTally(), DirectionTally()]
@@ -70,6 +73,9 @@ public struct ConnectionLedger: Sendable {
     /// Attributes waiting packets whose bytes have now been examined.
     public mutating func attributePending(_ attribution: any StreamAttribution) {
         guard !pending.isEmpty else { return }
+        let examined = (up: attribution.examinedLength(.up), down: attribution.examinedLength(.down))
+        guard examined != examinedAtLastPass else { return }
+        examinedAtLastPass = examined
         var stillPending: [LedgerPacket] = []
         for packet in pending where !attribute(packet, attribution, force: false) {
             stillPending.append(packet)

@@ -26,6 +26,8 @@ public final class CSVWriter: RecordWriter {
         output.write(columns.map { Self.escape(values[$0] ?? "") }.joined(separator: ",") + "\n")
     }
 
+    public func flush() { output.flush() }
+
     public func finish(summary: CaptureSummary, files: [String]) { output.flush() }
 
     /// The columns of a view: the flattened keys of a record with every part present.

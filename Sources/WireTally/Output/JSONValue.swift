@@ -16,35 +16,36 @@ public enum JSONValue: Equatable, Sendable {
 
     /// Compact JSON text.
     public var serialized: String {
-        var text = ""
-        write(to: &text)
-        return text
+        var bytes: [UInt8] = []
+        write(to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
     }
 
-    /// Appends compact JSON text.
-    public func write(to text: inout String) {
+    /// Appends compact JSON text as UTF-8 bytes (numbers formatted and strings escaped byte-wise,
+    /// without building `String`s).
+    public func write(to bytes: inout [UInt8]) {
         switch self {
         case let .object(members):
-            text += "{"
-            for (index, (key, value)) in members.enumerated() {
-                if index > 0 { text += "," }
-                JSONValue.writeString(key, to: &text)
-                text += ":"
-                value.write(to: &text)
+            bytes.append(UInt8(ascii: "{"))
+            for index in members.indices {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                JSONValue.writeString(members[index].0, to: &bytes)
+                bytes.append(UInt8(ascii: ":"))
+                members[index].1.write(to: &bytes)
             }
-            text += "}"
+            bytes.append(UInt8(ascii: "}"))
         case let .array(values):
-            text += "["
-            for (index, value) in values.enumerated() {
-                if index > 0 { text += "," }
-                value.write(to: &text)
+            bytes.append(UInt8(ascii: "["))
+            for index in values.indices {
+                if index > 0 { bytes.append(UInt8(ascii: ",")) }
+                values[index].write(to: &bytes)
             }
-            text += "]"
-        case let .string(string): JSONValue.writeString(string, to: &text)
-        case let .integer(value): text += String(value)
-        case let .number(literal): text += literal
-        case let .bool(value): text += value ? "true" : "false"
-        case .null: text += "null"
+            bytes.append(UInt8(ascii: "]"))
+        case let .string(string): JSONValue.writeString(string, to: &bytes)
+        case let .integer(value): JSONValue.writeInteger(value, to: &bytes)
+        case let .number(literal): bytes.append(contentsOf: literal.utf8)
+        case let .bool(value): bytes.append(contentsOf: value ? JSONValue.trueBytes : JSONValue.falseBytes)
+        case .null: bytes.append(contentsOf: JSONValue.nullBytes)
         }
     }
 
@@ -78,21 +79,55 @@ public enum JSONValue: Equatable, Sendable {
         }
     }
 
-    private static func writeString(_ string: String, to text: inout String) {
-        text += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: text.unicodeScalars.append(scalar)
+    private static let trueBytes: [UInt8] = Array("true".utf8)
+    private static let falseBytes: [UInt8] = Array("false".utf8)
+    private static let nullBytes: [UInt8] = Array("null".utf8)
+    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+
+    /// A JSON string: `"`, `\`, LF, CR and tab get their short escapes, other control characters
+    /// `\u00XX`; every other byte (UTF-8 included) is copied as is.
+    private static func writeString(_ string: String, to bytes: inout [UInt8]) {
+        bytes.append(UInt8(ascii: "\""))
+        var string = string
+        string.withUTF8 { utf8 in
+            var plainStart = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<index]))
+                plainStart = index + 1
+                bytes.append(UInt8(ascii: "\\"))
+                switch byte {
+                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
+                case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
+                case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
+                case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
+                default:
+                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
+                    bytes.append(hexDigits[Int(byte >> 4)])
+                    bytes.append(hexDigits[Int(byte & 0x0f)])
+                }
             }
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart...]))
         }
-        text += "\""
+        bytes.append(UInt8(ascii: "\""))
+    }
+
+    /// A decimal integer, formatted without a `String`.
+    static func writeInteger(_ value: Int, to bytes: inout [UInt8]) {
+        if value < 0 { bytes.append(UInt8(ascii: "-")) }
+        var magnitude = value.magnitude
+        if magnitude < 10 { return bytes.append(UInt8(ascii: "0") + UInt8(magnitude)) }
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, written backwards
+        let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
+            var end = buffer.count
+            while magnitude > 0 {
+                end -= 1
+                buffer[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
+                magnitude /= 10
+            }
+            return end
+        }
+        withUnsafeBytes(of: &digits) { bytes.append(contentsOf: $0[count...]) }
     }
 }

@@ -29,6 +29,11 @@ public final class TextOutput {
         text.withUTF8 { bytes in _ = fwrite(bytes.baseAddress, 1, bytes.count, file) }
     }
 
+    /// Writes UTF-8 bytes as they are.
+    public func write(bytes: [UInt8]) {
+        bytes.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+    }
+
     public func flush() { fflush(file) }
 
     deinit {
@@ -40,6 +45,13 @@ public final class TextOutput {
 public protocol RecordWriter: AnyObject {
     func write(_ record: AnalysisRecord, timestampDigits: Int)
     func finish(summary: CaptureSummary, files: [String])
+    /// Hands everything written so far to the output (live capture flushes after each record).
+    func flush()
+}
+
+extension RecordWriter {
+    /// Writers that keep no records of their own have nothing to flush.
+    public func flush() {}
 }
 
 /// The output formats of `analyze`.

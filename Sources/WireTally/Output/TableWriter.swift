@@ -90,6 +90,8 @@ public final class TableWriter: RecordWriter {
         ], Self.connectionColumns))
     }
 
+    public func flush() { output.flush() }
+
     public func finish(summary: CaptureSummary, files: [String]) {
         var lines: [String] = [""]
         lines.append("files        \(files.joined(separator: ", "))")

@@ -8,10 +8,14 @@ public struct AnalysisRun {
     public var options: CaptureAnalyzer.Options
     /// Told how far reading has got every few thousand packets and once at the end.
     public var progress: ((ReadProgress) -> Void)?
+    /// 1: everything on the calling thread. 2: the files are read (and gzip inflated, framed, merged)
+    /// on a second thread while the calling thread analyses; the records are the same.
+    public var threads: Int
 
-    public init(files: [String], options: CaptureAnalyzer.Options = .init()) {
+    public init(files: [String], options: CaptureAnalyzer.Options = .init(), threads: Int = 1) {
         self.files = files
         self.options = options
+        self.threads = threads
     }
 
     /// The outcome of a run.
@@ -31,18 +35,30 @@ public struct AnalysisRun {
         let merged = MergedPacketSource(paths: files)
         digits = merged.timestampDigits
         var packets = 0
-        let report = { progress?(ReadProgress(fileBytesRead: merged.fileBytesRead, fileBytesTotal: merged.fileBytesTotal, packets: packets)) }
-        while true {
-            do {
-                guard let packet = try merged.nextPacket() else { break }
-                analyzer.process(packet)
-                packets += 1
-                if packets % ReadProgress.packetInterval == 0 { report() }
-            } catch {
-                break  // the merge reports every input's failure in `failures`
+        let total = merged.fileBytesTotal
+        let report = { (read: Int) in progress?(ReadProgress(fileBytesRead: read, fileBytesTotal: total, packets: packets)) }
+        let reader = threads > 1 ? BackgroundPacketReader(source: merged) : nil
+        if let reader, reader.start() {
+            while let batch = reader.nextBatch() {
+                for slot in batch.slots { analyzer.process(batch.packet(slot)) }
+                packets += batch.slots.count
+                report(batch.fileBytesRead)
+                reader.done(batch)
+            }
+            reader.finish()
+        } else {
+            while true {
+                do {
+                    guard let packet = try merged.nextPacket() else { break }
+                    analyzer.process(packet)
+                    packets += 1
+                    if packets % ReadProgress.packetInterval == 0 { report(merged.fileBytesRead) }
+                } catch {
+                    break  // the merge reports every input's failure in `failures`
+                }
             }
         }
-        report()
+        report(merged.fileBytesRead)
         let errors = merged.failures.compactMap { $0 as? CaptureError }
         for error in errors { analyzer.noteError(error) }
         let summary = analyzer.finish(timestampDigits: digits)

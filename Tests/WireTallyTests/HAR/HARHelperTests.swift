@@ -78,6 +78,12 @@ import Testing
         #expect(OutputFormat.har.makeWriter(output: TextOutput()) is HARWriter)
         #expect(OutputFormat.har.analyzerOptions(.init()).http.retainedBodyBytes == HARWriter.retainedBodyBytes)
         #expect(OutputFormat.jsonl.analyzerOptions(.init()).http.retainedBodyBytes == 0)
+        // HAR's content.size is the decoded size: it decodes even when `analyze` runs without --decode.
+        var undecoded = HTTPLimits()
+        undecoded.decodeBodies = false
+        #expect(OutputFormat.har.analyzerOptions(.init(http: undecoded)).http.decodeBodies)
+        #expect(!OutputFormat.jsonl.analyzerOptions(.init(http: undecoded)).http.decodeBodies)
+        #expect(EstimatorRun.requiredHTTPLimits(undecoded).decodeBodies)
     }
 
     @Test func harTimingPhases() {

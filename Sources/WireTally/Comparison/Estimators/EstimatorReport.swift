@@ -13,9 +13,10 @@ public final class EstimatorRun {
     /// approximated from their first bytes).
     public static let retainedBodyBytes = 64 << 20
 
-    /// `limits` with body retention large enough for `rebuilt`'s re-gzip.
+    /// `limits` with body decoding on and retention large enough for `rebuilt`'s re-gzip.
     public static func requiredHTTPLimits(_ limits: HTTPLimits = HTTPLimits()) -> HTTPLimits {
         var limits = limits
+        limits.decodeBodies = true
         limits.retainedBodyBytes = max(limits.retainedBodyBytes, retainedBodyBytes)
         limits.measureRegzippedBodies = true
         return limits

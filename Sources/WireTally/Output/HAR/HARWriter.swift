@@ -72,11 +72,13 @@ public final class HARWriter: RecordWriter {
 }
 
 extension OutputFormat {
-    /// Analyzer options this format needs on top of `options`: HAR retains the first 64 KiB of every
-    /// (decoded) body for `content.text` / `postData`.
+    /// Analyzer options this format needs on top of `options`: HAR decodes bodies (`content.size` is
+    /// the decoded size) and retains the first 64 KiB of every decoded body for `content.text` / `postData`.
     public func analyzerOptions(_ options: CaptureAnalyzer.Options) -> CaptureAnalyzer.Options {
         var options = options
-        if self == .har && options.http.retainedBodyBytes == 0 { options.http.retainedBodyBytes = HARWriter.retainedBodyBytes }
+        guard self == .har else { return options }
+        options.http.decodeBodies = true
+        if options.http.retainedBodyBytes == 0 { options.http.retainedBodyBytes = HARWriter.retainedBodyBytes }
         return options
     }
 }

@@ -160,7 +160,8 @@ public struct HTTPLimits: Sendable {
     public var maxDecodedBodyBytes = 256 << 20
     /// Decoded/encoded ratio beyond which decoding stops as a bomb (once past 1 MiB decoded).
     public var maxDecodingRatio = 1000
-    /// Whether to decode content codings at all (to measure `decoded_body`).
+    /// Whether to decode content codings at all (to measure `decoded_body`). The `analyze` command
+    /// turns it on only with `--decode` (and for HAR and `--summary`); decoding dominates its run time.
     public var decodeBodies = true
     /// Body retention: keep each message's first this-many body bytes (decoded) in
     /// `HTTPMessage.retainedBody`, e.g. for HAR's `text`. 0 (the default) keeps nothing.

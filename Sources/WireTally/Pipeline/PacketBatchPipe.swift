@@ -1,0 +1,77 @@
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Hands packet batches from one reading thread to one analysing thread, in order, through a fixed
+/// set of reused batches: the reader waits when all are full, the analyser when none is.
+final class PacketBatchPipe: @unchecked Sendable {
+    private let lock = UnsafeMutablePointer<pthread_mutex_t>.allocate(capacity: 1)
+    private let changed = UnsafeMutablePointer<pthread_cond_t>.allocate(capacity: 1)
+    // Guarded by `lock`.
+    private var empty: [PacketBatch]
+    private var full: [PacketBatch] = []
+    private var isClosed = false
+
+    /// - Parameter batches: batches in flight at most (memory: about 1 MiB each).
+    init(batches: Int) {
+        empty = (0..<max(2, batches)).map { _ in PacketBatch() }
+        full.reserveCapacity(empty.count)
+        pthread_mutex_init(lock, nil)
+        pthread_cond_init(changed, nil)
+    }
+
+    deinit {
+        pthread_cond_destroy(changed)
+        pthread_mutex_destroy(lock)
+        changed.deallocate()
+        lock.deallocate()
+    }
+
+    /// Reader: an empty batch to fill (waits until the analyser gives one back).
+    func takeEmpty() -> PacketBatch {
+        locked {
+            while empty.isEmpty { pthread_cond_wait(changed, lock) }
+            return empty.removeLast()
+        }
+    }
+
+    /// Reader: hands a filled batch over.
+    func send(_ batch: PacketBatch) {
+        locked {
+            full.append(batch)
+            pthread_cond_broadcast(changed)
+        }
+    }
+
+    /// Reader: no more batches will come.
+    func close() {
+        locked {
+            isClosed = true
+            pthread_cond_broadcast(changed)
+        }
+    }
+
+    /// Analyser: the next filled batch in order, or nil once the reader has closed the pipe and every
+    /// batch was taken.
+    func receive() -> PacketBatch? {
+        locked {
+            while full.isEmpty && !isClosed { pthread_cond_wait(changed, lock) }
+            return full.isEmpty ? nil : full.removeFirst()
+        }
+    }
+
+    /// Analyser (or reader): gives a batch back for reuse.
+    func giveBack(_ batch: PacketBatch) {
+        batch.clear()
+        locked {
+            empty.append(batch)
+            pthread_cond_broadcast(changed)
+        }
+    }
+
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(lock)
+        defer { pthread_mutex_unlock(lock) }
+        return body()
+    }
+}
