@@ -18,12 +18,12 @@ import Testing
         #expect(ProgressLine.render(over, elapsedSeconds: 1).hasPrefix("[████████████████████] 100%  6.0/5.0 MB  10 packets/s"))
     }
 
-    @Test(arguments: ["nginx-curl-keepalive.pcap", "nginx-chunked-gzip.pcap.gz", "nginx-pipelining.pcapng"])
-    func readingEndsAtTheFilesSize(name: String) throws {
+    @Test(arguments: ["nginx-curl-keepalive.pcap", "nginx-chunked-gzip.pcap.gz", "nginx-pipelining.pcapng"], [1, 2])
+    func readingEndsAtTheFilesSize(name: String, threads: Int) throws {
         let path = TestPaths.capture(name)
         let size = try #require(try FileManager.default.attributesOfItem(atPath: path)[.size] as? Int)
         var reports: [ReadProgress] = []
-        var run = AnalysisRun(files: [path, path])
+        var run = AnalysisRun(files: [path, path], threads: threads)
         run.progress = { reports.append($0) }
         let result = run.run(writer: CollectingWriter())
         let last = try #require(reports.last)
