@@ -57,6 +57,15 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds without packets after which an open connection is reported.")
     var idleTimeout: Int64 = ReassemblyLimits().idleTimeoutSeconds
 
+    @Option(help: "Largest HTTP start line plus header (or trailer) block; beyond it the message is flagged headers_too_large and the rest of its direction is not parsed.")
+    var maxHeaderBytes: Int = HTTPLimits().maxHeaderBytes
+
+    @Option(help: "Largest decoded HTTP body counted; beyond it decoding stops and the message is flagged decompression_bomb.")
+    var maxDecodedBodyBytes: Int = HTTPLimits().maxDecodedBodyBytes
+
+    @Option(help: "Decoded/encoded size ratio (checked once 1 MiB is decoded) beyond which decoding stops as a decompression_bomb.")
+    var maxDecodingRatio: Int = HTTPLimits().maxDecodingRatio
+
     // --- endpoint summary (Insights): checked before any output file is created
     func validate() throws {
         if summary && format.summaryFormat == nil {
@@ -73,7 +82,12 @@ struct Analyze: ParsableCommand {
         limits.maxConnections = max(1, maxConnections)
         limits.maxBufferedBytesPerDirection = max(0, maxBufferedBytes)
         limits.idleTimeoutSeconds = max(1, idleTimeout)
-        let run = AnalysisRun(files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits)))
+        var http = HTTPLimits()
+        http.maxHeaderBytes = max(1, maxHeaderBytes)
+        http.maxDecodedBodyBytes = max(0, maxDecodedBodyBytes)
+        http.maxDecodingRatio = max(1, maxDecodingRatio)
+        let options = CaptureAnalyzer.Options(filter: filter, limits: limits, http: http)
+        let run = AnalysisRun(files: files, options: format.value.analyzerOptions(options))
         let result: AnalysisRun.Result
         do {
             let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
