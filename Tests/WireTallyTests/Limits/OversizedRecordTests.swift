@@ -77,4 +77,28 @@ import Testing
             "\(run.stderr)")
         LimitTestSupport.analyzeConserved(path)
     }
+
+    /// pcapng: an Enhanced Packet Block claiming a 0xFFFFFFF0-byte packet in a 64-byte block, and a
+    /// block claiming a 0xFFFFFFF0-byte length, after the first 20 packets of a recorded capture.
+    @Test(arguments: [
+        (blockLength: UInt32(64), capturedLength: UInt32(0xFFFF_FFF0), message: "captured length 4294967280 does not fit its 64-byte block"),
+        (blockLength: 0xFFFF_FFF0, capturedLength: 32, message: "block type 6 has impossible length 4294967280"),
+    ])
+    func pcapngAbsurdLengthIsCorruption(blockLength: UInt32, capturedLength: UInt32, message: String) throws {
+        let recorded = try [UInt8](Data(contentsOf: URL(fileURLWithPath: TestPaths.capture("nginx-pipelining.pcapng"))))
+        let ends = TruncatedCaptureTests.pcapngBlockEnds(recorded)
+        let packets = 20
+        var bytes = Array(recorded[..<ends[1 + packets]])  // section header, interface, 20 packets
+        bytes += FrameBuilder.le32(6) + FrameBuilder.le32(blockLength) + FrameBuilder.le32(0)
+        bytes += FrameBuilder.le32(0) + FrameBuilder.le32(0) + FrameBuilder.le32(capturedLength) + FrameBuilder.le32(capturedLength)
+        bytes += [UInt8](repeating: 0, count: 32) + FrameBuilder.le32(blockLength)
+        let path = try LimitTestSupport.write(bytes, name: "absurd-block.pcapng")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let (_, result) = LimitTestSupport.analyzeConserved(path)
+        #expect(result.summary.read.packets == packets)
+        let run = try LimitTestSupport.analyzeJSONLines(path)
+        #expect(run.status == 2)
+        #expect(run.stderr.contains("\(path): malformed capture after \(packets) complete packets (\(message))"), "\(run.stderr)")
+        #expect(!run.records.isEmpty)
+    }
 }
