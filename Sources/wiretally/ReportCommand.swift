@@ -48,8 +48,6 @@ struct Report: ParsableCommand {
             printError("wiretally: \(error)")
             throw ExitCode(1)
         }
-        for error in model.errors { printError("wiretally: \(error)") }
-        if model.errors.isEmpty { return }
-        throw ExitCode(model.summary.read.packets - model.summary.filtered.packets == 0 ? 1 : 2)
+        try endRun(errors: model.errors, summary: model.summary)
     }
 }

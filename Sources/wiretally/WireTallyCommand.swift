@@ -76,6 +76,15 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds a keep-alive connection stays idle before its last exchange is written (as live does; off by default).")
     var settle: Double?
 
+    @Option(help: "Largest HTTP start line plus header (or trailer) block; beyond it the message is flagged headers_too_large and the rest of its direction is not parsed.")
+    var maxHeaderBytes: Int = HTTPLimits().maxHeaderBytes
+
+    @Option(help: "Largest decoded HTTP body counted; beyond it decoding stops and the message is flagged decompression_bomb.")
+    var maxDecodedBodyBytes: Int = HTTPLimits().maxDecodedBodyBytes
+
+    @Option(help: "Decoded/encoded size ratio (checked once 1 MiB is decoded) beyond which decoding stops as a decompression_bomb.")
+    var maxDecodingRatio: Int = HTTPLimits().maxDecodingRatio
+
     // --- endpoint summary (Insights): checked before any output file is created
     func validate() throws {
         if threads != 1 && threads != 2 { throw ValidationError("--threads takes 1 or 2") }
@@ -96,6 +105,9 @@ struct Analyze: ParsableCommand {
         limits.settleNanoseconds = settle.map { Int64(max(0, $0) * 1e9) }
         var http = HTTPLimits()
         http.decodeBodies = decode
+        http.maxHeaderBytes = max(1, maxHeaderBytes)
+        http.maxDecodedBodyBytes = max(0, maxDecodedBodyBytes)
+        http.maxDecodingRatio = max(1, maxDecodingRatio)
         let progress = ProgressDisplay(quiet: quiet)
         var run = AnalysisRun(
             files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits, http: http)),
@@ -121,11 +133,7 @@ struct Analyze: ParsableCommand {
             throw ExitCode(1)
         }
         progress.clear()
-        let summary = result.summary
-        for error in summary.errors { printError("wiretally: \(error)") }
-        if summary.errors.isEmpty { return }
-        let analysed = summary.read.packets - summary.filtered.packets
-        throw ExitCode(analysed == 0 ? 1 : 2)
+        try endRun(errors: result.summary.errors, summary: result.summary)
     }
 }
 
@@ -181,9 +189,7 @@ struct Compare: ParsableCommand {
             printError("wiretally: \(error)")
             throw ExitCode(1)
         }
-        for error in result.errors { printError("wiretally: \(error)") }
-        if result.errors.isEmpty { return }
-        throw ExitCode(result.summary.read.packets - result.summary.filtered.packets == 0 ? 1 : 2)
+        try endRun(errors: result.errors, summary: result.summary)
     }
 }
 
@@ -219,6 +225,14 @@ struct OutputFormatArgument: ExpressibleByArgument {
     static var allValueStrings: [String] { OutputFormat.allCases.map(\.rawValue) + ["json"] }
 
     var defaultValueDescription: String { summaryFormat == .json ? "json" : value.rawValue }
+}
+
+/// Prints a run's input errors and ends it with the documented status: 0 when all input was read,
+/// 1 when nothing could be analysed, 2 when some input was truncated or corrupt (its records written).
+func endRun(errors: [String], summary: CaptureSummary) throws {
+    for error in errors { printError("wiretally: \(error)") }
+    if errors.isEmpty { return }
+    throw ExitCode(summary.read.packets - summary.filtered.packets == 0 ? 1 : 2)
 }
 
 func printError(_ message: String) {

@@ -6,8 +6,9 @@ public struct ReassemblyLimits: Sendable {
     /// Recently delivered bytes kept per direction to detect retransmissions with conflicting content.
     public var overlapCheckHistoryBytes: Int = 64 << 10
     /// Live connections (and, separately, UDP/other flows) tracked at once; the least recently active is
-    /// evicted (and reported) to make room.
-    public var maxConnections: Int = 1_000_000
+    /// evicted (and reported) to make room. A connection costs about 3.4 KB even as a bare SYN, so the
+    /// default bounds a SYN flood to about 200 MB.
+    public var maxConnections: Int = 50_000
     /// An open connection with no packet for this long is finalised.
     public var idleTimeoutSeconds: Int64 = 300
     /// A closed (FIN both ways or RST) connection is kept this long for late ACKs/retransmissions.

@@ -12,6 +12,11 @@ final class ContentDecoder {
     /// Codings wiretally decodes, lowercased as they appear in `Content-Encoding`.
     static func isDecodable(_ coding: String) -> Bool { coding == "gzip" || coding == "x-gzip" || coding == "deflate" }
 
+    /// More stacked codings than this are not decoded (the body is flagged undecodable): servers send
+    /// one, and each stage costs a zlib stream, a 32 KiB buffer and a level of recursion, which a
+    /// header listing thousands of codings would otherwise multiply.
+    static let maximumCodings = 4
+
     /// True when `contentEncoding` holds no coding other than `identity` (the body is not encoded).
     static func isIdentity(_ contentEncoding: String) -> Bool {
         contentEncoding.split(separator: ",").allSatisfy {
@@ -44,7 +49,7 @@ final class ContentDecoder {
             .map { $0.trimmingHTTPWhitespace().lowercased() }
             .filter { !$0.isEmpty && $0 != "identity" }
         guard !codings.isEmpty else { return nil }
-        unsupported = codings.contains { !Self.isDecodable($0) }
+        unsupported = codings.count > Self.maximumCodings || codings.contains { !Self.isDecodable($0) }
         stages = unsupported ? [] : codings.reversed().map { Inflater(gzipMembers: $0 != "deflate") }
         scratch = .allocate(capacity: Self.scratchSize * max(stages.count, 1))
         maxDecoded = limits.maxDecodedBodyBytes
