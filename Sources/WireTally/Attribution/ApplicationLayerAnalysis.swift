@@ -19,9 +19,10 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         }
     }
     /// The chosen layer as consumer and as attribution, kept beside `layer` so the per-packet calls
-    /// do not rebuild them from the enum each time.
-    private var consumer: (any TCPStreamConsumer)?
-    private var attribution: (any StreamAttribution)?
+    /// do not rebuild them from the enum each time. `layer` owns the object: these are unowned (no
+    /// reference counting on every packet).
+    private unowned(unsafe) var consumer: (any TCPStreamConsumer)?
+    private unowned(unsafe) var attribution: (any StreamAttribution)?
     /// The DNS lookup that gave the server address just before the connection opened (the first
     /// connection to an address after an answer claims it), if the capture saw one.
     public let resolution: DNSResolution?

@@ -14,7 +14,7 @@ final class PacketBatch {
     }
 
     /// Bytes a batch holds before it is handed over (a packet bigger than that gets a batch of its own).
-    static let byteCapacity = 1 << 20
+    static let byteCapacity = 256 << 10
 
     private(set) var slots: [Slot] = []
     /// Bytes the reader had read from its files when the batch was handed over (for progress).

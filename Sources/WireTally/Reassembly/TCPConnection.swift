@@ -55,8 +55,9 @@ public final class TCPConnection: ActivityTracked {
     /// Receives the reassembled streams, if anything wants them.
     public let consumer: (any TCPStreamConsumer)?
     /// The consumer's view of which exchange owns which stream bytes, when it is an application-layer
-    /// analyzer.
-    public let attribution: (any StreamAttribution)?
+    /// analyzer (the same object as `consumer`, which owns it: unowned, no reference counting on every
+    /// packet).
+    public unowned(unsafe) let attribution: (any StreamAttribution)?
 
     private var up: TCPStreamDirection
     private var down: TCPStreamDirection
