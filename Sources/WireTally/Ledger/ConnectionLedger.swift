@@ -62,10 +62,11 @@ public struct ConnectionLedger: Sendable {
             teardown[packet.direction.rawValue].add(
                 packet.counters, as: .teardown, duplicatePayloadBytes: packet.duplicatePayloadBytes)
         default:
-            if let attribution, !attribute(packet, attribution, force: false) {
-                pending.append(packet)
-            } else if attribution == nil {
+            // `attribution!` borrows the argument; `if let` copied it (a retain on every packet)
+            if attribution == nil {
                 unattributed[packet.direction.rawValue] += packet.counters
+            } else if !attribute(packet, attribution!, force: false) {
+                pending.append(packet)
             }
         }
     }
