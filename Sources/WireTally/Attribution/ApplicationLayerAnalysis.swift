@@ -12,16 +12,20 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     public private(set) var layer: Layer? {
         didSet {
             switch layer {
-            case let .http(http): (consumer, attribution) = (http, http)
-            case let .tls(tls): (consumer, attribution) = (tls, tls)
-            case nil: (consumer, attribution) = (nil, nil)
+            case let .http(http): (consumer, attribution, httpLayer) = (http, http, Unmanaged.passUnretained(http))
+            case let .tls(tls): (consumer, attribution, httpLayer) = (tls, tls, nil)
+            case nil: (consumer, attribution, httpLayer) = (nil, nil, nil)
             }
         }
     }
     /// The chosen layer as consumer and as attribution, kept beside `layer` so the per-packet calls
-    /// do not rebuild them from the enum each time.
-    private var consumer: (any TCPStreamConsumer)?
-    private var attribution: (any StreamAttribution)?
+    /// do not rebuild them from the enum each time. `layer` owns the object: these are unowned (no
+    /// reference counting on every packet).
+    private unowned(unsafe) var consumer: (any TCPStreamConsumer)?
+    private unowned(unsafe) var attribution: (any StreamAttribution)?
+    /// The HTTP analysis (the common case), called on every packet without retaining it: a call
+    /// through `consumer`/`attribution` retains and releases the object each time.
+    private var httpLayer: Unmanaged<HTTPConnectionAnalysis>?
     /// The DNS lookup that gave the server address just before the connection opened (the first
     /// connection to an address after an answer claims it), if the capture saw one.
     public let resolution: DNSResolution?
@@ -64,6 +68,9 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     // MARK: TCPStreamConsumer
 
     public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+        if let http = httpLayer {
+            return http._withUnsafeGuaranteedRef { $0.streamData(data, offset: offset, direction: direction, origin: origin) }
+        }
         if let chosen = consumer {
             return chosen.streamData(data, offset: offset, direction: direction, origin: origin)
         }
@@ -94,19 +101,29 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
 
     // MARK: StreamAttribution
 
-    public func examinedLength(_ direction: FlowDirection) -> Int64 { attribution?.examinedLength(direction) ?? 0 }
-
-    public func ownership(_ direction: FlowDirection) -> OwnershipRuns {
-        attribution?.ownership(direction) ?? OwnershipRuns()
+    public func examinedLength(_ direction: FlowDirection) -> Int64 {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.examinedLength(direction) } }
+        return attribution?.examinedLength(direction) ?? 0
     }
 
-    public var exchangeInFlight: Int? { attribution?.exchangeInFlight }
+    public func ownership(_ direction: FlowDirection) -> OwnershipRuns {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.ownership(direction) } }
+        return attribution?.ownership(direction) ?? OwnershipRuns()
+    }
 
-    public var exchangeCount: Int { attribution?.exchangeCount ?? 0 }
+    public var exchangeInFlight: Int? {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.exchangeInFlight } }
+        return attribution?.exchangeInFlight
+    }
+
+    public var exchangeCount: Int {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.exchangeCount } }
+        return attribution?.exchangeCount ?? 0
+    }
 
     /// HTTP/1.x exchanges become final as their responses complete; estimated TLS exchanges only when
     /// the connection ends (a later record burst can still change them).
-    public func isFinal(_ index: Int) -> Bool { http?.isFinal(index) ?? false }
+    public func isFinal(_ index: Int) -> Bool { httpLayer?._withUnsafeGuaranteedRef { $0.isFinal(index) } ?? false }
 
     // MARK: Choice
 

@@ -4,8 +4,8 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
     public private(set) var exchanges: [HTTPExchange] = []
     private var parser: HTTP1ConnectionParser!
     private let measureRegzippedBodies: Bool
-    private var runs = [OwnershipRuns(), OwnershipRuns()]
-    private var examined: [Int64] = [0, 0]
+    private var runs = DirectionPair(OwnershipRuns(), OwnershipRuns())
+    private var examined = DirectionPair<Int64>(0, 0)
     private var endedDirections = 0
 
     public init(limits: HTTPLimits = HTTPLimits()) {

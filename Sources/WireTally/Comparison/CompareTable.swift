@@ -41,10 +41,13 @@ extension CompareRun.Result {
         func percent(_ estimated: Int, _ wire: Int) -> String {
             wire > 0 ? decimal(100 * Double(estimated - wire) / Double(wire)) + "%" : "-"
         }
-        let largest = report.gapByCause.filter { $0.value != 0 }.sorted { abs($0.value) > abs($1.value) }.prefix(3)
-            .map { "\($0.key) \($0.value)" }.joined(separator: ", ")
+        // ties in the order of `GapAttribution.causes` (not in the dictionary's, which varies)
+        let causes = report.gapByCause
+        let largest = GapAttribution.causes.compactMap { name in causes[name].map { (name, $0) } }.filter { $0.1 != 0 }
+            .enumerated().sorted { abs($0.element.1) != abs($1.element.1) ? abs($0.element.1) > abs($1.element.1) : $0.offset < $1.offset }
+            .prefix(3).map { "\($0.element.0) \($0.element.1)" }.joined(separator: ", ")
         return [
-            name, String(report.requests.count), String(report.estimatedUp), String(report.wireUp),
+            name, String(report.requestCount), String(report.estimatedUp), String(report.wireUp),
             percent(report.estimatedUp, report.wireUp), String(report.estimatedDown), String(report.wireDown),
             percent(report.estimatedDown, report.wireDown),
             report.medianErrorPercent.map { decimal($0) + "%" } ?? "-", report.p95ErrorPercent.map { decimal($0) + "%" } ?? "-",

@@ -22,9 +22,9 @@
 /// construction and is checked by `isConserved`.
 public struct ConnectionLedger: Sendable {
     /// Per direction (`FlowDirection.rawValue`): all packets.
-    public private(set) var totals = [DirectionTally(), DirectionTally()]
+    public private(set) var totals = DirectionPair(DirectionTally(), DirectionTally())
     /// Per direction: packets no exchange owns.
-    public private(set) var unattributed = [TrafficCounters(), TrafficCounters()]
+    public private(set) var unattributed = DirectionPair(TrafficCounters(), TrafficCounters())
     /// Per exchange index: the packets it owns.
     public private(set) var exchanges: [ExchangeWire] = []
     /// Exchanges 0..<sealedCount are final: nothing is attributed to them any more.
@@ -37,10 +37,10 @@ public struct ConnectionLedger: Sendable {
     /// packet can become attributable, so a pass is skipped (behind a hole, thousands may wait).
     private var examinedAtLastPass: (up: Int64, down: Int64) = (-1, -1)
     /// Setup and teardown packets, settled at close (first/last exchange, or unattributed).
-    private var setup = [DirectionTally(), DirectionTally()]
-    private var teardown = [DirectionTally(), DirectionTally()]
+    private var setup = DirectionPair(DirectionTally(), DirectionTally())
+    private var teardown = DirectionPair(DirectionTally(), DirectionTally())
     /// Per direction: how far the peer has acknowledged the stream.
-    private var acknowledged: [Int64] = [0, 0]
+    private var acknowledged = DirectionPair<Int64>(0, 0)
 
     public init() {}
 
@@ -62,10 +62,11 @@ public struct ConnectionLedger: Sendable {
             teardown[packet.direction.rawValue].add(
                 packet.counters, as: .teardown, duplicatePayloadBytes: packet.duplicatePayloadBytes)
         default:
-            if let attribution, !attribute(packet, attribution, force: false) {
-                pending.append(packet)
-            } else if attribution == nil {
+            // `attribution!` borrows the argument; `if let` copied it (a retain on every packet)
+            if attribution == nil {
                 unattributed[packet.direction.rawValue] += packet.counters
+            } else if !attribute(packet, attribution!, force: false) {
+                pending.append(packet)
             }
         }
     }
@@ -99,8 +100,8 @@ public struct ConnectionLedger: Sendable {
             let last = count > sealedCount ? count - 1 : nil
             settle(teardown[direction.rawValue], direction: direction, exchange: last)
         }
-        setup = [DirectionTally(), DirectionTally()]
-        teardown = [DirectionTally(), DirectionTally()]
+        setup = DirectionPair(DirectionTally(), DirectionTally())
+        teardown = DirectionPair(DirectionTally(), DirectionTally())
         sealedCount = max(sealedCount, count)
     }
 
@@ -129,13 +130,13 @@ public struct ConnectionLedger: Sendable {
                 for direction in FlowDirection.allCases {
                     settle(setup[direction.rawValue], direction: direction, exchange: 0)
                 }
-                setup = [DirectionTally(), DirectionTally()]
+                setup = DirectionPair(DirectionTally(), DirectionTally())
             }
             if sealedCount == count - 1 {
                 for direction in FlowDirection.allCases {
                     settle(teardown[direction.rawValue], direction: direction, exchange: sealedCount)
                 }
-                teardown = [DirectionTally(), DirectionTally()]
+                teardown = DirectionPair(DirectionTally(), DirectionTally())
             }
             sealedCount += 1
         }

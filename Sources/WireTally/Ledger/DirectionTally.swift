@@ -42,7 +42,13 @@ public struct DirectionTally: Hashable, Sendable {
 
     /// Counts one packet.
     public mutating func add(_ counters: TrafficCounters, as category: PacketCategory, duplicatePayloadBytes: Int) {
-        self[category] += counters
+        switch category {  // in place: the subscript's get/set would copy the counters
+        case .setup: setup += counters
+        case .payload: payload += counters
+        case .retransmission: retransmission += counters
+        case .ack: ack += counters
+        case .teardown: teardown += counters
+        }
         retransmittedPayloadBytes += duplicatePayloadBytes
     }
 

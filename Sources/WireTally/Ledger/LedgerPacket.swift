@@ -31,12 +31,12 @@ public struct LedgerPacket: Sendable {
 /// The wire cost of one exchange: its share of the connection's packets, per direction.
 public struct ExchangeWire: Hashable, Sendable {
     /// Per direction (`FlowDirection.rawValue`).
-    public var tallies = [DirectionTally(), DirectionTally()]
+    public var tallies = DirectionPair(DirectionTally(), DirectionTally())
     /// Per direction: payload bytes after an Upgrade/CONNECT (other protocols carried by the exchange).
-    public var upgradedPayloadBytes = [0, 0]
+    public var upgradedPayloadBytes = DirectionPair(0, 0)
     /// Per direction: capture times of the first and the last packet that carried payload bytes of the
     /// exchange (retransmissions included: the last one may be the retransmission that filled a hole).
-    public var payloadTimes: [ClosedRange<Timestamp>?] = [nil, nil]
+    public var payloadTimes = DirectionPair<ClosedRange<Timestamp>?>(nil, nil)
 
     public init() {}
 

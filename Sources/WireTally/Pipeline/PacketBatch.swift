@@ -14,7 +14,9 @@ final class PacketBatch {
     }
 
     /// Bytes a batch holds before it is handed over (a packet bigger than that gets a batch of its own).
-    static let byteCapacity = 1 << 20
+    /// Small enough that the batches in flight stay in the caches between the reader's copy and the
+    /// analysis (1 MiB batches cost 20 % more CPU; 64 KiB ones more hand-overs).
+    static let byteCapacity = 256 << 10
 
     private(set) var slots: [Slot] = []
     /// Bytes the reader had read from its files when the batch was handed over (for progress).

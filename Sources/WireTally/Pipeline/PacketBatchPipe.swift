@@ -12,7 +12,7 @@ final class PacketBatchPipe: @unchecked Sendable {
     private var full: [PacketBatch] = []
     private var isClosed = false
 
-    /// - Parameter batches: batches in flight at most (memory: about 1 MiB each).
+    /// - Parameter batches: batches in flight at most (memory: `PacketBatch.byteCapacity` each).
     init(batches: Int) {
         empty = (0..<max(2, batches)).map { _ in PacketBatch() }
         full.reserveCapacity(empty.count)

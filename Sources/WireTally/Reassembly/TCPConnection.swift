@@ -55,8 +55,12 @@ public final class TCPConnection: ActivityTracked {
     /// Receives the reassembled streams, if anything wants them.
     public let consumer: (any TCPStreamConsumer)?
     /// The consumer's view of which exchange owns which stream bytes, when it is an application-layer
-    /// analyzer.
-    public let attribution: (any StreamAttribution)?
+    /// analyzer (the same object as `consumer`, which owns it: unowned, no reference counting on every
+    /// packet).
+    public unowned(unsafe) let attribution: (any StreamAttribution)?
+    /// `consumer` when it is the application-layer analysis (the default), unretained: the per-packet
+    /// ledger calls go through it.
+    private let applicationLayer: Unmanaged<ApplicationLayerAnalysis>?
 
     private var up: TCPStreamDirection
     private var down: TCPStreamDirection
@@ -86,6 +90,7 @@ public final class TCPConnection: ActivityTracked {
         lastTimestamp = timestamp
         self.consumer = consumer
         attribution = consumer as? any StreamAttribution
+        applicationLayer = (consumer as? ApplicationLayerAnalysis).map { Unmanaged.passUnretained($0) }
         up = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes)
         down = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes)
     }
@@ -154,13 +159,24 @@ public final class TCPConnection: ActivityTracked {
 
         var counters = ip.wire
         counters.payloadBytes = tcp.payloadLength
-        ledger.record(
-            LedgerPacket(
-                direction: direction, category: category, counters: counters,
-                duplicatePayloadBytes: Int(outcome.duplicateBytes), streamRange: outcome.range,
-                newlyAcknowledged: newlyAcknowledged, timestamp: ip.timestamp),
-            attribution: attribution)
-        guard let attribution else { return false }
+        let packet = LedgerPacket(
+            direction: direction, category: category, counters: counters,
+            duplicatePayloadBytes: Int(outcome.duplicateBytes), streamRange: outcome.range,
+            newlyAcknowledged: newlyAcknowledged, timestamp: ip.timestamp)
+        if let application = applicationLayer {
+            // the common case, without retaining the analysis for the calls (an atomic on a cold line)
+            return application._withUnsafeGuaranteedRef { account(packet, $0) }
+        }
+        guard let attribution else {
+            ledger.record(packet, attribution: nil)
+            return false
+        }
+        return account(packet, attribution)
+    }
+
+    /// Counts and attributes one packet in the ledger and seals what became final; true when any was.
+    private func account(_ packet: LedgerPacket, _ attribution: any StreamAttribution) -> Bool {
+        ledger.record(packet, attribution: attribution)
         ledger.attributePending(attribution)
         return ledger.sealFinished(attribution)
     }

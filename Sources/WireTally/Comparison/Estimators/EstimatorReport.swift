@@ -78,17 +78,35 @@ public struct EstimatedRequest: Sendable {
 ///   each request's.
 /// - `median_error_pct` is the median of the signed per-request error percent, `p95_error_pct` the 95th
 ///   percentile (nearest rank) of its absolute value, over the requests with wire > 0.
-/// - `worst`: the 5 requests with the largest absolute error in bytes.
+/// - `worst`: the 5 requests with the largest absolute error in bytes (the earlier one first on a tie).
 /// - `skipped`: exchanges the estimator cannot estimate (naive/rebuilt on encrypted exchanges);
 ///   `approximated`: exchanges whose re-gzipped size was approximated (body not retained completely).
+///
+/// Memory does not grow with the capture beyond one `Double` per request (the error percents the
+/// median and the 95th percentile need): sums are kept as requests are added, and only the current
+/// worst requests are kept whole.
 public struct EstimatorReport: Sendable {
     /// The estimator's name (or, for an app log, the name the report is given).
     public let name: String
     /// The built-in estimator, nil when the estimates come from elsewhere (an app log).
     public let estimator: Estimator?
     public let level: WireLevel
-    public private(set) var requests: [EstimatedRequest] = []
+    /// Requests estimated (skipped ones not included).
+    public private(set) var requestCount = 0
     public private(set) var skipped = 0
+    /// Requests whose re-gzipped size was approximated.
+    public private(set) var approximatedCount = 0
+    public private(set) var estimatedUp = 0
+    public private(set) var estimatedDown = 0
+    public private(set) var wireUp = 0
+    public private(set) var wireDown = 0
+    public private(set) var dnsWire = 0
+    /// Sum of every request's causes (empty before the first request).
+    public private(set) var gapByCause: [String: Int] = [:]
+    /// The requests with the largest absolute error in bytes, largest first (earlier first on a tie).
+    public private(set) var worst: [EstimatedRequest] = []
+    /// Signed error percent of each request with wire > 0, in the order added.
+    private var errorPercents: [Double] = []
     public static let worstCount = 5
 
     public init(estimator: Estimator, level: WireLevel) {
@@ -116,32 +134,34 @@ public struct EstimatorReport: Sendable {
     /// Adds one exchange with an estimate given as a breakdown.
     public mutating func add(_ exchange: HTTPExchange, _ connection: TCPConnection, breakdown: EstimateBreakdown) {
         let gap = GapAttribution(exchange: exchange, connection: connection, breakdown: breakdown, level: level)
+        requestCount += 1
+        if breakdown.approximated { approximatedCount += 1 }
+        estimatedUp += gap.estimate.up
+        estimatedDown += gap.estimate.down
+        wireUp += gap.wireUp
+        wireDown += gap.wireDown
+        dnsWire += gap.dns
+        gapByCause.merge(gap.byCause, uniquingKeysWith: +)
+        let errorBytes = gap.estimated - gap.wire
+        if gap.wire > 0 { errorPercents.append(100 * Double(errorBytes) / Double(gap.wire)) }
+        // after every kept request with an error at least as large: a tie keeps the earlier one first
+        let position = worst.firstIndex { abs($0.errorBytes) < abs(errorBytes) } ?? worst.count
+        guard position < Self.worstCount else { return }
         let url: String
         if let request = exchange.request ?? (breakdown.encrypted ? exchange.response : nil) {
             url = HAREntry.url(of: request, connection: connection, serverName: exchange.serverName)
         } else {
             url = "http://" + connection.serverEndpoint  // a response whose request the capture missed
         }
-        requests.append(EstimatedRequest(
-            method: exchange.request?.method ?? "", url: url, gap: gap, approximated: breakdown.approximated))
-    }
-
-    public var estimatedUp: Int { requests.reduce(0) { $0 + $1.gap.estimate.up } }
-    public var estimatedDown: Int { requests.reduce(0) { $0 + $1.gap.estimate.down } }
-    public var wireUp: Int { requests.reduce(0) { $0 + $1.gap.wireUp } }
-    public var wireDown: Int { requests.reduce(0) { $0 + $1.gap.wireDown } }
-    public var dnsWire: Int { requests.reduce(0) { $0 + $1.gap.dns } }
-
-    /// Sum of every request's causes.
-    public var gapByCause: [String: Int] {
-        var sum: [String: Int] = [:]
-        for request in requests { sum.merge(request.gap.byCause, uniquingKeysWith: +) }
-        return sum
+        worst.insert(
+            EstimatedRequest(method: exchange.request?.method ?? "", url: url, gap: gap, approximated: breakdown.approximated),
+            at: position)
+        if worst.count > Self.worstCount { worst.removeLast() }
     }
 
     /// Median of the signed error percent over requests with wire > 0.
     public var medianErrorPercent: Double? {
-        let values = requests.compactMap(\.errorPercent).sorted()
+        let values = errorPercents.sorted()
         guard !values.isEmpty else { return nil }
         let middle = values.count / 2
         return values.count % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2
@@ -149,18 +169,10 @@ public struct EstimatorReport: Sendable {
 
     /// 95th percentile (nearest rank) of the absolute error percent over requests with wire > 0.
     public var p95ErrorPercent: Double? {
-        let values = requests.compactMap(\.errorPercent).map(abs).sorted()
+        let values = errorPercents.map(abs).sorted()
         guard !values.isEmpty else { return nil }
         let rank = Int((0.95 * Double(values.count)).rounded(.up))
         return values[max(rank, 1) - 1]
-    }
-
-    /// The requests with the largest absolute error in bytes, largest first.
-    public var worst: [EstimatedRequest] {
-        Array(requests.enumerated().sorted {
-            abs($0.element.errorBytes) != abs($1.element.errorBytes)
-                ? abs($0.element.errorBytes) > abs($1.element.errorBytes) : $0.offset < $1.offset
-        }.prefix(Self.worstCount).map(\.element))
     }
 
     static func format(_ value: Double) -> String { String(format: "%.2f", value) }
@@ -178,9 +190,9 @@ public struct EstimatorReport: Sendable {
         return .object([
             ("name", .string(name)),
             ("level", .string(level.rawValue)),
-            ("requests", .integer(requests.count)),
+            ("requests", .integer(requestCount)),
             ("skipped", .integer(skipped)),
-            ("approximated", .integer(requests.filter(\.approximated).count)),
+            ("approximated", .integer(approximatedCount)),
             ("up", Self.side(estimated: estimatedUp, wire: wireUp)),
             ("down", Self.side(estimated: estimatedDown, wire: wireDown)),
             ("dns", .object([("wire", .integer(dnsWire))])),

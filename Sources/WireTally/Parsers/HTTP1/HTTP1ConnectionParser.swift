@@ -241,11 +241,18 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     }
 
     private func consumeBody(_ side: Side, _ bytes: UnsafeRawBufferPointer) {
-        side.message?.bytes.body += bytes.count
-        side.message?.decoder?.feed(bytes)
+        Self.consumeBody(&side.message, bytes, retainedBodyBytes: limits.retainedBodyBytes)
+    }
+
+    /// Counts, decodes and retains body bytes in one access to the message (reading it through the
+    /// side's optional would copy the whole builder, headers and all, for every packet).
+    private static func consumeBody(_ message: inout Builder?, _ bytes: UnsafeRawBufferPointer, retainedBodyBytes: Int) {
+        guard message != nil else { return }
+        message!.bytes.body += bytes.count
+        message!.decoder?.feed(bytes)
         // Body retention (off when `retainedBodyBytes` is 0): raw bytes of a body without coding.
-        if let kept = side.message?.retained?.count, kept < limits.retainedBodyBytes {
-            side.message!.retained!.append(contentsOf: bytes.prefix(limits.retainedBodyBytes - kept))
+        if let kept = message!.retained?.count, kept < retainedBodyBytes {
+            message!.retained!.append(contentsOf: bytes.prefix(retainedBodyBytes - kept))
         }
     }
 
