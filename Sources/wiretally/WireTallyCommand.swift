@@ -67,6 +67,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "Out-of-order bytes buffered per connection direction before a hole is declared missing.")
     var maxBufferedBytes: Int = ReassemblyLimits().maxBufferedBytesPerDirection
 
+    @Option(help: "Out-of-order bytes buffered across all connections before the connections holding the most have a hole declared missing.")
+    var maxBufferedBytesTotal: Int = ReassemblyLimits().maxBufferedBytesTotal
+
     @Option(help: "Seconds without packets after which an open connection is reported.")
     var idleTimeout: Int64 = ReassemblyLimits().idleTimeoutSeconds
 
@@ -101,6 +104,7 @@ struct Analyze: ParsableCommand {
         var limits = ReassemblyLimits()
         limits.maxConnections = max(1, maxConnections)
         limits.maxBufferedBytesPerDirection = max(0, maxBufferedBytes)
+        limits.maxBufferedBytesTotal = max(0, maxBufferedBytesTotal)
         limits.idleTimeoutSeconds = max(1, idleTimeout)
         limits.settleNanoseconds = settle.map { Int64(max(0, $0) * 1e9) }
         var http = HTTPLimits()

@@ -92,6 +92,7 @@ public enum RecordEncoding {
                 ("flows", .integer(summary.flowEvictions)),
             ])),
             ("idle_expirations", .integer(summary.idleExpirations)),
+            ("buffer_cap_gaps", .integer(summary.bufferCapGaps)),
             ("bad_checksums", .object([
                 ("ip", .integer(summary.badIPChecksums)),
                 ("transport", .integer(summary.badTransportChecksums)),

@@ -147,6 +147,7 @@ public final class CaptureAnalyzer {
         summary.timestampDigits = timestampDigits
         summary.connectionEvictions = reassembler.evictions
         summary.idleExpirations = reassembler.idleExpirations
+        summary.bufferCapGaps = reassembler.bufferCapGaps
         summary.flowEvictions = flowTracker.evictions
         summary.badIPChecksums = decoder.statistics.badIPv4HeaderChecksums
         summary.badTransportChecksums = decoder.statistics.badTransportChecksums

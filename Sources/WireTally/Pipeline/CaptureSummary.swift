@@ -31,6 +31,9 @@ public struct CaptureSummary: Sendable {
     public var connectionEvictions = 0
     public var flowEvictions = 0
     public var idleExpirations = 0
+    /// Holes declared missing because the out-of-order bytes of all connections exceeded
+    /// `ReassemblyLimits.maxBufferedBytesTotal`.
+    public var bufferCapGaps = 0
     public var badIPChecksums = 0
     public var badTransportChecksums = 0
     public var fragmentedDatagrams = 0

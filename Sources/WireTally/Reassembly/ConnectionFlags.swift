@@ -41,6 +41,8 @@ public struct ConnectionFlags: OptionSet, Hashable, Sendable {
     /// Packets came for an exchange after its record was sealed (spurious retransmissions, late
     /// duplicates): they are counted in the unattributed rest.
     public static let lateAfterSealing = ConnectionFlags(rawValue: 1 << 17)
+    /// The cap on out-of-order bytes buffered across all connections forced a stream past a hole.
+    public static let totalBufferOverflow = ConnectionFlags(rawValue: 1 << 18)
 
     private static let names: [(ConnectionFlags, String)] = [
         (.midstream, "midstream"), (.established, "established"), (.reset, "reset"),
@@ -49,7 +51,7 @@ public struct ConnectionFlags: OptionSet, Hashable, Sendable {
         (.badChecksum, "bad_checksum"), (.outOfWindow, "out_of_window"), (.rebased, "isn_rebased"),
         (.bufferOverflow, "buffer_overflow"), (.evicted, "evicted"), (.idleTimeout, "idle_timeout"),
         (.openAtEnd, "open_at_end"), (.portReused, "port_reused"), (.fragmented, "fragmented"),
-        (.lateAfterSealing, "late_after_seal"),
+        (.lateAfterSealing, "late_after_seal"), (.totalBufferOverflow, "total_buffer_overflow"),
     ]
 
     /// The flag names, in a fixed order.

@@ -17,6 +17,11 @@ struct OutOfOrderBuffer {
     private(set) var segments: [BufferedSegment] = []
     /// Captured bytes held.
     private(set) var heldBytes = 0
+    /// The reassembler's running total of bytes held by every buffer (see
+    /// `TCPReassembler.bufferedBytes`), kept in step with `heldBytes`; nil when nothing counts.
+    private let total: UnsafeMutablePointer<Int>?
+
+    init(total: UnsafeMutablePointer<Int>?) { self.total = total }
 
     var isEmpty: Bool { segments.isEmpty }
     var firstOffset: Int64? { segments.first?.offset }
@@ -46,6 +51,7 @@ struct OutOfOrderBuffer {
                     offset: cursor, bytes: Self.slice(captured, from: cursor - offset, to: pieceEnd - offset),
                     length: pieceEnd - cursor, origin: origin)
                 heldBytes += piece.bytes.count
+                total?.pointee += piece.bytes.count
                 result.newBytes += piece.length
                 segments.insert(piece, at: index)
                 index += 1
@@ -77,12 +83,8 @@ struct OutOfOrderBuffer {
         guard !segments.isEmpty else { return nil }
         let first = segments.removeFirst()
         heldBytes -= first.bytes.count
+        total?.pointee -= first.bytes.count
         return first
-    }
-
-    mutating func removeAll() {
-        segments.removeAll()
-        heldBytes = 0
     }
 
     /// Index of the first segment whose end is after `offset` (binary search).

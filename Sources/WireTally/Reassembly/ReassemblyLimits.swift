@@ -3,6 +3,12 @@ public struct ReassemblyLimits: Sendable {
     /// Out-of-order bytes buffered per connection direction before the stream is forced past its first
     /// hole (declared missing).
     public var maxBufferedBytesPerDirection: Int = 4 << 20
+    /// Out-of-order bytes buffered across all connections; beyond it the connections holding the most
+    /// are forced past their first holes. Without it, `maxConnections` directions could each hold
+    /// `maxBufferedBytesPerDirection` (50,000 × 2 × 4 MiB). 64 MiB is 16 directions at their own cap
+    /// at once — far more than reordering on real links holds (a window or two per connection) —
+    /// while bounding the buffers to about 64 MiB plus their per-segment overhead.
+    public var maxBufferedBytesTotal: Int = 64 << 20
     /// Recently delivered bytes kept per direction to detect retransmissions with conflicting content.
     public var overlapCheckHistoryBytes: Int = 64 << 10
     /// Live connections (and, separately, UDP/other flows) tracked at once; the least recently active is

@@ -76,9 +76,10 @@ public final class TCPConnection: ActivityTracked {
     /// Exchanges already handed to the output (the analyzer's bookkeeping).
     var exchangesReported = 0
 
+    /// - Parameter bufferedTotal: the reassembler's count of out-of-order bytes held by all connections.
     init(
         id: Int, endpoints: Endpoints, timestamp: Timestamp, limits: ReassemblyLimits,
-        consumer: (any TCPStreamConsumer)?
+        consumer: (any TCPStreamConsumer)?, bufferedTotal: UnsafeMutablePointer<Int>? = nil
     ) {
         self.id = id
         client = endpoints.client
@@ -91,8 +92,8 @@ public final class TCPConnection: ActivityTracked {
         self.consumer = consumer
         attribution = consumer as? any StreamAttribution
         applicationLayer = (consumer as? ApplicationLayerAnalysis).map { Unmanaged.passUnretained($0) }
-        up = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes)
-        down = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes)
+        up = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes, bufferedTotal: bufferedTotal)
+        down = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes, bufferedTotal: bufferedTotal)
     }
 
     /// `ip:port` of the client and server (`[ip]:port` for IPv6).
@@ -211,6 +212,18 @@ public final class TCPConnection: ActivityTracked {
 
     /// Captured out-of-order bytes held by both directions.
     var heldBytes: Int { up.heldBytes + down.heldBytes }
+
+    /// Forces the direction holding more out-of-order bytes past its first hole (the reassembler's
+    /// total buffer cap was exceeded) and flags the connection; true when that sealed an exchange.
+    func forcePastFirstHole() -> Bool {
+        let direction: FlowDirection = up.heldBytes >= down.heldBytes ? .up : .down
+        let delivery = StreamDelivery(consumer: consumer, direction: direction)
+        guard withStream(direction, { $0.forcePastFirstHole(delivery: delivery) }) else { return false }
+        flags.insert(.totalBufferOverflow)
+        guard let attribution else { return false }
+        ledger.attributePending(attribution)
+        return ledger.sealFinished(attribution)
+    }
 
     // MARK: - Private
 

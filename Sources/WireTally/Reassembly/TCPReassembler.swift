@@ -7,6 +7,15 @@ public final class TCPReassembler {
     public private(set) var evictions = 0
     /// Connections finalised by the idle timeout while still open.
     public private(set) var idleExpirations = 0
+    /// Holes declared missing to respect `limits.maxBufferedBytesTotal`.
+    public private(set) var bufferCapGaps = 0
+    /// Out-of-order bytes buffered now by all live connections (never above
+    /// `limits.maxBufferedBytesTotal` between packets).
+    public var bufferedBytes: Int { bufferedTotal.pointee }
+
+    /// Kept up to date by every connection's out-of-order buffers as they grow and shrink: an add
+    /// only when a segment is held or released, nothing on in-order packets.
+    private let bufferedTotal: UnsafeMutablePointer<Int>
 
     private var table = ActivityTable<TCPConnection>()
     private let makeConsumer: (TCPConnection.Endpoints) -> (any TCPStreamConsumer)?
@@ -32,7 +41,11 @@ public final class TCPReassembler {
         self.makeConsumer = makeConsumer
         self.sealed = sealed
         self.finished = finished
+        bufferedTotal = .allocate(capacity: 1)
+        bufferedTotal.initialize(to: 0)
     }
+
+    deinit { bufferedTotal.deallocate() }
 
     /// Live connections.
     public var connectionCount: Int { table.count }
@@ -54,6 +67,31 @@ public final class TCPReassembler {
         if let settle = limits.settleNanoseconds { nextSettle = min(nextSettle, ip.timestamp.nanoseconds + settle) }
         table.touch(live)
         if live.process(ip, tcp, limits: limits) { sealed(live) }
+        if bufferedTotal.pointee > limits.maxBufferedBytesTotal { enforceBufferCap() }
+    }
+
+    /// Brings the out-of-order bytes of all connections to 3/4 of `limits.maxBufferedBytesTotal`
+    /// by forcing streams past their first holes, the connections holding the most first, each
+    /// until it holds nothing or the target is reached.
+    ///
+    /// Biggest first: each forced hole frees the most bytes, so the fewest holes are declared
+    /// missing, and a hostile connection piling megabytes behind a hole goes before ordinary
+    /// reordering, which holds a window at most (least recently active would pick idle victims
+    /// with a few bytes instead). The scan of every live connection runs only when the cap is
+    /// exceeded, and stopping a quarter below it means another quarter of the cap must arrive
+    /// out of order before the next scan.
+    private func enforceBufferCap() {
+        let target = limits.maxBufferedBytesTotal - limits.maxBufferedBytesTotal / 4
+        let holders = table.flows.values.filter { $0.heldBytes > 0 }.sorted {
+            ($0.heldBytes, $1.id) > ($1.heldBytes, $0.id)
+        }
+        for connection in holders {
+            while bufferedTotal.pointee > target, connection.heldBytes > 0 {
+                bufferCapGaps += 1
+                if connection.forcePastFirstHole() { sealed(connection) }
+            }
+            if bufferedTotal.pointee <= target { return }
+        }
     }
 
     /// Seals the last exchanges of connections idle for `limits.settleNanoseconds` at time `now`.
@@ -105,7 +143,7 @@ public final class TCPReassembler {
         let endpoints = TCPConnection.Endpoints(ip, tcp)
         let connection = TCPConnection(
             id: nextID(), endpoints: endpoints, timestamp: ip.timestamp, limits: limits,
-            consumer: makeConsumer(endpoints))
+            consumer: makeConsumer(endpoints), bufferedTotal: bufferedTotal)
         table.insert(connection, for: key)
         return connection
     }

@@ -41,10 +41,14 @@ struct TCPStreamDirection {
     /// True when the first data lay far from the SYN's sequence number and the stream was re-based on it.
     private(set) var wasRebased = false
 
-    private var buffer = OutOfOrderBuffer()
+    private var buffer: OutOfOrderBuffer
     private var history: DeliveredHistory
 
-    init(historyCapacity: Int) { history = DeliveredHistory(capacity: historyCapacity) }
+    /// - Parameter bufferedTotal: the reassembler's count of out-of-order bytes held by all streams.
+    init(historyCapacity: Int, bufferedTotal: UnsafeMutablePointer<Int>?) {
+        history = DeliveredHistory(capacity: historyCapacity)
+        buffer = OutOfOrderBuffer(total: bufferedTotal)
+    }
 
     /// Captured out-of-order bytes held now.
     var heldBytes: Int { buffer.heldBytes }
@@ -127,9 +131,8 @@ struct TCPStreamDirection {
             outcome.duplicateBytes += end - start - insertion.newBytes
             conflictingBytes += insertion.conflictingBytes
             drain(delivery: delivery)
-            while buffer.heldBytes > limits.maxBufferedBytesPerDirection, let first = buffer.firstOffset {
+            while buffer.heldBytes > limits.maxBufferedBytesPerDirection, forcePastFirstHole(delivery: delivery) {
                 bufferOverflows += 1
-                skipHole(to: first, delivery: delivery)
             }
             skipAcknowledgedHole(delivery: delivery)
         }
@@ -171,6 +174,14 @@ struct TCPStreamDirection {
         isFinished = true
         history = DeliveredHistory(capacity: 0)  // nothing more is compared: free the ring
         delivery.ended()
+    }
+
+    /// Declares the hole before the first held segment missing and delivers what continues after it,
+    /// to free buffered bytes (a buffer cap was exceeded); false when nothing is held.
+    mutating func forcePastFirstHole(delivery: StreamDelivery) -> Bool {
+        guard let first = buffer.firstOffset else { return false }
+        skipHole(to: first, delivery: delivery)
+        return true
     }
 
     // MARK: - Delivery
