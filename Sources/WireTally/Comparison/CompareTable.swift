@@ -39,7 +39,7 @@ extension CompareRun.Result {
 
     private static func cells(_ report: EstimatorReport, name: String) -> [String] {
         func percent(_ estimated: Int, _ wire: Int) -> String {
-            wire > 0 ? decimal(100 * Double(estimated - wire) / Double(wire)) + "%" : "-"
+            EstimatorReport.errorPercent(estimated: estimated, wire: wire).map { decimal($0) + "%" } ?? "-"
         }
         // ties in the order of `GapAttribution.causes` (not in the dictionary's, which varies)
         let causes = report.gapByCause

@@ -95,13 +95,8 @@ public struct ConnectionLedger: Sendable {
         }
         pending.removeAll()
         let count = attribution?.exchangeCount ?? 0
-        for direction in FlowDirection.allCases {
-            settle(setup[direction.rawValue], direction: direction, exchange: count > 0 ? 0 : nil)
-            let last = count > sealedCount ? count - 1 : nil
-            settle(teardown[direction.rawValue], direction: direction, exchange: last)
-        }
-        setup = DirectionPair(DirectionTally(), DirectionTally())
-        teardown = DirectionPair(DirectionTally(), DirectionTally())
+        settleSetup(to: count > 0 ? 0 : nil)
+        settleTeardown(to: count > sealedCount ? count - 1 : nil)
         sealedCount = max(sealedCount, count)
     }
 
@@ -126,18 +121,8 @@ public struct ConnectionLedger: Sendable {
         while sealedCount < (includingLast ? count : count - 1), attribution.isFinal(sealedCount),
               FlowDirection.allCases.allSatisfy({ isAcknowledged(through: sealedCount, $0, attribution) })
         {
-            if sealedCount == 0 {
-                for direction in FlowDirection.allCases {
-                    settle(setup[direction.rawValue], direction: direction, exchange: 0)
-                }
-                setup = DirectionPair(DirectionTally(), DirectionTally())
-            }
-            if sealedCount == count - 1 {
-                for direction in FlowDirection.allCases {
-                    settle(teardown[direction.rawValue], direction: direction, exchange: sealedCount)
-                }
-                teardown = DirectionPair(DirectionTally(), DirectionTally())
-            }
+            if sealedCount == 0 { settleSetup(to: 0) }
+            if sealedCount == count - 1 { settleTeardown(to: sealedCount) }
             sealedCount += 1
         }
         return sealedCount > before
@@ -234,13 +219,27 @@ public struct ConnectionLedger: Sendable {
         if counters.payloadBytes > 0 { exchanges[owner.exchange].notePayload(at: packet.timestamp, direction: packet.direction) }
     }
 
-    private mutating func settle(_ tally: DirectionTally, direction: FlowDirection, exchange: Int?) {
-        guard let exchange else {
-            unattributed[direction.rawValue] += tally.total
-            return
+    /// Gives the setup packets held so far to `exchange` (the unattributed rest when nil).
+    private mutating func settleSetup(to exchange: Int?) {
+        settle(setup, exchange: exchange)
+        setup = DirectionPair(DirectionTally(), DirectionTally())
+    }
+
+    /// Gives the teardown packets held so far to `exchange` (the unattributed rest when nil).
+    private mutating func settleTeardown(to exchange: Int?) {
+        settle(teardown, exchange: exchange)
+        teardown = DirectionPair(DirectionTally(), DirectionTally())
+    }
+
+    private mutating func settle(_ tallies: DirectionPair<DirectionTally>, exchange: Int?) {
+        for direction in FlowDirection.allCases {
+            guard let exchange else {
+                unattributed[direction.rawValue] += tallies[direction.rawValue].total
+                continue
+            }
+            growExchanges(to: exchange)
+            exchanges[exchange].tallies[direction.rawValue] += tallies[direction.rawValue]
         }
-        growExchanges(to: exchange)
-        exchanges[exchange].tallies[direction.rawValue] += tally
     }
 
     private mutating func growExchanges(to index: Int) {

@@ -11,4 +11,8 @@ public final class RecordTee: RecordWriter {
     public func finish(summary: CaptureSummary, files: [String]) {
         for writer in writers { writer.finish(summary: summary, files: files) }
     }
+
+    public func flush() {
+        for writer in writers { writer.flush() }
+    }
 }

@@ -178,6 +178,12 @@ public final class TCPConnection: ActivityTracked {
     /// Counts and attributes one packet in the ledger and seals what became final; true when any was.
     private func account(_ packet: LedgerPacket, _ attribution: any StreamAttribution) -> Bool {
         ledger.record(packet, attribution: attribution)
+        return attributeAndSeal(attribution)
+    }
+
+    /// Attributes the packets waiting for bytes the analyzer has now examined and seals what became
+    /// final; true when any exchange was sealed.
+    private func attributeAndSeal(_ attribution: any StreamAttribution) -> Bool {
         ledger.attributePending(attribution)
         return ledger.sealFinished(attribution)
     }
@@ -221,8 +227,7 @@ public final class TCPConnection: ActivityTracked {
         guard withStream(direction, { $0.forcePastFirstHole(delivery: delivery) }) else { return false }
         flags.insert(.totalBufferOverflow)
         guard let attribution else { return false }
-        ledger.attributePending(attribution)
-        return ledger.sealFinished(attribution)
+        return attributeAndSeal(attribution)
     }
 
     // MARK: - Private

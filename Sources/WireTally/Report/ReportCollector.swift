@@ -61,7 +61,7 @@ final class ReportCollector: RecordWriter {
         totals.messageBytes += Self.messageBytes(json["request"], estimated: flags.contains("estimated"))
             + Self.messageBytes(json["response"], estimated: flags.contains("estimated"))
         let status = exchange.response?.status
-        if let status { if status >= 400 { totals.httpErrors += 1 } } else if exchange.response == nil { totals.httpErrors += 1 }
+        if exchange.response == nil || (status ?? 0) >= 400 { totals.httpErrors += 1 }
         let parts = EndpointAggregator.request(of: exchange, connection: connection)
         let endpoint = EndpointAggregator.endpoint(method: parts.method, host: parts.host, target: parts.target)
         let timing = json["timing"]

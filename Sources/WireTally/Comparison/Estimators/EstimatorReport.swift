@@ -51,7 +51,7 @@ public struct EstimatedRequest: Sendable {
     /// estimated − wire (negative: the estimator under-counted).
     public var errorBytes: Int { gap.estimated - gap.wire }
     /// 100 · error / wire (nil when wire is 0).
-    public var errorPercent: Double? { gap.wire > 0 ? 100 * Double(errorBytes) / Double(gap.wire) : nil }
+    public var errorPercent: Double? { EstimatorReport.errorPercent(estimated: gap.estimated, wire: gap.wire) }
 
     public var json: JSONValue {
         .object([
@@ -143,7 +143,7 @@ public struct EstimatorReport: Sendable {
         dnsWire += gap.dns
         gapByCause.merge(gap.byCause, uniquingKeysWith: +)
         let errorBytes = gap.estimated - gap.wire
-        if gap.wire > 0 { errorPercents.append(100 * Double(errorBytes) / Double(gap.wire)) }
+        if let percent = Self.errorPercent(estimated: gap.estimated, wire: gap.wire) { errorPercents.append(percent) }
         // after every kept request with an error at least as large: a tie keeps the earlier one first
         let position = worst.firstIndex { abs($0.errorBytes) < abs(errorBytes) } ?? worst.count
         guard position < Self.worstCount else { return }
@@ -177,11 +177,15 @@ public struct EstimatorReport: Sendable {
 
     static func format(_ value: Double) -> String { String(format: "%.2f", value) }
 
+    /// 100 · (estimated − wire) / wire: signed, negative when the estimate is short; nil without wire bytes.
+    static func errorPercent(estimated: Int, wire: Int) -> Double? {
+        wire > 0 ? 100 * Double(estimated - wire) / Double(wire) : nil
+    }
+
     static func side(estimated: Int, wire: Int) -> JSONValue {
-        let error = estimated - wire
-        return .object([
-            ("estimated", .integer(estimated)), ("wire", .integer(wire)), ("error_bytes", .integer(error)),
-            ("error_pct", wire > 0 ? .number(format(100 * Double(error) / Double(wire))) : .null),
+        .object([
+            ("estimated", .integer(estimated)), ("wire", .integer(wire)), ("error_bytes", .integer(estimated - wire)),
+            ("error_pct", errorPercent(estimated: estimated, wire: wire).map { .number(format($0)) } ?? .null),
         ])
     }
 
