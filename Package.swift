@@ -13,7 +13,10 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .target(name: "WireTally", dependencies: ["CPcap", "CZlib"], path: "Sources/WireTally"),
+        .target(
+            name: "WireTally", dependencies: ["CPcap", "CZlib"], path: "Sources/WireTally",
+            swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
+        ),
         .executableTarget(
             name: "wiretally",
             dependencies: ["WireTally", .product(name: "ArgumentParser", package: "swift-argument-parser")],
