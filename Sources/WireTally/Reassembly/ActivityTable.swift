@@ -12,8 +12,28 @@ struct ActivityTable<Flow: ActivityTracked> {
     /// The flow with the oldest activity.
     private(set) var stalest: Flow?
     private var freshest: Flow?
+    /// The freshest flow a sweep has passed (`markSwept`): every flow from `stalest` up to it has been
+    /// visited and not touched since. Touching or removing it moves the mark to its older neighbour.
+    private var lastSwept: Flow?
 
     var count: Int { flows.count }
+
+    /// The stalest flow not visited by a sweep since its last activity; a sweep that walks on from
+    /// here through `newer` sees each idle flow once per idle period, not once per sweep.
+    var firstUnswept: Flow? {
+        guard let lastSwept else { return stalest }
+        return lastSwept.newer
+    }
+
+    /// Records that a sweep has visited `flow`, which must be `firstUnswept`.
+    mutating func markSwept(_ flow: Flow) {
+        lastSwept = flow
+    }
+
+    /// Makes the next sweep start again from the stalest flow.
+    mutating func forgetSweeps() {
+        lastSwept = nil
+    }
 
     subscript(key: FlowKey) -> Flow? { flows[key] }
 
@@ -25,6 +45,7 @@ struct ActivityTable<Flow: ActivityTracked> {
 
     /// Marks a flow as the freshest.
     mutating func touch(_ flow: Flow) {
+        if lastSwept === flow { lastSwept = flow.older }
         guard freshest !== flow else { return }
         unlink(flow)
         link(flow)
@@ -57,6 +78,7 @@ struct ActivityTable<Flow: ActivityTracked> {
     }
 
     private mutating func unlink(_ flow: Flow) {
+        if lastSwept === flow { lastSwept = flow.older }
         if let newer = flow.newer { newer.older = flow.older } else { freshest = flow.older }
         if let older = flow.older { older.newer = flow.newer } else { stalest = flow.newer }
         flow.newer = nil

@@ -90,26 +90,29 @@ public final class TCPReassembler {
                 bufferCapGaps += 1
                 if connection.forcePastFirstHole() { sealed(connection) }
             }
-            if bufferedTotal.pointee <= target { return }
+            if bufferedTotal.pointee <= target { break }
         }
+        // a forced hole can give an idle, already swept connection a new exchange to settle
+        table.forgetSweeps()
     }
 
     /// Seals the last exchanges of connections idle for `limits.settleNanoseconds` at time `now`.
     /// Called before every packet (and, in a live capture, as wall time passes without packets): a
     /// connection is settled before the first packet at or after its deadline, whichever clock
-    /// reaches it, so live and offline runs emit the same records in the same order.
+    /// reaches it, so live and offline runs emit the same records in the same order. Each sweep starts
+    /// after the connections an earlier sweep visited and that saw no packet since (nothing can change
+    /// for them but through a packet or the buffer cap), so many idle connections cost once, not per sweep.
     public func settle(now: Timestamp) {
         guard let settle = limits.settleNanoseconds, now.nanoseconds >= nextSettle else { return }
         nextSettle = .max
-        var candidate = table.stalest
-        while let connection = candidate {
+        while let connection = table.firstUnswept {
             let deadline = connection.lastActivity.nanoseconds + settle
             guard deadline <= now.nanoseconds else {
                 nextSettle = deadline
                 return
             }
+            table.markSwept(connection)
             if !connection.isSettled, connection.sealIdle() { sealed(connection) }
-            candidate = connection.newer
         }
     }
 

@@ -142,6 +142,17 @@ import Testing
         #expect(unsettled.exchanges[1].json.int("wire.down.teardown_ip_bytes") == 40)
     }
 
+    @Test func aConnectionIdleTwiceIsSettledTwice() throws {
+        // idle 95 ms after the first exchange and 5 s after the second; settle 50 ms: each idle period
+        // seals the exchange before it (the sweep mark must not skip the connection the second time)
+        let emitted = Self.analyze(Self.conversation(gap: 5), settle: 0.05)
+        try #require(emitted.exchanges.count == 2)
+        #expect(emitted.exchanges[0].afterPackets == 7)  // before the second request is counted
+        #expect(emitted.exchanges[1].afterPackets == 10)  // before the FIN
+        #expect(emitted.exchanges[1].json.int("wire.down.teardown_ip_bytes") == 0)
+        #expect(emitted.summary.isConserved)
+    }
+
     @Test func aConnectionThatClosedAndSettledKeepsItsTeardownInTheLastExchange() throws {
         // Live: the connection closes, then the interface is quiet: the last exchange is written after
         // the settle time (not the 60 s linger), with the same numbers as at the connection's end.
