@@ -19,6 +19,19 @@ public struct DecoderStatistics: Hashable, Sendable {
 
     public init() {}
 
+    /// These counts with those of a decoder that decoded the other frames of the same capture without
+    /// reassembling fragments (`PacketDecoder.decodeUnlessFragment`), whose fragment counts stay zero.
+    func merged(withStateless other: DecoderStatistics) -> DecoderStatistics {
+        var sum = self
+        sum.badIPv4HeaderChecksums += other.badIPv4HeaderChecksums
+        sum.badTCPChecksums += other.badTCPChecksums
+        sum.badUDPChecksums += other.badUDPChecksums
+        sum.ipLengthFallbacks += other.ipLengthFallbacks
+        sum.inconsistentUDPLengths += other.inconsistentUDPLengths
+        sum.ethernetFramesStartingWithIP += other.ethernetFramesStartingWithIP
+        return sum
+    }
+
     /// Bad TCP and UDP checksums together.
     public var badTransportChecksums: Int { badTCPChecksums + badUDPChecksums }
     /// Datagrams reassembled from IP fragments.

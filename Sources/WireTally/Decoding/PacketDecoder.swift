@@ -14,6 +14,9 @@ public final class PacketDecoder {
     private var reassembler: FragmentReassembler
     /// The last reassembled datagram, which result views may point into until the next `decode`.
     private var reassembledBuffer: UnsafeMutableRawBufferPointer?
+    /// Set by `decodeUnlessFragment`: fragments are not held but reported through `metFragment`.
+    private var defersFragments = false
+    private var metFragment = false
 
     /// - Parameters:
     ///   - maximumHeldFragmentBytes: bytes of incomplete datagrams held at most (at least 65535).
@@ -58,6 +61,23 @@ public final class PacketDecoder {
         }
     }
 
+    /// Decodes one frame unless it is an IP fragment, which needs the fragment state of the decoder that
+    /// reassembles (another thread's): then it returns nil and counts nothing, as if it had not seen it.
+    /// A decoder used only this way keeps no state across frames but its `statistics`, so it can
+    /// decode ahead of the one that reassembles, on another thread.
+    func decodeUnlessFragment(_ packet: CapturedPacket) -> DecodedPacket? {
+        let counted = statistics
+        defersFragments = true
+        metFragment = false
+        let decoded = decode(packet)
+        defersFragments = false
+        guard !metFragment else {
+            statistics = counted
+            return nil
+        }
+        return decoded
+    }
+
     /// Drops held fragments of datagrams whose first fragment is older than `time`, and returns the
     /// counters of every fragment frame dropped since the last call to this or `flushFragments()`
     /// (including datagrams evicted by the memory limits).
@@ -99,6 +119,10 @@ public final class PacketDecoder {
     /// Hands a fragment to the reassembler; a completed datagram is copied to the decoder's buffer and
     /// returned as a view of its captured bytes.
     func reassemble(_ fragment: Fragment, key: FragmentKey) -> ReassemblyResult {
+        if defersFragments {
+            metFragment = true
+            return .held
+        }
         let outcome = reassembler.add(fragment, key: key)
         statistics.fragments = reassembler.statistics
         switch outcome {

@@ -9,7 +9,8 @@ public struct AnalysisRun {
     /// Told how far reading has got every few thousand packets and once at the end.
     public var progress: ((ReadProgress) -> Void)?
     /// 1: everything on the calling thread. 2: the files are read (and gzip inflated, framed, merged)
-    /// on a second thread while the calling thread analyses; the records are the same.
+    /// and the packets decoded on a second thread while the calling thread analyses; the records are
+    /// the same.
     public var threads: Int
 
     public init(files: [String], options: CaptureAnalyzer.Options = .init(), threads: Int = 1) {
@@ -37,15 +38,17 @@ public struct AnalysisRun {
         var packets = 0
         let total = merged.fileBytesTotal
         let report = { (read: Int) in progress?(ReadProgress(fileBytesRead: read, fileBytesTotal: total, packets: packets)) }
-        let reader = threads > 1 ? BackgroundPacketReader(source: merged) : nil
+        // the reader thread decodes too, unless a filter must see each packet before it is decoded
+        let reader = threads > 1 ? BackgroundPacketReader(source: merged, decodes: options.filter == nil) : nil
         if let reader, reader.start() {
             while let batch = reader.nextBatch() {
-                for slot in batch.slots { analyzer.process(batch.packet(slot)) }
+                for slot in batch.slots { analyzer.process(batch.packet(slot), decoded: slot.decoded) }
                 packets += batch.slots.count
                 report(batch.fileBytesRead)
                 reader.done(batch)
             }
             reader.finish()
+            analyzer.addDecoderStatistics(reader.decoderStatistics)
         } else {
             while true {
                 do {

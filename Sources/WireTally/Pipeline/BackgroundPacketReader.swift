@@ -4,6 +4,8 @@ import Glibc
 
 /// Reads capture files on a thread of its own (file reading, gzip inflation, pcap/pcapng framing,
 /// merging), copying the packets into batches that the calling thread takes in order with `nextBatch()`.
+/// With `decodes`, it also decodes each packet (link, IP and transport headers, checksums), all but IP
+/// fragments, whose reassembly stays with the calling thread's decoder.
 ///
 /// The packets come out exactly as `source.nextPacket()` gives them; a thrown error ends the reading
 /// like the end of the input (the source records it in `failures`). Read the source's `failures` only
@@ -11,13 +13,18 @@ import Glibc
 final class BackgroundPacketReader: @unchecked Sendable {
     private let source: MergedPacketSource
     private let pipe: PacketBatchPipe
+    private let decoder: PacketDecoder?
     private var thread = pthread_t()
     private var isRunning = false
 
-    init(source: MergedPacketSource, batches: Int = 8) {
+    init(source: MergedPacketSource, decodes: Bool, batches: Int = 8) {
         self.source = source
+        decoder = decodes ? PacketDecoder() : nil
         pipe = PacketBatchPipe(batches: batches)
     }
+
+    /// What the reader's decoder counted (zero without `decodes`); read after `finish()`.
+    var decoderStatistics: DecoderStatistics { decoder?.statistics ?? DecoderStatistics() }
 
     /// Starts the reading thread; false when no thread could be started (then nothing was read).
     func start() -> Bool {
@@ -51,11 +58,11 @@ final class BackgroundPacketReader: @unchecked Sendable {
             let next: CapturedPacket?
             do { next = try source.nextPacket() } catch { next = nil }
             guard let packet = next else { break }
-            if !batch.append(packet) {
+            if !batch.append(packet, decoder: decoder) {
                 batch.fileBytesRead = source.fileBytesRead
                 pipe.send(batch)
                 batch = pipe.takeEmpty()
-                _ = batch.append(packet)
+                _ = batch.append(packet, decoder: decoder)
             }
         }
         batch.fileBytesRead = source.fileBytesRead

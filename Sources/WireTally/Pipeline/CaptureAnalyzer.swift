@@ -34,6 +34,8 @@ public final class CaptureAnalyzer {
     /// client and server endpoint.
     private var tcpDNSAwaitingConnection: [String: [DNSTransaction]] = [:]
     private var nextExpiry: Int64 = .min
+    /// Counts of the decoder that decoded packets for `process(_:decoded:)`.
+    private var otherDecoderStatistics = DecoderStatistics()
     private let emit: (AnalysisRecord) -> Void
 
     /// IP fragments of a datagram not complete after this long are reported incomplete (Linux's
@@ -78,6 +80,12 @@ public final class CaptureAnalyzer {
 
     /// Analyses one packet. Its bytes are not kept past the call.
     public func process(_ packet: CapturedPacket) {
+        process(packet, decoded: nil)
+    }
+
+    /// Counts and analyses one packet that another decoder may have decoded already (`decoded`; nil:
+    /// this analyzer's decoder decodes it). That decoder's counts go to `addDecoderStatistics`.
+    func process(_ packet: CapturedPacket, decoded: DecodedPacket?) {
         let frame = TrafficCounters(packets: 1, ipBytes: 0, frameBytes: packet.originalLength, payloadBytes: 0)
         summary.read += frame
         now = packet.timestamp
@@ -90,7 +98,7 @@ public final class CaptureAnalyzer {
             summary.filtered += frame
             return
         }
-        switch decoder.decode(packet) {
+        switch decoded ?? decoder.decode(packet) {
         case let .tcp(ip, tcp):
             var counted = ip.wire
             counted.payloadBytes = tcp.payloadLength
@@ -126,6 +134,12 @@ public final class CaptureAnalyzer {
         reassembler.settle(now: current)
     }
 
+    /// Adds the counts of a decoder that decoded packets given to `process(_:decoded:)`; call before
+    /// `finish`.
+    func addDecoderStatistics(_ statistics: DecoderStatistics) {
+        otherDecoderStatistics = otherDecoderStatistics.merged(withStateless: statistics)
+    }
+
     /// Notes an input error; the records already produced stay valid.
     public func noteError(_ error: Error) {
         summary.errors.append(String(describing: error))
@@ -149,9 +163,10 @@ public final class CaptureAnalyzer {
         summary.idleExpirations = reassembler.idleExpirations
         summary.bufferCapGaps = reassembler.bufferCapGaps
         summary.flowEvictions = flowTracker.evictions
-        summary.badIPChecksums = decoder.statistics.badIPv4HeaderChecksums
-        summary.badTransportChecksums = decoder.statistics.badTransportChecksums
-        summary.fragmentedDatagrams = decoder.statistics.fragmentedDatagrams
+        let statistics = decoder.statistics.merged(withStateless: otherDecoderStatistics)
+        summary.badIPChecksums = statistics.badIPv4HeaderChecksums
+        summary.badTransportChecksums = statistics.badTransportChecksums
+        summary.fragmentedDatagrams = statistics.fragmentedDatagrams
         return summary
     }
 

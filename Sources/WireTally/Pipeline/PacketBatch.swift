@@ -1,5 +1,6 @@
 /// Packets copied out of a reader's buffer in a row, so another thread can analyse them while the
-/// reader goes on: one byte buffer and one slot per packet, both reused from batch to batch.
+/// reader goes on: one byte buffer and one slot per packet, both reused from batch to batch. The reader
+/// may decode each packet's copy too (the views then point into the batch's buffer).
 final class PacketBatch {
     /// Where one packet's bytes are in `storage`, and its record fields.
     struct Slot {
@@ -11,6 +12,9 @@ final class PacketBatch {
         var count: Int
         var fileIndex: Int
         var interfaceIndex: Int
+        /// The packet decoded by the reader; nil when the analysing thread must decode it (no decoder
+        /// given, or an IP fragment: fragment state belongs to the analysing thread's decoder).
+        var decoded: DecodedPacket?
     }
 
     /// Bytes a batch holds before it is handed over (a packet bigger than that gets a batch of its own).
@@ -33,8 +37,9 @@ final class PacketBatch {
 
     deinit { storage.deallocate() }
 
-    /// False when `packet` does not fit any more (a batch always takes its first packet).
-    func append(_ packet: CapturedPacket) -> Bool {
+    /// False when `packet` does not fit any more (a batch always takes its first packet). With a
+    /// `decoder`, the copy is decoded (`PacketDecoder.decodeUnlessFragment`).
+    func append(_ packet: CapturedPacket, decoder: PacketDecoder?) -> Bool {
         let count = packet.bytes.count
         if used + count > capacity {
             guard slots.isEmpty else { return false }
@@ -43,10 +48,12 @@ final class PacketBatch {
             storage = .allocate(byteCount: capacity, alignment: 16)
         }
         if let base = packet.bytes.baseAddress, count > 0 { (storage + used).copyMemory(from: base, byteCount: count) }
-        slots.append(Slot(
+        var slot = Slot(
             frameNumber: packet.frameNumber, timestamp: packet.timestamp, linkType: packet.linkType,
             originalLength: packet.originalLength, offset: used, count: count, fileIndex: packet.fileIndex,
-            interfaceIndex: packet.interfaceIndex))
+            interfaceIndex: packet.interfaceIndex)
+        if let decoder { slot.decoded = decoder.decodeUnlessFragment(self.packet(slot)) }
+        slots.append(slot)
         used += count
         return true
     }

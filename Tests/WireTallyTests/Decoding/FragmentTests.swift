@@ -39,6 +39,38 @@ import Testing
         #expect(decoder.flushFragments() == .zero)
     }
 
+    /// The reader thread's decoding: fragments are left (nil, nothing counted) to the decoder that
+    /// reassembles; other frames decode as with `decode`.
+    @Test func decodingUnlessFragmentLeavesFragmentsAndTheirCountsAlone() {
+        let stateless = PacketDecoder()
+        let whole = FrameBuilder.frame(
+            FrameBuilder.ipv4(source: IPAddress("10.0.0.1")!, destination: IPAddress("10.0.0.2")!, protocol: 6, payload: segment),
+            link: .ethernet)
+        var corrupted = fragments[0]
+        corrupted[14 + 10] ^= 0xff  // a bad header checksum: counted only by the decoder that reassembles
+        for frame in [corrupted] + fragments.dropFirst() {
+            let decoded = frame.withUnsafeBytes { bytes in
+                stateless.decodeUnlessFragment(CapturedPacket(
+                    frameNumber: 1, timestamp: Timestamp(nanoseconds: 0), linkType: .ethernet,
+                    originalLength: bytes.count, bytes: bytes))
+            }
+            #expect(decoded == nil)
+        }
+        #expect(stateless.statistics == DecoderStatistics())
+        #expect(stateless.heldFragmentDatagrams == 0)
+        let reference = decodeAll([whole]).first
+        let decoded = whole.withUnsafeBytes { bytes in
+            stateless.decodeUnlessFragment(CapturedPacket(
+                frameNumber: 1, timestamp: Timestamp(seconds: 0, nanoseconds: 0), linkType: .ethernet,
+                originalLength: bytes.count, bytes: bytes))
+        }
+        guard case let .tcp(ip, tcp) = decoded else {
+            Issue.record("not decoded as TCP: \(String(describing: decoded))")
+            return
+        }
+        #expect(reference?.kind == .tcp && tcp.payloadLength == payload.count && ip.wire.ipBytes == whole.count - 14)
+    }
+
     @Test func outOfOrder() {
         let shuffled = [fragments[2], fragments[3], fragments[0], fragments[1]]
         expectReassembled(decodeAll(shuffled).last, frames: shuffled)

@@ -2,9 +2,11 @@ import Foundation
 import Testing
 @testable import WireTally
 
-/// Reading on a second thread (`AnalysisRun.threads == 2`) changes nothing: the JSON Lines output is
-/// byte for byte the one of the single-threaded run, on every recorded and public capture, on several
-/// files merged, on gzip input, and on a damaged file (same records before the damage, same errors).
+/// Reading and decoding on a second thread (`AnalysisRun.threads == 2`) changes nothing: the JSON Lines
+/// output is byte for byte the one of the single-threaded run, on every recorded and public capture, on
+/// several files merged, on gzip input, on a damaged file (same records before the damage, same errors),
+/// and on IP fragments and bad checksums, which the reader's decoder leaves to the analysing thread or
+/// counts on its own.
 @Suite struct ThreadedRunTests {
     static var everyCapture: [String] {
         var paths = TestPaths.files(in: TestPaths.captures, endingWith: [".pcap", ".pcapng", ".pcap.gz"])
@@ -17,11 +19,14 @@ import Testing
     }
 
     /// The JSON Lines text of one run, and its errors.
-    static func jsonl(_ files: [String], threads: Int, decode: Bool = true) throws -> (text: String, errors: [String]) {
+    static func jsonl(_ files: [String], threads: Int, decode: Bool = true, filter: String? = nil) throws
+        -> (text: String, errors: [String])
+    {
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-threads-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         var options = CaptureAnalyzer.Options()
         options.http.decodeBodies = decode
+        options.filter = filter
         let result = AnalysisRun(files: files, options: options, threads: threads)
             .run(writer: JSONLinesWriter(output: try TextOutput(path: path)))
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -63,5 +68,51 @@ import Testing
         #expect(one.text == two.text)
         #expect(one.errors == two.errors)
         #expect(one.errors.first?.contains("truncated") == true)
+    }
+
+    /// A keep-alive HTTP connection whose first request comes in IPv4 fragments, with a bad TCP
+    /// checksum, a bad IPv4 header checksum and a stray fragment that never completes, between ordinary
+    /// packets; with and without a filter (with one the reader does not decode).
+    @Test func sameOutputAndCountsWithFragmentsAndBadChecksums() throws {
+        let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80")
+        let request = Array("GET /a HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
+        let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".utf8)
+        let c1 = UInt32(101), s1 = UInt32(501)
+        let c2 = c1 + UInt32(request.count), s2 = s1 + UInt32(response.count)
+        let fragments = FrameBuilder.ipv4Fragments(
+            FrameBuilder.tcpSegment(from: c, to: s, seq: c1, ack: s1, flags: [.ack, .psh], payload: request),
+            from: c, to: s, fragmentSize: 16)
+        let badTCP = FrameBuilder.tcp(from: s, to: c, seq: s1, ack: c2, flags: [.ack, .psh], payload: response, badChecksum: true)
+        var badIP = FrameBuilder.tcp(from: c, to: s, seq: c2, ack: s2)
+        badIP[14 + 10] ^= 0xff
+        let stray = FrameBuilder.ipv4Fragments(
+            FrameBuilder.tcpSegment(from: c, to: s, seq: 9, payload: [UInt8](repeating: 1, count: 64)),
+            from: c, to: s, fragmentSize: 32, identification: 8)[0]
+        let frames = [
+            FrameBuilder.tcp(from: c, to: s, seq: 100, flags: [.syn]),
+            FrameBuilder.tcp(from: s, to: c, seq: 500, ack: c1, flags: [.syn, .ack]),
+            FrameBuilder.tcp(from: c, to: s, seq: c1, ack: s1),
+        ] + fragments + [stray, badTCP, badIP, FrameBuilder.tcp(from: s, to: c, seq: s1, ack: c2, flags: [.ack, .psh], payload: response)]
+        let writer = try PcapWriter(destination: .memory, linkType: .ethernet)
+        for (index, frame) in frames.enumerated() {
+            try frame.withUnsafeBytes { bytes in
+                try writer.write(CapturedPacket(
+                    frameNumber: index + 1, timestamp: Timestamp(seconds: 1_700_000_000, nanoseconds: Int64(index) * 1000),
+                    linkType: .ethernet, originalLength: bytes.count, bytes: bytes))
+            }
+        }
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-frag-\(UUID().uuidString).pcap")
+        defer { try? FileManager.default.removeItem(at: file) }
+        try Data(writer.bytes).write(to: file)
+
+        let one = try Self.jsonl([file.path], threads: 1)
+        let two = try Self.jsonl([file.path], threads: 2)
+        #expect(one.text == two.text)
+        let summary = try #require(one.text.split(separator: "\n").last.map(String.init))
+        #expect(summary.contains("\"bad_checksums\":{\"ip\":1,\"transport\":1}"))
+        #expect(summary.contains("\"fragmented_datagrams\":1"))
+        #expect(one.text.contains("\"method\":\"GET\""))
+        let filtered = try Self.jsonl([file.path], threads: 1, filter: "tcp or ip[6:2] & 0x3fff != 0")
+        #expect(try Self.jsonl([file.path], threads: 2, filter: "tcp or ip[6:2] & 0x3fff != 0").text == filtered.text)
     }
 }
