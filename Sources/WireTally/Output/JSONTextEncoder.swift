@@ -54,7 +54,7 @@ struct JSONTextEncoder: JSONEncoding {
 
     mutating func integer(_ value: Int) {
         separate()
-        appendInteger(value)
+        bytes.appendDecimal(value)
         followsValue = true
     }
 
@@ -65,7 +65,9 @@ struct JSONTextEncoder: JSONEncoding {
     }
 
     mutating func timestamp(_ timestamp: Timestamp, digits: Int) {
-        number(timestamp.formatted(digits: digits))
+        separate()
+        timestamp.append(digits: digits, to: &bytes)
+        followsValue = true
     }
 
     mutating func milliseconds(_ nanoseconds: Int64) {
@@ -73,7 +75,7 @@ struct JSONTextEncoder: JSONEncoding {
         let microseconds = nanoseconds / 1000
         if microseconds < 0 { bytes.append(UInt8(ascii: "-")) }
         let magnitude = microseconds.magnitude
-        appendInteger(Int(magnitude / 1000))
+        bytes.appendDecimal(Int(magnitude / 1000))
         let fraction = magnitude % 1000
         bytes.append(UInt8(ascii: "."))
         bytes.append(UInt8(ascii: "0") + UInt8(fraction / 100))
@@ -130,23 +132,5 @@ struct JSONTextEncoder: JSONEncoding {
             bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart...]))
         }
         bytes.append(UInt8(ascii: "\""))
-    }
-
-    /// A decimal integer, formatted without a `String`.
-    private mutating func appendInteger(_ value: Int) {
-        if value < 0 { bytes.append(UInt8(ascii: "-")) }
-        var magnitude = value.magnitude
-        if magnitude < 10 { return bytes.append(UInt8(ascii: "0") + UInt8(magnitude)) }
-        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)  // up to 20 digits, written backwards
-        let count = withUnsafeMutableBytes(of: &digits) { buffer -> Int in
-            var end = buffer.count
-            while magnitude > 0 {
-                end -= 1
-                buffer[end] = UInt8(ascii: "0") + UInt8(magnitude % 10)
-                magnitude /= 10
-            }
-            return end
-        }
-        withUnsafeBytes(of: &digits) { bytes.append(contentsOf: $0[count...]) }
     }
 }
