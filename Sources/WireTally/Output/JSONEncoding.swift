@@ -29,19 +29,9 @@ protocol JSONEncoding {
 
 /// Members written in one call: a key and its value (null for a missing optional).
 extension JSONEncoding {
-    mutating func field(_ name: StaticString, _ value: Int) {
-        key(name)
-        integer(value)
-    }
-
     mutating func field(_ name: StaticString, _ value: Int?) {
         key(name)
         if let value { integer(value) } else { null() }
-    }
-
-    mutating func field(_ name: StaticString, _ value: String) {
-        key(name)
-        string(value)
     }
 
     mutating func field(_ name: StaticString, _ value: String?) {

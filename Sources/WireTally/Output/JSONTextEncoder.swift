@@ -29,21 +29,11 @@ struct JSONTextEncoder: JSONEncoding {
     }
 
     mutating func object(_ body: (inout JSONTextEncoder) -> Void) {
-        separate()
-        bytes.append(UInt8(ascii: "{"))
-        followsValue = false
-        body(&self)
-        bytes.append(UInt8(ascii: "}"))
-        followsValue = true
+        container(opening: UInt8(ascii: "{"), closing: UInt8(ascii: "}"), body)
     }
 
     mutating func array(_ body: (inout JSONTextEncoder) -> Void) {
-        separate()
-        bytes.append(UInt8(ascii: "["))
-        followsValue = false
-        body(&self)
-        bytes.append(UInt8(ascii: "]"))
-        followsValue = true
+        container(opening: UInt8(ascii: "["), closing: UInt8(ascii: "]"), body)
     }
 
     mutating func string(_ value: String) {
@@ -93,6 +83,15 @@ struct JSONTextEncoder: JSONEncoding {
     mutating func null() {
         separate()
         bytes.append(contentsOf: Self.nullBytes)
+        followsValue = true
+    }
+
+    private mutating func container(opening: UInt8, closing: UInt8, _ body: (inout JSONTextEncoder) -> Void) {
+        separate()
+        bytes.append(opening)
+        followsValue = false
+        body(&self)
+        bytes.append(closing)
         followsValue = true
     }
 
