@@ -10,6 +10,13 @@ import Testing
         #expect(Timestamp(seconds: 5, nanoseconds: 1_000).formatted(digits: 6) == "5.000001")
     }
 
+    @Test func formatsBeforeTheEpochAndClampsDigits() {
+        #expect(Timestamp(nanoseconds: -1).formatted(digits: 6) == "-1.999999")
+        #expect(Timestamp(nanoseconds: -1_500_000_000).formatted(digits: 3) == "-2.500")
+        #expect(Timestamp(nanoseconds: 1_000_000_007).formatted(digits: 12) == "1.000000007")
+        #expect(Timestamp(nanoseconds: 1_999_999_999).formatted(digits: -1) == "1")
+    }
+
     @Test func ipAddressText() {
         #expect(IPAddress("10.1.2.3")?.description == "10.1.2.3")
         #expect(IPAddress("2001:db8::1")?.description == "2001:db8::1")

@@ -26,18 +26,25 @@ public struct Timestamp: Hashable, Comparable, Sendable {
 
     /// Seconds since the epoch as a decimal string with `digits` decimals (0...9), e.g. `1700000000.123456`.
     public func formatted(digits: Int) -> String {
+        var bytes: [UInt8] = []
+        append(digits: digits, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// `formatted(digits:)` appended as UTF-8 bytes, without building a `String`.
+    func append(digits: Int, to bytes: inout [UInt8]) {
         let digits = max(0, min(9, digits))
         var whole = nanoseconds / 1_000_000_000
         var fraction = nanoseconds % 1_000_000_000
         if fraction < 0 { fraction += 1_000_000_000; whole -= 1 }
-        guard digits > 0 else { return String(whole) }
-        var scaled = fraction
-        for _ in digits..<9 { scaled /= 10 }
-        var fractionText = String(scaled)
-        if fractionText.count < digits {
-            fractionText = String(repeating: "0", count: digits - fractionText.count) + fractionText
+        bytes.appendDecimal(Int(whole))
+        guard digits > 0 else { return }
+        bytes.append(UInt8(ascii: "."))
+        var place: Int64 = 100_000_000
+        for _ in 0..<digits {
+            bytes.append(UInt8(ascii: "0") + UInt8(fraction / place % 10))
+            place /= 10
         }
-        return "\(whole).\(fractionText)"
     }
 
     /// The time from `earlier` to `self`, in milliseconds.

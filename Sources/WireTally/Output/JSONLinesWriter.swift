@@ -1,26 +1,27 @@
 /// One JSON object per line: every exchange, connection and flow as it completes, then the summary.
 ///
-/// Lines are written as bytes into one reusable buffer, handed to the output in large writes.
+/// Each record is encoded straight into one reusable byte buffer (no intermediate `JSONValue`), handed
+/// to the output in large writes.
 public final class JSONLinesWriter: RecordWriter {
     private let output: TextOutput
-    private var buffer: [UInt8] = []
+    private var encoder = JSONTextEncoder()
     /// Buffered bytes beyond which the buffer goes to the output.
     private static let flushThreshold = 256 << 10
 
     public init(output: TextOutput) {
         self.output = output
-        buffer.reserveCapacity(Self.flushThreshold + (64 << 10))
+        encoder.bytes.reserveCapacity(Self.flushThreshold + (64 << 10))
     }
 
     public func write(_ record: AnalysisRecord, timestampDigits: Int) {
-        RecordEncoding.record(record, timestampDigits: timestampDigits).write(to: &buffer)
-        buffer.append(UInt8(ascii: "\n"))
-        if buffer.count >= Self.flushThreshold { drain() }
+        RecordEncoding.record(record, timestampDigits: timestampDigits, to: &encoder)
+        encoder.endLine()
+        if encoder.bytes.count >= Self.flushThreshold { drain() }
     }
 
     public func finish(summary: CaptureSummary, files: [String]) {
-        RecordEncoding.summary(summary, files: files).write(to: &buffer)
-        buffer.append(UInt8(ascii: "\n"))
+        RecordEncoding.summary(summary, files: files, to: &encoder)
+        encoder.endLine()
         drain()
         output.flush()
     }
@@ -31,7 +32,7 @@ public final class JSONLinesWriter: RecordWriter {
     }
 
     private func drain() {
-        output.write(bytes: buffer)
-        buffer.removeAll(keepingCapacity: true)
+        output.write(bytes: encoder.bytes)
+        encoder.bytes.removeAll(keepingCapacity: true)
     }
 }

@@ -26,43 +26,52 @@
 extension RecordEncoding {
     /// A `{"type":"dns",…}` record: one query with its answer and the packets they cost.
     public static func dns(_ transaction: DNSTransaction, timestampDigits digits: Int) -> JSONValue {
+        JSONValue { dns(transaction, timestampDigits: digits, to: &$0) }
+    }
+
+    static func dns<Encoder: JSONEncoding>(
+        _ transaction: DNSTransaction, timestampDigits digits: Int, to encoder: inout Encoder
+    ) {
         let response = transaction.response
         let question = transaction.question
-        var connectionReference = JSONValue.null
-        if let id = transaction.connectionID {
-            connectionReference = .object([("id", .integer(id)), ("index", .integer(transaction.connectionIndex ?? 0))])
+        encoder.object { encoder in
+            encoder.field("type", "dns")
+            encoder.field("id", transaction.id)
+            encoder.field("dns_id", Int(transaction.messageID))
+            encoder.field("client", transaction.client.description)
+            encoder.field("server", transaction.server.description)
+            encoder.field("transport", transaction.transport.rawValue)
+            encoder.field("query", question?.name)
+            encoder.field("qtype", question?.type.description)
+            encoder.field("rcode", response?.rcode.description)
+            encoder.field("answers") { encoder in
+                encoder.array { encoder in
+                    for answer in response?.answers ?? [] { dnsAnswer(answer, to: &encoder) }
+                }
+            }
+            encoder.field("cnames", strings: transaction.cnames)
+            encoder.field("addresses", strings: transaction.addresses.map(\.description))
+            encoder.field("truncated", transaction.isTruncated)
+            encoder.field("retries", transaction.retries)
+            encoder.field("ts_query", timestamp: transaction.queryTimestamp, digits: digits)
+            encoder.field("ts_answer", timestamp: transaction.answerTimestamp, digits: digits)
+            encoder.field("rtt", milliseconds: transaction.rttNanoseconds)
+            encoder.field("wire") { counters(transaction.wire, to: &$0) }
+            encoder.object("conn", transaction.connectionID) { encoder, id in
+                encoder.field("id", id)
+                encoder.field("index", transaction.connectionIndex ?? 0)
+            }
+            encoder.field("flags", strings: transaction.flags.names)
         }
-        return .object([
-            ("type", .string("dns")),
-            ("id", .integer(transaction.id)),
-            ("dns_id", .integer(Int(transaction.messageID))),
-            ("client", .string(transaction.client.description)),
-            ("server", .string(transaction.server.description)),
-            ("transport", .string(transaction.transport.rawValue)),
-            ("query", question.map { .string($0.name) } ?? .null),
-            ("qtype", question.map { .string($0.type.description) } ?? .null),
-            ("rcode", response.map { .string($0.rcode.description) } ?? .null),
-            ("answers", .array((response?.answers ?? []).map(dnsAnswer))),
-            ("cnames", .array(transaction.cnames.map(JSONValue.string))),
-            ("addresses", .array(transaction.addresses.map { .string($0.description) })),
-            ("truncated", .bool(transaction.isTruncated)),
-            ("retries", .integer(transaction.retries)),
-            ("ts_query", transaction.queryTimestamp.map { .number($0.formatted(digits: digits)) } ?? .null),
-            ("ts_answer", transaction.answerTimestamp.map { .number($0.formatted(digits: digits)) } ?? .null),
-            ("rtt", transaction.rttNanoseconds.map { .number(milliseconds($0)) } ?? .null),
-            ("wire", counters(transaction.wire)),
-            ("conn", connectionReference),
-            ("flags", .array(transaction.flags.names.map(JSONValue.string))),
-        ])
     }
 
     /// `{"name","type","ttl","data"}` of one answer record.
-    private static func dnsAnswer(_ record: DNSResourceRecord) -> JSONValue {
-        .object([
-            ("name", .string(record.name)),
-            ("type", .string(record.type.description)),
-            ("ttl", .integer(Int(record.ttl))),
-            ("data", .string(record.dataText)),
-        ])
+    private static func dnsAnswer<Encoder: JSONEncoding>(_ record: DNSResourceRecord, to encoder: inout Encoder) {
+        encoder.object { encoder in
+            encoder.field("name", record.name)
+            encoder.field("type", record.type.description)
+            encoder.field("ttl", Int(record.ttl))
+            encoder.field("data", record.dataText)
+        }
     }
 }

@@ -3,42 +3,54 @@ extension RecordEncoding {
     public static func http(
         _ exchange: HTTPExchange, id: Int, connection: TCPConnection, timestampDigits digits: Int
     ) -> JSONValue {
+        JSONValue { http(exchange, id: id, connection: connection, timestampDigits: digits, to: &$0) }
+    }
+
+    static func http<Encoder: JSONEncoding>(
+        _ exchange: HTTPExchange, id: Int, connection: TCPConnection, timestampDigits digits: Int,
+        to encoder: inout Encoder
+    ) {
         let wire = connection.ledger.exchange(exchange.index)
-        let tls = tlsSession(of: connection)
         let fallbackHost = exchange.serverName ?? connection.server.description
-        return .object([
-            ("type", .string("http")),
-            ("id", .integer(id)),
-            ("conn", .object([
-                ("id", .integer(connection.id)),
-                ("client", .string(connection.clientEndpoint)),
-                ("server", .string(connection.serverEndpoint)),
-                ("index", .integer(exchange.index)),
-            ])),
-            ("request", exchange.request.map { request($0, fallbackHost: fallbackHost, digits: digits) } ?? .null),
-            ("response", exchange.response.map { response($0, digits: digits) } ?? .null),
-            ("wire", .object([
-                ("up", exchangeDirection(wire, .up)),
-                ("down", exchangeDirection(wire, .down)),
-                ("dns_ip_bytes", .integer(exchange.dnsIPBytes)),
-            ])),
-            ("timing", timing(exchange.timing)),
-            ("tls", tls.map { tlsSummary($0.session) } ?? .null),
-            ("flags", .array(flags(of: exchange, on: connection).map(JSONValue.string))),
-        ])
+        encoder.object { encoder in
+            encoder.field("type", "http")
+            encoder.field("id", id)
+            encoder.object("conn") { encoder in
+                encoder.field("id", connection.id)
+                encoder.field("client", connection.clientEndpoint)
+                encoder.field("server", connection.serverEndpoint)
+                encoder.field("index", exchange.index)
+            }
+            encoder.object("request", exchange.request) { request($1, fallbackHost: fallbackHost, digits: digits, to: &$0) }
+            encoder.object("response", exchange.response) { response($1, digits: digits, to: &$0) }
+            encoder.object("wire") { encoder in
+                encoder.field("up") { exchangeDirection(wire, .up, to: &$0) }
+                encoder.field("down") { exchangeDirection(wire, .down, to: &$0) }
+                encoder.field("dns_ip_bytes", exchange.dnsIPBytes)
+            }
+            encoder.field("timing") { timing(exchange.timing, to: &$0) }
+            encoder.object("tls", tlsSession(of: connection)) { tlsSummaryFields($1.session, to: &$0) }
+            encoder.field("flags", strings: flags(of: exchange, on: connection))
+        }
     }
 
     /// `{"blocked","dns","connect","ssl","send","wait","receive","total"}` in milliseconds (-1: the
     /// phase did not happen or cannot be seen on the wire).
-    static func timing(_ timing: ExchangeTiming) -> JSONValue {
-        func phase(_ value: Double) -> JSONValue {
-            value < 0 ? .integer(-1) : .number(milliseconds(Int64((value * 1_000_000).rounded())))
+    static func timing<Encoder: JSONEncoding>(_ timing: ExchangeTiming, to encoder: inout Encoder) {
+        func phase(_ name: StaticString, _ value: Double, to encoder: inout Encoder) {
+            encoder.key(name)
+            if value < 0 { encoder.integer(-1) } else { encoder.milliseconds(Int64((value * 1_000_000).rounded())) }
         }
-        return .object([
-            ("blocked", phase(timing.blocked)), ("dns", phase(timing.dns)), ("connect", phase(timing.connect)),
-            ("ssl", phase(timing.ssl)), ("send", phase(timing.send)), ("wait", phase(timing.wait)),
-            ("receive", phase(timing.receive)), ("total", phase(timing.total)),
-        ])
+        encoder.object { encoder in
+            phase("blocked", timing.blocked, to: &encoder)
+            phase("dns", timing.dns, to: &encoder)
+            phase("connect", timing.connect, to: &encoder)
+            phase("ssl", timing.ssl, to: &encoder)
+            phase("send", timing.send, to: &encoder)
+            phase("wait", timing.wait, to: &encoder)
+            phase("receive", timing.receive, to: &encoder)
+            phase("total", timing.total, to: &encoder)
+        }
     }
 
     /// The flag names of an exchange: `no_request`, `no_response`, `upgraded`, its messages' flags
@@ -66,55 +78,60 @@ extension RecordEncoding {
         return fallback
     }
 
-    private static func request(_ message: HTTPMessage, fallbackHost: String, digits: Int) -> JSONValue {
-        .object([
-            ("method", message.method.map(JSONValue.string) ?? .null),
-            ("target", message.target.map(JSONValue.string) ?? .null),
-            ("host", .string(host(of: message, fallback: fallbackHost))),
-            ("version", .string(message.version)),
-        ] + messageCommon(message, digits: digits))
+    private static func request<Encoder: JSONEncoding>(
+        _ message: HTTPMessage, fallbackHost: String, digits: Int, to encoder: inout Encoder
+    ) {
+        encoder.field("method", message.method)
+        encoder.field("target", message.target)
+        encoder.field("host", host(of: message, fallback: fallbackHost))
+        encoder.field("version", message.version)
+        messageTimesAndBytes(message, digits: digits, to: &encoder)
+        messageBody(message, to: &encoder)
     }
 
-    private static func response(_ message: HTTPMessage, digits: Int) -> JSONValue {
-        var members: [(String, JSONValue)] = [
-            ("status", message.status.map(JSONValue.integer) ?? .null),
-            ("reason", message.reason.map(JSONValue.string) ?? .null),
-            ("version", .string(message.version)),
-        ]
-        let common = messageCommon(message, digits: digits)
-        members += common.prefix(3)
-        members.append(("interim", .object([
-            ("count", .integer(message.interimCount)),
-            ("bytes", .integer(message.interimBytes)),
-        ])))
-        members += common.dropFirst(3)
-        return .object(members)
+    private static func response<Encoder: JSONEncoding>(_ message: HTTPMessage, digits: Int, to encoder: inout Encoder) {
+        encoder.field("status", message.status)
+        encoder.field("reason", message.reason)
+        encoder.field("version", message.version)
+        messageTimesAndBytes(message, digits: digits, to: &encoder)
+        encoder.object("interim") { encoder in
+            encoder.field("count", message.interimCount)
+            encoder.field("bytes", message.interimBytes)
+        }
+        messageBody(message, to: &encoder)
     }
 
-    /// `ts_first`, `ts_last`, `bytes`, `content_encoding`, `decoded_body`.
-    private static func messageCommon(_ message: HTTPMessage, digits: Int) -> [(String, JSONValue)] {
+    /// `ts_first`, `ts_last`, `bytes` of a request or response.
+    private static func messageTimesAndBytes<Encoder: JSONEncoding>(
+        _ message: HTTPMessage, digits: Int, to encoder: inout Encoder
+    ) {
         let bytes = message.bytes
-        return [
-            ("ts_first", .number(message.firstOrigin.timestamp.formatted(digits: digits))),
-            ("ts_last", .number(message.lastOrigin.timestamp.formatted(digits: digits))),
-            ("bytes", .object([
-                ("start_line", .integer(bytes.startLine)),
-                ("headers", .integer(bytes.headers)),
-                ("body", .integer(bytes.body)),
-                ("framing", .integer(bytes.framing)),
-                ("total", .integer(bytes.total + message.interimBytes)),
-            ])),
-            ("content_encoding", message.contentEncoding.map(JSONValue.string) ?? .null),
-            ("decoded_body", message.decodedBodyBytes.map(JSONValue.integer) ?? .null),
-        ]
+        encoder.field("ts_first", timestamp: message.firstOrigin.timestamp, digits: digits)
+        encoder.field("ts_last", timestamp: message.lastOrigin.timestamp, digits: digits)
+        encoder.object("bytes") { encoder in
+            encoder.field("start_line", bytes.startLine)
+            encoder.field("headers", bytes.headers)
+            encoder.field("body", bytes.body)
+            encoder.field("framing", bytes.framing)
+            encoder.field("total", bytes.total + message.interimBytes)
+        }
     }
 
-    /// One direction of an exchange's wire cost: the connection direction fields plus upgraded bytes.
-    private static func exchangeDirection(_ wire: ExchangeWire, _ direction: FlowDirection) -> JSONValue {
-        guard case var .object(members) = self.direction(wire.tally(direction)) else { return .null }
-        members.removeAll { $0.0 == "missing_bytes" }
-        members.append(("upgraded_payload_bytes", .integer(wire.upgradedPayloadBytes[direction.rawValue])))
-        return .object(members)
+    /// `content_encoding`, `decoded_body` of a request or response.
+    private static func messageBody<Encoder: JSONEncoding>(_ message: HTTPMessage, to encoder: inout Encoder) {
+        encoder.field("content_encoding", message.contentEncoding)
+        encoder.field("decoded_body", message.decodedBodyBytes)
+    }
+
+    /// One direction of an exchange's wire cost: the connection direction fields (without
+    /// `missing_bytes`) plus upgraded bytes.
+    private static func exchangeDirection<Encoder: JSONEncoding>(
+        _ wire: ExchangeWire, _ direction: FlowDirection, to encoder: inout Encoder
+    ) {
+        encoder.object { encoder in
+            directionFields(wire.tally(direction), missingBytes: false, to: &encoder)
+            encoder.field("upgraded_payload_bytes", wire.upgradedPayloadBytes[direction.rawValue])
+        }
     }
 
     private static let messageFlagNames: [(HTTPMessageFlags, String)] = [

@@ -4,45 +4,48 @@ extension RecordEncoding {
         (connection.consumer as? ApplicationLayerAnalysis)?.tls
     }
 
-    /// `{"sni","version","alpn","cipher","resumed"}` for `http` records of a TLS connection.
-    static func tlsSummary(_ session: TLSSessionInfo) -> JSONValue {
-        .object([
-            ("sni", session.sni.map(JSONValue.string) ?? .null),
-            ("version", session.versionName.map(JSONValue.string) ?? .null),
-            ("alpn", session.alpn.map(JSONValue.string) ?? .null),
-            ("cipher", session.cipherSuite.map { .string($0.displayName) } ?? .null),
-            ("resumed", .bool(session.resumed)),
-        ])
+    /// The members of `{"sni","version","alpn","cipher","resumed"}`, the `tls` object of `http` records
+    /// on a TLS connection.
+    static func tlsSummaryFields<Encoder: JSONEncoding>(_ session: TLSSessionInfo, to encoder: inout Encoder) {
+        encoder.field("sni", session.sni)
+        encoder.field("version", session.versionName)
+        encoder.field("alpn", session.alpn)
+        encoder.field("cipher", session.cipherSuite?.displayName)
+        encoder.field("resumed", session.resumed)
     }
 
-    /// The connection record's `tls` object: the summary plus the ClientHello and client-Finished
-    /// times, the handshake duration, alerts and
-    /// per-direction record statistics (bytes of handshake, change-cipher-spec, alert and
-    /// application-data records on the stream, record-header and estimated AEAD/MAC overhead).
-    static func tlsDetails(_ analysis: TLSConnectionAnalysis, digits: Int) -> JSONValue {
+    /// The members of the connection record's `tls` object: the summary plus the ClientHello and
+    /// client-Finished times, the handshake duration, alerts and per-direction record statistics (bytes
+    /// of handshake, change-cipher-spec, alert and application-data records on the stream, record-header
+    /// and estimated AEAD/MAC overhead).
+    static func tlsDetailFields<Encoder: JSONEncoding>(
+        _ analysis: TLSConnectionAnalysis, digits: Int, to encoder: inout Encoder
+    ) {
         let session = analysis.session
-        guard case var .object(members) = tlsSummary(session) else { return .null }
-        members.append(("alpn_source", .string(session.alpnSource.rawValue)))
-        members.append(("ts_client_hello", session.clientHelloTime.map { .number($0.formatted(digits: digits)) } ?? .null))
-        members.append(("ts_client_finished", session.clientFinishedTime.map { .number($0.formatted(digits: digits)) } ?? .null))
-        members.append(("handshake_ms", session.handshakeNanoseconds.map { .number(milliseconds($0)) } ?? .null))
-        members.append(("alerts", .integer(session.alertCount)))
-        members.append(("mode", .string(analysis.mode.rawValue)))
+        tlsSummaryFields(session, to: &encoder)
+        encoder.field("alpn_source", session.alpnSource.rawValue)
+        encoder.field("ts_client_hello", timestamp: session.clientHelloTime, digits: digits)
+        encoder.field("ts_client_finished", timestamp: session.clientFinishedTime, digits: digits)
+        encoder.field("handshake_ms", milliseconds: session.handshakeNanoseconds)
+        encoder.field("alerts", session.alertCount)
+        encoder.field("mode", analysis.mode.rawValue)
+        func tally(_ name: StaticString, _ tally: TLSRecordTally, to encoder: inout Encoder) {
+            encoder.object(name) { encoder in
+                encoder.field("records", tally.records)
+                encoder.field("bytes", tally.bytes)
+            }
+        }
         for direction in FlowDirection.allCases {
             let stats = session.stats(direction)
-            func tally(_ tally: TLSRecordTally) -> JSONValue {
-                .object([("records", .integer(tally.records)), ("bytes", .integer(tally.bytes))])
+            encoder.object(direction == .up ? "up" : "down") { encoder in
+                tally("handshake", stats.handshake, to: &encoder)
+                tally("encrypted_handshake", stats.encryptedHandshake, to: &encoder)
+                tally("change_cipher_spec", stats.changeCipherSpec, to: &encoder)
+                tally("alert", stats.alert, to: &encoder)
+                tally("application_data", stats.applicationData, to: &encoder)
+                encoder.field("record_header_bytes", stats.headerBytes)
+                encoder.field("protection_overhead_bytes", stats.protectionOverheadBytes)
             }
-            members.append((direction == .up ? "up" : "down", .object([
-                ("handshake", tally(stats.handshake)),
-                ("encrypted_handshake", tally(stats.encryptedHandshake)),
-                ("change_cipher_spec", tally(stats.changeCipherSpec)),
-                ("alert", tally(stats.alert)),
-                ("application_data", tally(stats.applicationData)),
-                ("record_header_bytes", .integer(stats.headerBytes)),
-                ("protection_overhead_bytes", .integer(stats.protectionOverheadBytes)),
-            ])))
         }
-        return .object(members)
     }
 }

@@ -1,146 +1,182 @@
 /// The JSON form of each record: the field names here are a contract other tools read (README).
+///
+/// Each record is described once, generic over the `JSONEncoding` it is written into: JSON Lines
+/// appends it straight to its byte buffer, the other outputs read it as a `JSONValue`.
 public enum RecordEncoding {
     /// The JSON of any record.
     public static func record(_ record: AnalysisRecord, timestampDigits digits: Int) -> JSONValue {
-        switch record {
-        case let .connection(connection): return self.connection(connection, timestampDigits: digits)
-        case let .flow(flow): return self.flow(flow, timestampDigits: digits)
-        case let .exchange(exchange, id, connection):
-            return http(exchange, id: id, connection: connection, timestampDigits: digits)
-        case let .dns(transaction): return dns(transaction, timestampDigits: digits)
-        }
+        JSONValue { self.record(record, timestampDigits: digits, to: &$0) }
     }
 
     /// A `{"type":"connection",…}` record.
     public static func connection(_ connection: TCPConnection, timestampDigits digits: Int) -> JSONValue {
-        let ledger = connection.ledger
-        var members: [(String, JSONValue)] = [
-            ("type", .string("connection")),
-            ("id", .integer(connection.id)),
-            ("client", .string(connection.clientEndpoint)),
-            ("server", .string(connection.serverEndpoint)),
-            ("ts_first", .number(connection.firstTimestamp.formatted(digits: digits))),
-            ("ts_last", .number(connection.lastTimestamp.formatted(digits: digits))),
-            ("up", direction(ledger.tally(.up))),
-            ("down", direction(ledger.tally(.down))),
-            ("unattributed", .object([
-                ("up", counters(ledger.unattributed(.up))),
-                ("down", counters(ledger.unattributed(.down))),
-            ])),
-            ("exchanges", .integer((connection.consumer as? ApplicationLayerAnalysis)?.exchangeCount ?? 0)),
-        ]
-        members.append(("handshake_rtt_ms", connection.handshakeNanoseconds.map { .number(milliseconds($0)) } ?? .null))
-        members.append(("tls", tlsSession(of: connection).map { tlsDetails($0, digits: digits) } ?? .null))
-        members.append(("flags", .array(connection.flags.names.map(JSONValue.string))))
-        return .object(members)
+        JSONValue { self.connection(connection, timestampDigits: digits, to: &$0) }
     }
 
     /// A `{"type":"flow",…}` record for non-TCP traffic.
     public static func flow(_ flow: IPFlow, timestampDigits digits: Int) -> JSONValue {
-        var flags: [JSONValue] = []
-        if flow.evicted { flags.append(.string("evicted")) }
-        if flow.badChecksums > 0 { flags.append(.string("bad_checksum")) }
-        return .object([
-            ("type", .string("flow")),
-            ("id", .integer(flow.id)),
-            ("proto", .string(flow.protocolName)),
-            ("client", .string(flow.clientEndpoint)),
-            ("server", .string(flow.serverEndpoint)),
-            ("ts_first", .number(flow.firstTimestamp.formatted(digits: digits))),
-            ("ts_last", .number(flow.lastTimestamp.formatted(digits: digits))),
-            ("up", counters(flow.counters[FlowDirection.up.rawValue])),
-            ("down", counters(flow.counters[FlowDirection.down.rawValue])),
-            ("flags", .array(flags)),
-        ])
+        JSONValue { self.flow(flow, timestampDigits: digits, to: &$0) }
     }
 
     /// The final `{"type":"summary",…}` record.
     public static func summary(_ summary: CaptureSummary, files: [String]) -> JSONValue {
+        JSONValue { self.summary(summary, files: files, to: &$0) }
+    }
+
+    /// Writes any record into `encoder`.
+    static func record<Encoder: JSONEncoding>(
+        _ record: AnalysisRecord, timestampDigits digits: Int, to encoder: inout Encoder
+    ) {
+        switch record {
+        case let .connection(connection): self.connection(connection, timestampDigits: digits, to: &encoder)
+        case let .flow(flow): self.flow(flow, timestampDigits: digits, to: &encoder)
+        case let .exchange(exchange, id, connection):
+            http(exchange, id: id, connection: connection, timestampDigits: digits, to: &encoder)
+        case let .dns(transaction): dns(transaction, timestampDigits: digits, to: &encoder)
+        }
+    }
+
+    static func connection<Encoder: JSONEncoding>(
+        _ connection: TCPConnection, timestampDigits digits: Int, to encoder: inout Encoder
+    ) {
+        let ledger = connection.ledger
+        encoder.object { encoder in
+            encoder.field("type", "connection")
+            encoder.field("id", connection.id)
+            encoder.field("client", connection.clientEndpoint)
+            encoder.field("server", connection.serverEndpoint)
+            encoder.field("ts_first", timestamp: connection.firstTimestamp, digits: digits)
+            encoder.field("ts_last", timestamp: connection.lastTimestamp, digits: digits)
+            encoder.field("up") { direction(ledger.tally(.up), to: &$0) }
+            encoder.field("down") { direction(ledger.tally(.down), to: &$0) }
+            encoder.object("unattributed") { encoder in
+                encoder.field("up") { counters(ledger.unattributed(.up), to: &$0) }
+                encoder.field("down") { counters(ledger.unattributed(.down), to: &$0) }
+            }
+            encoder.field("exchanges", (connection.consumer as? ApplicationLayerAnalysis)?.exchangeCount ?? 0)
+            encoder.field("handshake_rtt_ms", milliseconds: connection.handshakeNanoseconds)
+            encoder.object("tls", tlsSession(of: connection)) { tlsDetailFields($1, digits: digits, to: &$0) }
+            encoder.field("flags", strings: connection.flags.names)
+        }
+    }
+
+    static func flow<Encoder: JSONEncoding>(_ flow: IPFlow, timestampDigits digits: Int, to encoder: inout Encoder) {
+        encoder.object { encoder in
+            encoder.field("type", "flow")
+            encoder.field("id", flow.id)
+            encoder.field("proto", flow.protocolName)
+            encoder.field("client", flow.clientEndpoint)
+            encoder.field("server", flow.serverEndpoint)
+            encoder.field("ts_first", timestamp: flow.firstTimestamp, digits: digits)
+            encoder.field("ts_last", timestamp: flow.lastTimestamp, digits: digits)
+            encoder.field("up") { counters(flow.counters[FlowDirection.up.rawValue], to: &$0) }
+            encoder.field("down") { counters(flow.counters[FlowDirection.down.rawValue], to: &$0) }
+            encoder.field("flags") { encoder in
+                encoder.array { encoder in
+                    if flow.evicted { encoder.string("evicted") }
+                    if flow.badChecksums > 0 { encoder.string("bad_checksum") }
+                }
+            }
+        }
+    }
+
+    static func summary<Encoder: JSONEncoding>(_ summary: CaptureSummary, files: [String], to encoder: inout Encoder) {
         let digits = summary.timestampDigits
-        var outcomes: [(String, JSONValue)] = [
-            ("tcp", counters(summary.inConnections)),
-            ("other_ip", counters(summary.inFlows)),
-            ("filtered", counters(summary.filtered)),
-        ]
-        for failure in DecodeFailure.allCases {
-            outcomes.append((failure.rawValue, counters(summary.undecoded[failure] ?? TrafficCounters())))
+        encoder.object { encoder in
+            encoder.field("type", "summary")
+            encoder.field("files", strings: files)
+            encoder.field("ts_first", timestamp: summary.firstTimestamp, digits: digits)
+            encoder.field("ts_last", timestamp: summary.lastTimestamp, digits: digits)
+            var duration: Int64?
+            if let first = summary.firstTimestamp, let last = summary.lastTimestamp {
+                duration = last.nanoseconds - first.nanoseconds
+            }
+            encoder.field("duration_ms", milliseconds: duration)
+            encoder.field("packets", summary.read.packets)
+            encoder.field("frame_bytes", summary.read.frameBytes)
+            encoder.field("ip_bytes", summary.accountedIPBytes)
+            encoder.object("outcomes") { encoder in
+                encoder.field("tcp") { counters(summary.inConnections, to: &$0) }
+                encoder.field("other_ip") { counters(summary.inFlows, to: &$0) }
+                encoder.field("filtered") { counters(summary.filtered, to: &$0) }
+                for failure in DecodeFailure.allCases {
+                    encoder.dynamicKey(failure.rawValue)
+                    counters(summary.undecoded[failure] ?? TrafficCounters(), to: &encoder)
+                }
+                encoder.field("incomplete_fragments") { counters(summary.incompleteFragments, to: &$0) }
+            }
+            encoder.field("connections", summary.connections)
+            encoder.field("flows", summary.flows)
+            encoder.field("dns_transactions", summary.dnsTransactions)
+            encoder.object("gaps") { encoder in
+                encoder.field("connections", summary.connectionsWithGaps)
+                encoder.field("missing_bytes", summary.missingBytes)
+            }
+            encoder.object("evictions") { encoder in
+                encoder.field("connections", summary.connectionEvictions)
+                encoder.field("flows", summary.flowEvictions)
+            }
+            encoder.field("idle_expirations", summary.idleExpirations)
+            encoder.field("buffer_cap_gaps", summary.bufferCapGaps)
+            encoder.object("bad_checksums") { encoder in
+                encoder.field("ip", summary.badIPChecksums)
+                encoder.field("transport", summary.badTransportChecksums)
+            }
+            encoder.field("fragmented_datagrams", summary.fragmentedDatagrams)
+            encoder.object("unknown_link_types") { encoder in
+                for (linkType, count) in summary.unknownLinkTypes.sorted(by: { $0.key < $1.key }) {
+                    encoder.dynamicKey(String(linkType))
+                    encoder.integer(count)
+                }
+            }
+            encoder.field("errors", strings: summary.errors)
+            encoder.field("conserved", summary.isConserved)
         }
-        outcomes.append(("incomplete_fragments", counters(summary.incompleteFragments)))
-        var duration: JSONValue?
-        if let first = summary.firstTimestamp, let last = summary.lastTimestamp {
-            duration = .number(milliseconds(last.nanoseconds - first.nanoseconds))
-        }
-        return .object([
-            ("type", .string("summary")),
-            ("files", .array(files.map(JSONValue.string))),
-            ("ts_first", summary.firstTimestamp.map { .number($0.formatted(digits: digits)) } ?? .null),
-            ("ts_last", summary.lastTimestamp.map { .number($0.formatted(digits: digits)) } ?? .null),
-            ("duration_ms", duration ?? .null),
-            ("packets", .integer(summary.read.packets)),
-            ("frame_bytes", .integer(summary.read.frameBytes)),
-            ("ip_bytes", .integer(summary.accountedIPBytes)),
-            ("outcomes", .object(outcomes)),
-            ("connections", .integer(summary.connections)),
-            ("flows", .integer(summary.flows)),
-            ("dns_transactions", .integer(summary.dnsTransactions)),
-            ("gaps", .object([
-                ("connections", .integer(summary.connectionsWithGaps)),
-                ("missing_bytes", .integer(summary.missingBytes)),
-            ])),
-            ("evictions", .object([
-                ("connections", .integer(summary.connectionEvictions)),
-                ("flows", .integer(summary.flowEvictions)),
-            ])),
-            ("idle_expirations", .integer(summary.idleExpirations)),
-            ("buffer_cap_gaps", .integer(summary.bufferCapGaps)),
-            ("bad_checksums", .object([
-                ("ip", .integer(summary.badIPChecksums)),
-                ("transport", .integer(summary.badTransportChecksums)),
-            ])),
-            ("fragmented_datagrams", .integer(summary.fragmentedDatagrams)),
-            ("unknown_link_types", .object(summary.unknownLinkTypes.sorted { $0.key < $1.key }.map {
-                (String($0.key), JSONValue.integer($0.value))
-            })),
-            ("errors", .array(summary.errors.map(JSONValue.string))),
-            ("conserved", .bool(summary.isConserved)),
-        ])
     }
 
     /// `{"packets","ip_bytes","frame_bytes","payload_bytes"}`.
-    static func counters(_ counters: TrafficCounters) -> JSONValue {
-        .object([
-            ("packets", .integer(counters.packets)),
-            ("ip_bytes", .integer(counters.ipBytes)),
-            ("frame_bytes", .integer(counters.frameBytes)),
-            ("payload_bytes", .integer(counters.payloadBytes)),
-        ])
+    static func counters<Encoder: JSONEncoding>(_ counters: TrafficCounters, to encoder: inout Encoder) {
+        encoder.object { encoder in
+            encoder.field("packets", counters.packets)
+            encoder.field("ip_bytes", counters.ipBytes)
+            encoder.field("frame_bytes", counters.frameBytes)
+            encoder.field("payload_bytes", counters.payloadBytes)
+        }
     }
 
     /// One direction of a connection: totals, the contract's shortcut fields, and every category.
-    static func direction(_ tally: DirectionTally) -> JSONValue {
+    static func direction<Encoder: JSONEncoding>(_ tally: DirectionTally, to encoder: inout Encoder) {
+        encoder.object { directionFields(tally, missingBytes: true, to: &$0) }
+    }
+
+    /// The members of `direction` (`missing_bytes` only when asked: exchanges leave it out).
+    static func directionFields<Encoder: JSONEncoding>(
+        _ tally: DirectionTally, missingBytes: Bool, to encoder: inout Encoder
+    ) {
         let total = tally.total
-        return .object([
-            ("packets", .integer(total.packets)),
-            ("ip_bytes", .integer(total.ipBytes)),
-            ("frame_bytes", .integer(total.frameBytes)),
-            ("payload_bytes", .integer(total.payloadBytes)),
-            ("setup_ip_bytes", .integer(tally.setup.ipBytes)),
-            ("teardown_ip_bytes", .integer(tally.teardown.ipBytes)),
-            ("ack_packets", .integer(tally.ack.packets)),
-            ("ack_ip_bytes", .integer(tally.ack.ipBytes)),
-            ("retransmitted_packets", .integer(tally.retransmission.packets)),
-            ("retransmitted_bytes", .integer(tally.retransmittedPayloadBytes)),
-            ("missing_bytes", .integer(tally.missingBytes)),
-            ("categories", .object(PacketCategory.allCases.map { ($0.name, counters(tally[$0])) })),
-        ])
+        encoder.field("packets", total.packets)
+        encoder.field("ip_bytes", total.ipBytes)
+        encoder.field("frame_bytes", total.frameBytes)
+        encoder.field("payload_bytes", total.payloadBytes)
+        encoder.field("setup_ip_bytes", tally.setup.ipBytes)
+        encoder.field("teardown_ip_bytes", tally.teardown.ipBytes)
+        encoder.field("ack_packets", tally.ack.packets)
+        encoder.field("ack_ip_bytes", tally.ack.ipBytes)
+        encoder.field("retransmitted_packets", tally.retransmission.packets)
+        encoder.field("retransmitted_bytes", tally.retransmittedPayloadBytes)
+        if missingBytes { encoder.field("missing_bytes", tally.missingBytes) }
+        encoder.object("categories") { encoder in
+            for category in PacketCategory.allCases {
+                encoder.dynamicKey(category.name)
+                counters(tally[category], to: &encoder)
+            }
+        }
     }
 
     /// Milliseconds with microsecond resolution, e.g. `12.345`.
     static func milliseconds(_ nanoseconds: Int64) -> String {
-        let microseconds = nanoseconds / 1000
-        let magnitude = microseconds.magnitude
-        let fraction = String(magnitude % 1000)
-        return (microseconds < 0 ? "-" : "") + "\(magnitude / 1000)."
-            + String(repeating: "0", count: 3 - fraction.count) + fraction
+        var encoder = JSONTextEncoder()
+        encoder.milliseconds(nanoseconds)
+        return String(decoding: encoder.bytes, as: UTF8.self)
     }
 }

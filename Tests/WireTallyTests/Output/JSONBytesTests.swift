@@ -2,7 +2,7 @@ import Foundation
 import Testing
 @testable import WireTally
 
-/// JSON written byte-wise (`JSONValue.write(to:)`): numbers as the standard library prints them,
+/// JSON written byte-wise (`JSONTextEncoder`, through `JSONValue.serialized`): numbers as the standard library prints them,
 /// strings that Foundation's JSON parser reads back unchanged, with the escapes the records always had.
 @Suite struct JSONBytesTests {
     @Test func integersAsTheStandardLibraryPrintsThem() {

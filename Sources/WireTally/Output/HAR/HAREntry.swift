@@ -165,7 +165,12 @@ enum HAREntry {
 
     /// `_wire`: the exchange's packets per direction, as in the `http` record's `wire`.
     static func wire(_ wire: ExchangeWire) -> JSONValue {
-        .object([("up", RecordEncoding.direction(wire.tally(.up))), ("down", RecordEncoding.direction(wire.tally(.down)))])
+        JSONValue { encoder in
+            encoder.object { encoder in
+                encoder.field("up") { RecordEncoding.direction(wire.tally(.up), to: &$0) }
+                encoder.field("down") { RecordEncoding.direction(wire.tally(.down), to: &$0) }
+            }
+        }
     }
 
     /// The media type without parameters, lowercased.

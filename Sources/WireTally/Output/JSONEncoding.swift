@@ -1,0 +1,83 @@
+/// Something a JSON document is written into piece by piece, in document order: the records are
+/// described once against this protocol (`RecordEncoding`), then either appended as text straight to a
+/// byte buffer (`JSONTextEncoder`, the JSON Lines path) or built as a `JSONValue` (`JSONTreeBuilder`,
+/// for outputs that read records as values).
+///
+/// Inside an object every value is preceded by its `key`; inside an array values follow each other.
+/// Code written against it is generic over the encoder, so each use is specialised (no dynamic dispatch
+/// per field).
+protocol JSONEncoding {
+    /// The name of the next member of the current object: a literal with nothing JSON would escape.
+    mutating func key(_ name: StaticString)
+    /// The name of the next member of the current object, computed at run time (escaped as needed).
+    mutating func dynamicKey(_ name: String)
+    /// An object whose members `body` writes.
+    mutating func object(_ body: (inout Self) -> Void)
+    /// An array whose elements `body` writes.
+    mutating func array(_ body: (inout Self) -> Void)
+    mutating func string(_ value: String)
+    mutating func integer(_ value: Int)
+    /// A number already formatted.
+    mutating func number(_ literal: String)
+    /// A timestamp as seconds with `digits` decimals (`Timestamp.formatted(digits:)`).
+    mutating func timestamp(_ timestamp: Timestamp, digits: Int)
+    /// Nanoseconds as milliseconds with microsecond resolution, e.g. `12.345`.
+    mutating func milliseconds(_ nanoseconds: Int64)
+    mutating func bool(_ value: Bool)
+    mutating func null()
+}
+
+/// Members written in one call: a key and its value (null for a missing optional).
+extension JSONEncoding {
+    mutating func field(_ name: StaticString, _ value: Int?) {
+        key(name)
+        if let value { integer(value) } else { null() }
+    }
+
+    mutating func field(_ name: StaticString, _ value: String?) {
+        key(name)
+        if let value { string(value) } else { null() }
+    }
+
+    mutating func field(_ name: StaticString, _ value: Bool) {
+        key(name)
+        bool(value)
+    }
+
+    mutating func field(_ name: StaticString, timestamp value: Timestamp?, digits: Int) {
+        key(name)
+        if let value { timestamp(value, digits: digits) } else { null() }
+    }
+
+    mutating func field(_ name: StaticString, milliseconds value: Int64?) {
+        key(name)
+        if let value { milliseconds(value) } else { null() }
+    }
+
+    /// An array of strings.
+    mutating func field(_ name: StaticString, strings: [String]) {
+        key(name)
+        array { encoder in
+            for string in strings { encoder.string(string) }
+        }
+    }
+
+    /// A member whose value `body` writes.
+    mutating func field(_ name: StaticString, _ body: (inout Self) -> Void) {
+        key(name)
+        body(&self)
+    }
+
+    /// A member that is an object `body` writes.
+    mutating func object(_ name: StaticString, _ body: (inout Self) -> Void) {
+        key(name)
+        object(body)
+    }
+
+    /// A member that is an object `body` writes from `value`, or null without one.
+    mutating func object<Value>(_ name: StaticString, _ value: Value?, _ body: (inout Self, Value) -> Void) {
+        key(name)
+        guard let value else { return null() }
+        object { body(&$0, value) }
+    }
+}
