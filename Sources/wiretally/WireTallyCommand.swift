@@ -53,10 +53,11 @@ struct Analyze: ParsableCommand {
     var decode = false
 
     @Option(help: """
-        1: read and analyse on one thread; 2: read the files (and inflate .gz) on a second thread. The \
-        output is the same; 2 pays only when a second core is free.
+        1: read and analyse on one thread; 2: read (inflate .gz) and decode the packets on a second \
+        thread; auto: 2 when two CPUs are online and the files hold 16 MB or more. The output \
+        is the same.
         """)
-    var threads: Int = 1
+    var threads: ThreadsArgument = .automatic
 
     @Flag(help: "Table and CSV show one line per TCP connection instead of one per HTTP exchange.")
     var connections = false
@@ -90,7 +91,6 @@ struct Analyze: ParsableCommand {
 
     // --- endpoint summary (Insights): checked before any output file is created
     func validate() throws {
-        if threads != 1 && threads != 2 { throw ValidationError("--threads takes 1 or 2") }
         if summary && format.summaryFormat == nil {
             throw ValidationError("--summary prints a table or one JSON document: use --format table or --format json")
         }
@@ -115,7 +115,7 @@ struct Analyze: ParsableCommand {
         let progress = ProgressDisplay(quiet: quiet)
         var run = AnalysisRun(
             files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits, http: http)),
-            threads: threads)
+            threads: threads.count(for: files))
         run.progress = progress.callback
         let result: AnalysisRun.Result
         do {
@@ -194,6 +194,31 @@ struct Compare: ParsableCommand {
             throw ExitCode(1)
         }
         try endRun(errors: result.errors, summary: result.summary)
+    }
+}
+
+/// `--threads 1|2|auto`.
+enum ThreadsArgument: ExpressibleByArgument {
+    case fixed(Int)
+    case automatic
+
+    init?(argument: String) {
+        switch argument {
+        case "auto": self = .automatic
+        case "1", "2": self = .fixed(Int(argument)!)
+        default: return nil
+        }
+    }
+
+    static var allValueStrings: [String] { ["1", "2", "auto"] }
+    var defaultValueDescription: String { "auto" }
+
+    /// The thread count for analysing `files`.
+    func count(for files: [String]) -> Int {
+        switch self {
+        case let .fixed(count): count
+        case .automatic: AnalysisRun.automaticThreads(files: files)
+        }
     }
 }
 

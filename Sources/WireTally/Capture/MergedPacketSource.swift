@@ -50,7 +50,12 @@ public final class MergedPacketSource: PacketSource {
         self.init(sources: sources.map(\.1))
         for position in inputs.indices { inputs[position].fileIndex = sources[position].0 }
         failures = openFailures
-        fileBytesTotal = paths.reduce(0) { total, path in
+        fileBytesTotal = Self.fileBytes(of: paths)
+    }
+
+    /// The sizes of the files at `paths` added up (0 for a file that cannot be examined).
+    static func fileBytes(of paths: [String]) -> Int {
+        paths.reduce(0) { total, path in
             var status = stat()
             return total + (stat(path, &status) == 0 ? Int(status.st_size) : 0)
         }

@@ -37,9 +37,23 @@ import Testing
         for name in ["lossy.pcap", "nginx-chunked-gzip.pcap.gz"] {
             let one = try CommandLineTests.run(["analyze", "--format", "jsonl", "--decode", "--threads", "1", TestPaths.capture(name)])
             let two = try CommandLineTests.run(["analyze", "--format", "jsonl", "--decode", "--threads", "2", TestPaths.capture(name)])
+            let auto = try CommandLineTests.run(["analyze", "--format", "jsonl", "--decode", TestPaths.capture(name)])
             #expect(one.status == 0 && one.stdout == two.stdout && one.stdout.hasSuffix("\"conserved\":true}\n"))
+            #expect(auto.stdout == one.stdout)
         }
         let bad = try CommandLineTests.run(["analyze", "--threads", "3", TestPaths.capture("lossy.pcap")])
-        #expect(bad.status == 64 && bad.stderr.contains("--threads takes 1 or 2"))
+        #expect(bad.status == 64 && bad.stderr.contains("'--threads <threads>'"))
+        let help = try CommandLineTests.run(["analyze", "--help"])
+        #expect(help.stdout.split(whereSeparator: \.isWhitespace).joined(separator: " ").contains("(values: 1, 2, auto; default: auto)"))
+    }
+
+    /// `--threads auto` (the default): a second thread for 16 MB of files or more when two CPUs are online.
+    @Test func automaticThreadsNeedTwoCPUsAndAFewMegabytes() {
+        let big = AnalysisRun.smallestInputForTwoThreads
+        #expect(AnalysisRun.automaticThreads(fileBytes: big, onlineCPUs: 2) == 2)
+        #expect(AnalysisRun.automaticThreads(fileBytes: big - 1, onlineCPUs: 64) == 1)
+        #expect(AnalysisRun.automaticThreads(fileBytes: 1 << 40, onlineCPUs: 1) == 1)
+        #expect(AnalysisRun.onlineCPUCount() >= 1)
+        #expect(AnalysisRun.automaticThreads(files: [TestPaths.capture("lossy.pcap"), "/nonexistent"]) == 1)
     }
 }
