@@ -67,6 +67,14 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
 
     public func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
 
+    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+        runs[direction.rawValue].run(containing: offset)
+    }
+
+    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+        runs[direction.rawValue].start(ofExchangeAfter: index)
+    }
+
     public var exchangeInFlight: Int? {
         // By index: `last(where:)` would copy each exchange (messages, headers) it looks at.
         var index = exchanges.count - 1
