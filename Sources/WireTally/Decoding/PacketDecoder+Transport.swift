@@ -24,7 +24,7 @@ extension PacketDecoder {
             acknowledgment: header.acknowledgment, flags: header.flags, window: header.window,
             headerLength: headerLength, payload: packet.transport.clamped(from: headerLength),
             payloadLength: packet.transportLength - headerLength, hasBadChecksum: hasBadChecksum,
-            options: headerLength > 20 ? header.options : TCPOptions())
+            optionBytes: header.optionBytes)
         return .tcp(packet, segment)
     }
 
