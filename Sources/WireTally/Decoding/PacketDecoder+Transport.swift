@@ -1,5 +1,6 @@
 extension PacketDecoder {
     /// Decodes the TCP or UDP header of `packet`; other protocols are returned as `.otherIP`.
+    @inline(__always)
     func decodeTransport(_ packet: IPPacket) -> DecodedPacket {
         switch packet.transportProtocol {
         case IPProtocol.tcp: return decodeTCP(packet)
@@ -8,6 +9,7 @@ extension PacketDecoder {
         }
     }
 
+    @inline(__always)
     private func decodeTCP(_ packet: IPPacket) -> DecodedPacket {
         guard let header = TCPHeaderView(packet.transport) else {
             return .undecoded(Self.shortfall(needed: 20, declared: packet.transportLength), wire: packet.wire)
