@@ -19,11 +19,6 @@ public struct OwnerRun: Hashable, Sendable {
     public var owner: StreamOwner
     /// Where the next run starts (`Int64.max` for the last run).
     public var end: Int64
-
-    public init(owner: StreamOwner, end: Int64) {
-        self.owner = owner
-        self.end = end
-    }
 }
 
 /// The owners of one direction's stream bytes: runs, each from its start offset to the next run's.
