@@ -111,6 +111,16 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         return attribution?.ownership(direction) ?? OwnershipRuns()
     }
 
+    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.ownerRun(at: offset, direction) } }
+        return attribution?.ownerRun(at: offset, direction) ?? OwnerRun(owner: .nobody, end: .max)
+    }
+
+    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.start(ofExchangeAfter: index, direction) } }
+        return attribution?.start(ofExchangeAfter: index, direction)
+    }
+
     public var exchangeInFlight: Int? {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.exchangeInFlight } }
         return attribution?.exchangeInFlight

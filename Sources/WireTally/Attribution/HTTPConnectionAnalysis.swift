@@ -2,7 +2,9 @@
 /// parser, keeps the exchanges it finds, and tells the ledger which exchange owns each stream byte.
 public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate, StreamAttribution {
     public private(set) var exchanges: [HTTPExchange] = []
-    private var parser: HTTP1ConnectionParser!
+    /// Owned through a retain taken in `init` and given back in `deinit`: the parser needs `self` as its
+    /// delegate, so it cannot be a `let`, and a `var` is retained and released around every call.
+    private var parser: Unmanaged<HTTP1ConnectionParser>!
     private let measureRegzippedBodies: Bool
     private var runs = DirectionPair(OwnershipRuns(), OwnershipRuns())
     private var examined = DirectionPair<Int64>(0, 0)
@@ -10,25 +12,29 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
 
     public init(limits: HTTPLimits = HTTPLimits()) {
         measureRegzippedBodies = limits.measureRegzippedBodies
-        parser = HTTP1ConnectionParser(limits: limits, delegate: self)
+        parser = Unmanaged.passRetained(HTTP1ConnectionParser(limits: limits, delegate: self))
     }
+
+    deinit { parser.release() }
 
     // MARK: TCPStreamConsumer
 
     public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
-        parser.streamData(data, offset: offset, direction: direction, origin: origin)
+        parser._withUnsafeGuaranteedRef { $0.streamData(data, offset: offset, direction: direction, origin: origin) }
         examined[direction.rawValue] = offset + Int64(data.count)
     }
 
     public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
-        parser.streamGap(offset: offset, length: length, direction: direction, reason: reason)
+        parser._withUnsafeGuaranteedRef {
+            $0.streamGap(offset: offset, length: length, direction: direction, reason: reason)
+        }
         examined[direction.rawValue] = offset + length
     }
 
     public func streamEnded(direction: FlowDirection) {
-        parser.streamEnded(direction: direction)
+        parser._withUnsafeGuaranteedRef { $0.streamEnded(direction: direction) }
         endedDirections += 1
-        if endedDirections == 2 { parser.finish() }
+        if endedDirections == 2 { parser._withUnsafeGuaranteedRef { $0.finish() } }
     }
 
     // MARK: HTTPParserDelegate
@@ -66,6 +72,14 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
     public func examinedLength(_ direction: FlowDirection) -> Int64 { examined[direction.rawValue] }
 
     public func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
+
+    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+        runs[direction.rawValue].run(containing: offset)
+    }
+
+    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+        runs[direction.rawValue].start(ofExchangeAfter: index)
+    }
 
     public var exchangeInFlight: Int? {
         // By index: `last(where:)` would copy each exchange (messages, headers) it looks at.

@@ -82,15 +82,16 @@ public struct TCPSegment {
     /// True when the checksum could be verified (whole segment captured) and is wrong. Captures taken
     /// on the sending host carry checksums the NIC fills in later: such segments are still decoded.
     public var hasBadChecksum: Bool
-    /// The options the decoder understands (MSS, window scale, SACK-permitted, timestamps).
-    public var options: TCPOptions
+    /// The captured option bytes of the header (after its fixed 20 bytes), valid as long as `payload`.
+    public var optionBytes: UnsafeRawBufferPointer
 
     public init(
         sourcePort: UInt16, destinationPort: UInt16, sequence: UInt32, acknowledgment: UInt32,
         flags: TCPFlags, window: UInt16 = 65535, headerLength: Int = 20, payload: UnsafeRawBufferPointer,
-        payloadLength: Int, hasBadChecksum: Bool = false, options: TCPOptions = TCPOptions()
+        payloadLength: Int, hasBadChecksum: Bool = false,
+        optionBytes: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)
     ) {
-        self.options = options
+        self.optionBytes = optionBytes
         self.sourcePort = sourcePort
         self.destinationPort = destinationPort
         self.sequence = sequence
@@ -105,6 +106,10 @@ public struct TCPSegment {
 
     /// True when the snaplen cut part of the payload.
     public var isPayloadTruncated: Bool { payload.count < payloadLength }
+
+    /// The options the decoder understands (MSS, window scale, SACK-permitted, timestamps), read from
+    /// `optionBytes` when asked: nothing on the per-packet path needs them.
+    public var options: TCPOptions { TCPOptions(parsing: optionBytes) }
 }
 
 /// TCP options read from a segment header; nil / false when absent.

@@ -6,6 +6,7 @@ extension PacketDecoder {
         return frame.originalLength
     }
 
+    @inline(__always)
     func decodeIPv4(_ frame: NetworkFrame) -> DecodedPacket {
         guard let header = IPv4HeaderView(frame.bytes) else {
             return .undecoded(Self.shortfall(needed: 20, declared: frame.originalLength), wire: frame.wire)

@@ -1,5 +1,6 @@
 extension PacketDecoder {
     /// Decodes the TCP or UDP header of `packet`; other protocols are returned as `.otherIP`.
+    @inline(__always)
     func decodeTransport(_ packet: IPPacket) -> DecodedPacket {
         switch packet.transportProtocol {
         case IPProtocol.tcp: return decodeTCP(packet)
@@ -8,6 +9,7 @@ extension PacketDecoder {
         }
     }
 
+    @inline(__always)
     private func decodeTCP(_ packet: IPPacket) -> DecodedPacket {
         guard let header = TCPHeaderView(packet.transport) else {
             return .undecoded(Self.shortfall(needed: 20, declared: packet.transportLength), wire: packet.wire)
@@ -24,7 +26,7 @@ extension PacketDecoder {
             acknowledgment: header.acknowledgment, flags: header.flags, window: header.window,
             headerLength: headerLength, payload: packet.transport.clamped(from: headerLength),
             payloadLength: packet.transportLength - headerLength, hasBadChecksum: hasBadChecksum,
-            options: headerLength > 20 ? header.options : TCPOptions())
+            optionBytes: header.optionBytes)
         return .tcp(packet, segment)
     }
 

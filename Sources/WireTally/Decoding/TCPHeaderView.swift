@@ -16,12 +16,21 @@ struct TCPHeaderView {
     var flags: TCPFlags { TCPFlags(rawValue: word(12) & 0x01ff) }
     var window: UInt16 { word(14) }
 
-    /// The options MSS, window scale, SACK-permitted and timestamps; the caller ensures `headerLength`
-    /// bytes are present. A malformed option ends the walk with what was read so far.
-    var options: TCPOptions {
-        var options = TCPOptions()
-        var offset = 20
-        let end = min(headerLength, bytes.count)
+    /// The option bytes after the fixed 20 bytes; the caller ensures `headerLength` bytes are present.
+    var optionBytes: UnsafeRawBufferPointer { bytes.clamped(from: 20, to: headerLength) }
+
+    private func word(_ offset: Int) -> UInt16 {
+        UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+    }
+}
+
+extension TCPOptions {
+    /// Reads MSS, window scale, SACK-permitted and timestamps from a header's option bytes. A malformed
+    /// option ends the walk with what was read so far.
+    init(parsing bytes: UnsafeRawBufferPointer) {
+        self.init()
+        var offset = 0
+        let end = bytes.count
         while offset < end {
             let kind = bytes[offset]
             if kind == 0 { break }
@@ -30,20 +39,15 @@ struct TCPHeaderView {
             else { break }
             let length = Int(lengthByte)
             switch (kind, length) {
-            case (2, 4): options.maximumSegmentSize = bytes.uint16BigEndian(at: offset + 2)
-            case (3, 3): options.windowScale = bytes.byte(at: offset + 2)
-            case (4, 2): options.sackPermitted = true
+            case (2, 4): maximumSegmentSize = bytes.uint16BigEndian(at: offset + 2)
+            case (3, 3): windowScale = bytes.byte(at: offset + 2)
+            case (4, 2): sackPermitted = true
             case (8, 10):
-                options.timestampValue = bytes.uint32BigEndian(at: offset + 2)
-                options.timestampEchoReply = bytes.uint32BigEndian(at: offset + 6)
+                timestampValue = bytes.uint32BigEndian(at: offset + 2)
+                timestampEchoReply = bytes.uint32BigEndian(at: offset + 6)
             default: break
             }
             offset += length
         }
-        return options
-    }
-
-    private func word(_ offset: Int) -> UInt16 {
-        UInt16(bigEndian: bytes.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
     }
 }

@@ -131,7 +131,7 @@ public struct ConnectionLedger: Sendable {
     /// True when the peer acknowledged every examined byte of `direction` owned by exchanges up to
     /// `index`: up to the first byte of a later exchange, or all examined bytes when none has begun.
     private func isAcknowledged(through index: Int, _ direction: FlowDirection, _ attribution: any StreamAttribution) -> Bool {
-        let end = attribution.ownership(direction).start(ofExchangeAfter: index) ?? attribution.examinedLength(direction)
+        let end = attribution.start(ofExchangeAfter: index, direction) ?? attribution.examinedLength(direction)
         return acknowledged[direction.rawValue] >= end
     }
 
@@ -167,13 +167,13 @@ public struct ConnectionLedger: Sendable {
         let direction = packet.direction
         if let range = packet.streamRange {
             guard force || range.upperBound <= attribution.examinedLength(direction) else { return false }
-            split(packet, over: range, ownership: attribution.ownership(direction))
+            split(packet, over: range, attribution)
             return true
         }
         if packet.category == .ack, let acknowledged = packet.newlyAcknowledged, !acknowledged.isEmpty {
             let opposite = direction.reversed
             guard force || acknowledged.upperBound <= attribution.examinedLength(opposite) else { return false }
-            let owner = attribution.ownership(opposite).owner(at: acknowledged.upperBound - 1)
+            let owner = attribution.ownerRun(at: acknowledged.upperBound - 1, opposite).owner
             assign(packet, to: owner.isNobody ? attribution.exchangeInFlight : owner.exchange)
             return true
         }
@@ -183,21 +183,19 @@ public struct ConnectionLedger: Sendable {
 
     /// Splits a packet's payload over the owners of its stream range; the first owner also gets the
     /// packet itself and its header overhead.
-    private mutating func split(_ packet: LedgerPacket, over range: Range<Int64>, ownership: OwnershipRuns) {
-        let firstOwner = ownership.owner(at: range.lowerBound)
+    private mutating func split(_ packet: LedgerPacket, over range: Range<Int64>, _ attribution: any StreamAttribution) {
+        let first = attribution.ownerRun(at: range.lowerBound, packet.direction)
         var firstShare = packet.counters
-        var isFirstPiece = true
-        ownership.forEachOwner(in: range) { owner, length in
-            if isFirstPiece {
-                isFirstPiece = false
-                return
-            }
-            let bytes = Int(length)
+        var cursor = first.end
+        while cursor < range.upperBound {
+            let run = attribution.ownerRun(at: cursor, packet.direction)
+            let bytes = Int(min(run.end, range.upperBound) - cursor)
             let share = TrafficCounters(packets: 0, ipBytes: bytes, frameBytes: bytes, payloadBytes: bytes)
             firstShare = firstShare - share
-            credit(share, of: packet, duplicate: 0, owner: owner)
+            credit(share, of: packet, duplicate: 0, owner: run.owner)
+            cursor = run.end
         }
-        credit(firstShare, of: packet, duplicate: packet.duplicatePayloadBytes, owner: firstOwner)
+        credit(firstShare, of: packet, duplicate: packet.duplicatePayloadBytes, owner: first.owner)
     }
 
     private mutating func assign(_ packet: LedgerPacket, to exchange: Int?) {

@@ -14,6 +14,13 @@ public struct StreamOwner: Hashable, Sendable {
     public var isNobody: Bool { exchange < 0 }
 }
 
+/// A run of stream bytes with one owner, from a given offset to `end`.
+public struct OwnerRun: Hashable, Sendable {
+    public var owner: StreamOwner
+    /// Where the next run starts (`Int64.max` for the last run).
+    public var end: Int64
+}
+
 /// The owners of one direction's stream bytes: runs, each from its start offset to the next run's.
 /// Runs are appended in stream order; a run set at or before an existing start replaces the runs from
 /// there on (a parser that re-synchronised decided late where a message began).
@@ -35,27 +42,18 @@ public struct OwnershipRuns: Sendable {
     }
 
     /// The owner of the byte at `offset`.
-    public func owner(at offset: Int64) -> StreamOwner {
-        guard let index = runIndex(containing: offset) else { return .nobody }
-        return owners[index]
-    }
+    public func owner(at offset: Int64) -> StreamOwner { run(containing: offset).owner }
 
-    /// Calls `body` with each owner of `range` and how many of its bytes that owner has, in order.
-    public func forEachOwner(in range: Range<Int64>, _ body: (StreamOwner, Int64) -> Void) {
-        guard !range.isEmpty else { return }
-        var cursor = range.lowerBound
-        var index = runIndex(containing: cursor)
-        while cursor < range.upperBound {
-            let owner = index.map { owners[$0] } ?? .nobody
-            let nextIndex = index.map { $0 + 1 } ?? 0
-            let runEnd = nextIndex < starts.count ? min(starts[nextIndex], range.upperBound) : range.upperBound
-            body(owner, runEnd - cursor)
-            cursor = runEnd
-            index = nextIndex
-        }
+    /// The owner of the byte at `offset` and where its run ends.
+    @inline(__always)
+    public func run(containing offset: Int64) -> OwnerRun {
+        let index = runIndex(containing: offset)
+        let next = index.map { $0 + 1 } ?? 0
+        return OwnerRun(owner: index.map { owners[$0] } ?? .nobody, end: next < starts.count ? starts[next] : .max)
     }
 
     /// Where the first run owned by an exchange after `index` starts, if any has begun.
+    @inline(__always)
     public func start(ofExchangeAfter index: Int) -> Int64? {
         var position = owners.count
         while position > 0, owners[position - 1].exchange > index { position -= 1 }
@@ -63,6 +61,7 @@ public struct OwnershipRuns: Sendable {
     }
 
     /// Index of the run containing `offset` (the last run starting at or before it).
+    @inline(__always)
     private func runIndex(containing offset: Int64) -> Int? {
         if let last = starts.last, last <= offset { return starts.count - 1 }
         var low = 0, high = starts.count
@@ -81,6 +80,11 @@ public protocol StreamAttribution: AnyObject {
     func examinedLength(_ direction: FlowDirection) -> Int64
     /// The owners of each direction's stream bytes.
     func ownership(_ direction: FlowDirection) -> OwnershipRuns
+    /// `ownership(direction).run(containing: offset)`, without copying the runs: the ledger asks on
+    /// every packet, and a copy retains and releases their storage each time.
+    func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun
+    /// `ownership(direction).start(ofExchangeAfter: index)`, without copying the runs.
+    func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64?
     /// The latest exchange with a message still in transfer, if any.
     var exchangeInFlight: Int? { get }
     /// Exchanges found so far.
@@ -91,6 +95,14 @@ public protocol StreamAttribution: AnyObject {
 }
 
 extension StreamAttribution {
+    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+        ownership(direction).run(containing: offset)
+    }
+
+    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+        ownership(direction).start(ofExchangeAfter: index)
+    }
+
     /// By default exchanges become final only when the connection ends.
     public func isFinal(_ index: Int) -> Bool { false }
 }

@@ -18,10 +18,10 @@ public final class CaptureAnalyzer {
     public private(set) var summary = CaptureSummary()
     private let decoder = PacketDecoder()
     private let filter: PacketFilter?
-    private var reassembler: TCPReassembler!
-    private var flowTracker: IPFlowTracker!
+    private let reassembler: TCPReassembler
+    private let flowTracker: IPFlowTracker
     // DNS: transactions over UDP and TCP port 53, and the answers they gave.
-    private var dnsTracker: DNSTransactionTracker!
+    private let dnsTracker: DNSTransactionTracker
     /// The answers seen so far: names connections and times the DNS phase of exchanges.
     public let dnsAnswers = DNSAnswerIndex()
     private var lastIDAssigned = 0
@@ -58,24 +58,34 @@ public final class CaptureAnalyzer {
         let httpLimits = options.http
         self.emit = emit
         filter = options.filter.map { PacketFilter(expression: $0) }
+        // The trackers call back into the analyzer, which closures can capture only once every stored
+        // property, trackers included, is set: they reach it through `analyzer`, set last. The trackers
+        // are `let`s so that the per-packet calls do not retain and release them.
+        weak var analyzer: CaptureAnalyzer?
         // DNS: port-53 connections get the DNS-over-TCP consumer, the others `makeConsumer`'s.
-        dnsTracker = DNSTransactionTracker(answers: dnsAnswers, finished: { [unowned self] in report($0) })
-        let dnsOrOtherConsumer: (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { [unowned self] endpoints in
+        let dnsTracker = DNSTransactionTracker(answers: dnsAnswers, finished: { analyzer?.report($0) })
+        let dnsOrOtherConsumer: (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { endpoints in
             if DNSPorts.carriesDNS(endpoints.clientPort, endpoints.serverPort) {
                 return DNSOverTCPConsumer(endpoints: endpoints, tracker: dnsTracker)
             }
             if let makeConsumer { return makeConsumer(endpoints) }
-            return ApplicationLayerAnalysis(httpLimits: httpLimits, resolution: claimResolution(of: endpoints.server))
+            return ApplicationLayerAnalysis(
+                httpLimits: httpLimits, resolution: analyzer?.claimResolution(of: endpoints.server))
         }
-        let nextID: () -> Int = { [unowned self] in
-            lastIDAssigned += 1
-            return lastIDAssigned
-        }
+        let nextID: () -> Int = { analyzer?.assignID() ?? 0 }
+        self.dnsTracker = dnsTracker
         reassembler = TCPReassembler(
             limits: options.limits, nextID: nextID, makeConsumer: dnsOrOtherConsumer,
-            sealed: { [unowned self] in reportExchanges(of: $0, upTo: $0.ledger.sealedCount) },
-            finished: { [unowned self] in report($0) })
-        flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { [unowned self] in report($0) })
+            sealed: { analyzer?.reportExchanges(of: $0, upTo: $0.ledger.sealedCount) },
+            finished: { analyzer?.report($0) })
+        flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { analyzer?.report($0) })
+        analyzer = self
+    }
+
+    /// The next record id (shared by connections and flows).
+    private func assignID() -> Int {
+        lastIDAssigned += 1
+        return lastIDAssigned
     }
 
     /// Analyses one packet. Its bytes are not kept past the call.

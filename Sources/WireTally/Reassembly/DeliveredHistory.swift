@@ -33,7 +33,7 @@ struct DeliveredHistory {
         }
         if ring.count < capacity {
             let growth = min(capacity - ring.count, source.count)
-            ring.append(contentsOf: source[0..<growth])
+            ring.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[0..<growth]))
             endOffset += Int64(growth)
             source = UnsafeRawBufferPointer(rebasing: source[growth...])
         }
@@ -56,9 +56,17 @@ struct DeliveredHistory {
         let end = min(offset + Int64(bytes.count), endOffset)
         guard start < end else { return 0 }
         var differing: Int64 = 0
-        for position in start..<end {
-            let remembered = ring[Int((position - ringBase) % Int64(capacity))]
-            if remembered != bytes[Int(position - offset)] { differing += 1 }
+        ring.withUnsafeBytes { remembered in
+            // By contiguous runs of the ring (one division per run, not per byte); a run ends at the
+            // ring's end, and while the ring grows `end` keeps it within the bytes recorded.
+            var position = start
+            while position < end {
+                let slot = Int((position - ringBase) % Int64(capacity))
+                let run = Int(min(end - position, Int64(capacity - slot)))
+                let copy = Int(position - offset)
+                for index in 0..<run where remembered[slot + index] != bytes[copy + index] { differing += 1 }
+                position += Int64(run)
+            }
         }
         return differing
     }

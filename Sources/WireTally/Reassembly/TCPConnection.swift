@@ -120,12 +120,12 @@ public final class TCPConnection: ActivityTracked {
         let direction = self.direction(from: ip.source, port: tcp.sourcePort)
         lastTimestamp = max(lastTimestamp, ip.timestamp)
         let origin = PacketOrigin(frameNumber: ip.frameNumber, timestamp: ip.timestamp)
-        let delivery = StreamDelivery(consumer: consumer, direction: direction)
+        let delivery = streamDelivery(direction)
         let flagsIn = tcp.flags
 
         var newlyAcknowledged: Range<Int64>?
         if flagsIn.contains(.ack) && !flagsIn.contains(.rst) {
-            let peerDelivery = StreamDelivery(consumer: consumer, direction: direction.reversed)
+            let peerDelivery = streamDelivery(direction.reversed)
             newlyAcknowledged = withStream(direction.reversed) {
                 $0.noteAcknowledgment(tcp.acknowledgment, limits: limits, delivery: peerDelivery)
             }
@@ -223,7 +223,7 @@ public final class TCPConnection: ActivityTracked {
     /// total buffer cap was exceeded) and flags the connection; true when that sealed an exchange.
     func forcePastFirstHole() -> Bool {
         let direction: FlowDirection = up.heldBytes >= down.heldBytes ? .up : .down
-        let delivery = StreamDelivery(consumer: consumer, direction: direction)
+        let delivery = streamDelivery(direction)
         guard withStream(direction, { $0.forcePastFirstHole(delivery: delivery) }) else { return false }
         flags.insert(.totalBufferOverflow)
         guard let attribution else { return false }
@@ -261,8 +261,12 @@ public final class TCPConnection: ActivityTracked {
     }
 
     private func finishStreams() {
-        up.finish(delivery: StreamDelivery(consumer: consumer, direction: .up))
-        down.finish(delivery: StreamDelivery(consumer: consumer, direction: .down))
+        up.finish(delivery: streamDelivery(.up))
+        down.finish(delivery: streamDelivery(.down))
+    }
+
+    private func streamDelivery(_ direction: FlowDirection) -> StreamDelivery {
+        StreamDelivery(consumer: consumer, applicationLayer: applicationLayer, direction: direction)
     }
 
     private func withStream<Result>(

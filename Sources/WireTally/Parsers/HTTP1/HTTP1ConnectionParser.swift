@@ -340,7 +340,9 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     /// Reports the message start and gives it its exchange index.
     private func announce(_ side: Side) {
-        guard var message = side.message, !message.announced else { return }
+        // Taken out and put back (below) rather than copied: a copy retains every string and array of
+        // the message, and writing it back destroys the old one.
+        guard side.message?.announced == false, var message = side.message.take() else { return }
         message.announced = true
         if side.mode == .seeking { message.flags.insert(.resynchronized) }
         if message.kind == .request {
@@ -363,7 +365,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         let leading = side.sniffer.leading
         side.line.withUnsafeBytes { raw in
             let text = HTTP1Syntax.content(UnsafeRawBufferPointer(rebasing: raw[leading...]))
-            guard var message = side.message else { return }
+            guard var message = side.message.take() else { return }
             message.bytes.startLine += raw.count
             if message.kind == .request {
                 let first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
@@ -490,7 +492,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     }
 
     private func headersComplete(_ side: Side) {
-        guard var message = side.message else { return }
+        guard var message = side.message.take() else { return }
         var body: Framing
         if message.kind == .request {
             body = framing(message.headers, isRequest: true)
@@ -579,8 +581,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// Reports the message being built (if announced); returns where it ends on the stream.
     @discardableResult
     private func finishMessage(_ side: Side, adding flags: HTTPMessageFlags) -> Int64 {
-        guard var built = side.message else { return side.position }
-        side.message = nil
+        guard var built = side.message.take() else { return side.position }
         guard built.announced else { return built.start }
         built.flags.formUnion(flags)
         if built.kind == .response, built.request == nil, built.flags.contains(.incomplete),

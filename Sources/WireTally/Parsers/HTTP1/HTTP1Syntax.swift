@@ -88,6 +88,8 @@ enum HTTP1Syntax {
 
     /// ASCII case-insensitive comparison with a lower-case literal.
     static func nameEquals(_ name: String, _ lowercased: String) -> Bool {
+        // Lengths first (constant time for native strings): most names compared differ in length.
+        guard name.utf8.count == lowercased.utf8.count else { return false }
         var a = name.utf8.makeIterator()
         var b = lowercased.utf8.makeIterator()
         while true {
