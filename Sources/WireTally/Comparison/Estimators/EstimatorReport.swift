@@ -1,4 +1,6 @@
-import Foundation
+#if canImport(Glibc)
+import Glibc
+#endif
 
 /// Runs the built-in estimators over an analysis: collect each `.exchange` record with `add`, then ask
 /// for one report per estimator.
@@ -175,7 +177,13 @@ public struct EstimatorReport: Sendable {
         return values[max(rank, 1) - 1]
     }
 
-    static func format(_ value: Double) -> String { String(format: "%.2f", value) }
+    /// `value` with two decimals, exactly as C's `%.2f` writes it.
+    static func format(_ value: Double) -> String {
+        var text = [CChar](repeating: 0, count: 32)
+        let written = withVaList([value]) { vsnprintf(&text, text.count, "%.2f", $0) }
+        guard written >= 0, written < text.count else { return value.description }
+        return String(decoding: text.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
 
     /// 100 · (estimated − wire) / wire: signed, negative when the estimate is short; nil without wire bytes.
     static func errorPercent(estimated: Int, wire: Int) -> Double? {
