@@ -205,7 +205,8 @@ enum ThreadsArgument: ExpressibleByArgument {
     init?(argument: String) {
         switch argument {
         case "auto": self = .automatic
-        case "1", "2": self = .fixed(Int(argument)!)
+        case "1": self = .fixed(1)
+        case "2": self = .fixed(2)
         default: return nil
         }
     }

@@ -179,9 +179,10 @@ public struct EstimatorReport: Sendable {
 
     /// `value` with two decimals, exactly as C's `%.2f` writes it.
     static func format(_ value: Double) -> String {
-        var text = [CChar](repeating: 0, count: 32)
-        let written = withVaList([value]) { vsnprintf(&text, text.count, "%.2f", $0) }
-        guard written >= 0, written < text.count else { return value.description }
+        let capacity = 32
+        var text = [CChar](repeating: 0, count: capacity)
+        let written = withVaList([value]) { vsnprintf(&text, capacity, "%.2f", $0) }
+        guard written >= 0, written < capacity else { return value.description }
         return String(decoding: text.prefix(Int(written)).map { UInt8(bitPattern: $0) }, as: UTF8.self)
     }
 
