@@ -111,6 +111,7 @@ import Testing
         let summary = try #require(one.text.split(separator: "\n").last.map(String.init))
         #expect(summary.contains("\"bad_checksums\":{\"ip\":1,\"transport\":1}"))
         #expect(summary.contains("\"fragmented_datagrams\":1"))
+        #expect(summary.hasSuffix("\"conserved\":true}"))
         #expect(one.text.contains("\"method\":\"GET\""))
         let filtered = try Self.jsonl([file.path], threads: 1, filter: "tcp or ip[6:2] & 0x3fff != 0")
         #expect(try Self.jsonl([file.path], threads: 2, filter: "tcp or ip[6:2] & 0x3fff != 0").text == filtered.text)
