@@ -26,14 +26,14 @@ final class IPFlowTracker {
             table.touch(flow)
         } else {
             if table.count >= limits.maxConnections, let stalest = table.stalest {
-                table.remove(stalest, for: stalest.key)
+                table.remove(stalest)
                 evictions += 1
                 stalest.markEvicted()
                 finished(stalest)
             }
             flow = IPFlow(
                 id: nextID(), key: key, packet: packet, sourcePort: ports?.source, destinationPort: ports?.destination)
-            table.insert(flow, for: key)
+            table.insert(flow)
         }
         flow.count(packet, sourcePort: ports?.source, payloadLength: payloadLength, badChecksum: badChecksum)
     }
@@ -42,7 +42,7 @@ final class IPFlowTracker {
         while let stalest = table.stalest,
               stalest.lastActivity.nanoseconds + Self.idleTimeoutSeconds * 1_000_000_000 < now.nanoseconds
         {
-            table.remove(stalest, for: stalest.key)
+            table.remove(stalest)
             finished(stalest)
         }
     }

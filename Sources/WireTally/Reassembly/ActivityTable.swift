@@ -1,5 +1,7 @@
 /// A flow kept in an `ActivityTable`: it links into the table's least-recently-active list.
 protocol ActivityTracked: AnyObject {
+    /// The key the flow is stored under.
+    var key: FlowKey { get }
     var newer: Self? { get set }
     var older: Self? { get set }
     var lastActivity: Timestamp { get }
@@ -35,11 +37,16 @@ struct ActivityTable<Flow: ActivityTracked> {
         lastSwept = nil
     }
 
-    subscript(key: FlowKey) -> Flow? { flows[key] }
+    /// The flow stored under `key`. Consecutive packets mostly belong to one flow, the one touched
+    /// last, so that one is compared first and the dictionary (hashing the key) is searched only on a miss.
+    subscript(key: FlowKey) -> Flow? {
+        if let freshest, freshest.key == key { return freshest }
+        return flows[key]
+    }
 
-    /// Adds a flow as the freshest.
-    mutating func insert(_ flow: Flow, for key: FlowKey) {
-        flows[key] = flow
+    /// Adds a flow, under its key, as the freshest.
+    mutating func insert(_ flow: Flow) {
+        flows[flow.key] = flow
         link(flow)
     }
 
@@ -52,8 +59,8 @@ struct ActivityTable<Flow: ActivityTracked> {
     }
 
     /// Removes a flow.
-    mutating func remove(_ flow: Flow, for key: FlowKey) {
-        flows[key] = nil
+    mutating func remove(_ flow: Flow) {
+        flows[flow.key] = nil
         unlink(flow)
     }
 

@@ -58,7 +58,7 @@ public final class TCPReassembler {
            existing.isNewConnection(
                syn: tcp.sequence, direction: existing.direction(from: ip.source, port: tcp.sourcePort))
         {
-            table.remove(existing, for: key)
+            table.remove(existing)
             existing.finish(reason: .portReused)
             finished(existing)
             connection = nil
@@ -121,7 +121,7 @@ public final class TCPReassembler {
         while let stalest = table.stalest {
             let timeout = stalest.isClosed ? limits.closedLingerSeconds : limits.idleTimeoutSeconds
             guard stalest.lastActivity.nanoseconds + timeout * 1_000_000_000 < now.nanoseconds else { return }
-            table.remove(stalest, for: stalest.key)
+            table.remove(stalest)
             if !stalest.isClosed { idleExpirations += 1 }
             stalest.finish(reason: stalest.isClosed ? [] : .idleTimeout)
             finished(stalest)
@@ -138,7 +138,7 @@ public final class TCPReassembler {
 
     private func open(_ key: FlowKey, _ ip: IPPacket, _ tcp: TCPSegment) -> TCPConnection {
         if table.count >= limits.maxConnections, let stalest = table.stalest {
-            table.remove(stalest, for: stalest.key)
+            table.remove(stalest)
             evictions += 1
             stalest.finish(reason: .evicted)
             finished(stalest)
@@ -147,7 +147,7 @@ public final class TCPReassembler {
         let connection = TCPConnection(
             id: nextID(), endpoints: endpoints, timestamp: ip.timestamp, limits: limits,
             consumer: makeConsumer(endpoints), bufferedTotal: bufferedTotal)
-        table.insert(connection, for: key)
+        table.insert(connection)
         return connection
     }
 }

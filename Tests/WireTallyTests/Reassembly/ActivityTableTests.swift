@@ -1,15 +1,46 @@
 import Testing
 @testable import WireTally
 
-/// The sweep mark of `ActivityTable`: a settle sweep visits each idle flow once per idle period, and a
+/// `ActivityTable`: lookups by key (the freshest flow answered without the dictionary, never after it
+/// left the table), and the sweep mark: a settle sweep visits each idle flow once per idle period, and a
 /// flow that sees activity (or leaves the table) is visited again by the next sweep, in activity order.
-@Suite struct ActivityTableSweepTests {
+@Suite struct ActivityTableTests {
     final class Flow: ActivityTracked {
         let name: String
+        let key: FlowKey
         var newer: Flow?
         var older: Flow?
         var lastActivity = Timestamp(nanoseconds: 0)
-        init(_ name: String) { self.name = name }
+        init(_ name: String, port: UInt16) {
+            self.name = name
+            key = ActivityTableTests.key(port)
+        }
+    }
+
+    /// Flows f1, f2, … on ports 1, 2, …
+    static func flows(_ count: Int) -> [Flow] { (1...count).map { Flow("f\($0)", port: UInt16($0)) } }
+
+    @Test func lookupsFindTheFreshestAndTheOthersAndNothingRemoved() {
+        var table = ActivityTable<Flow>()
+        let flows = Self.flows(3)
+        for flow in flows { table.insert(flow) }
+        #expect(table[Self.key(3)] === flows[2])  // the freshest
+        #expect(table[Self.key(1)] === flows[0])
+        #expect(table[Self.key(4)] == nil)
+        table.touch(flows[0])
+        #expect(table[Self.key(1)] === flows[0])
+        #expect(table[Self.key(3)] === flows[2])
+        // the freshest leaves: its key finds nothing, the next freshest is found
+        table.remove(flows[0])
+        #expect(table[Self.key(1)] == nil)
+        #expect(table[Self.key(3)] === flows[2])
+        // a new flow under a removed key is found, not the old one
+        let again = Flow("f1 again", port: 1)
+        table.insert(again)
+        #expect(table[Self.key(1)] === again)
+        _ = table.removeAll()
+        #expect(table[Self.key(1)] == nil)
+        #expect(table[Self.key(2)] == nil)
     }
 
     static func key(_ port: UInt16) -> FlowKey {
@@ -28,26 +59,25 @@ import Testing
 
     @Test func aSweepVisitsEachIdleFlowOnce() {
         var table = ActivityTable<Flow>()
-        let flows = (1...4).map { Flow("f\($0)") }
-        for (index, flow) in flows.enumerated() { table.insert(flow, for: Self.key(UInt16(index))) }
+        let flows = Self.flows(4)
+        for flow in flows { table.insert(flow) }
         #expect(Self.sweep(&table) == ["f1", "f2", "f3", "f4"])
         #expect(Self.sweep(&table).isEmpty)
         // a new flow comes after the swept ones
-        let fifth = Flow("f5")
-        table.insert(fifth, for: Self.key(5))
+        table.insert(Flow("f5", port: 5))
         #expect(Self.sweep(&table) == ["f5"])
     }
 
     @Test func activityOrRemovalMakesTheNextSweepVisitAgain() {
         var table = ActivityTable<Flow>()
-        let flows = (1...4).map { Flow("f\($0)") }
-        for (index, flow) in flows.enumerated() { table.insert(flow, for: Self.key(UInt16(index))) }
+        let flows = Self.flows(4)
+        for flow in flows { table.insert(flow) }
         _ = Self.sweep(&table)
         table.touch(flows[3])  // the freshest, also the last swept
         table.touch(flows[1])
         #expect(Self.sweep(&table) == ["f4", "f2"])
         // removing the last swept flow keeps the others swept
-        table.remove(flows[1], for: Self.key(1))
+        table.remove(flows[1])
         #expect(Self.sweep(&table).isEmpty)
         table.touch(flows[0])
         #expect(Self.sweep(&table) == ["f1"])
@@ -59,8 +89,8 @@ import Testing
 
     @Test func aSweepStoppedMidwayGoesOnFromWhereItStopped() {
         var table = ActivityTable<Flow>()
-        let flows = (1...3).map { Flow("f\($0)") }
-        for (index, flow) in flows.enumerated() { table.insert(flow, for: Self.key(UInt16(index))) }
+        let flows = Self.flows(3)
+        for flow in flows { table.insert(flow) }
         table.markSwept(flows[0])
         #expect(table.firstUnswept === flows[1])
         table.touch(flows[0])
