@@ -31,6 +31,14 @@ import Testing
         }
     }
 
+    @Test func ipv4EndpointsAtTheExtremes() {
+        #expect(IPAddress(ipv4: 0).endpoint(port: 0) == "0.0.0.0:0")
+        #expect(IPAddress(ipv4: .max).endpoint(port: .max) == "255.255.255.255:65535")
+        #expect(IPAddress(ipv4: .max).description == "255.255.255.255")
+        #expect(IPAddress("10.0.99.100")?.endpoint(port: 8080) == "10.0.99.100:8080")
+        #expect(IPAddress("192.168.1.9")?.description == "192.168.1.9")
+    }
+
     @Test func ipAddressText() {
         #expect(IPAddress("10.1.2.3")?.description == "10.1.2.3")
         #expect(IPAddress("2001:db8::1")?.description == "2001:db8::1")
