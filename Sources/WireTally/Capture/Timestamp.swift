@@ -26,25 +26,28 @@ public struct Timestamp: Hashable, Comparable, Sendable {
 
     /// Seconds since the epoch as a decimal string with `digits` decimals (0...9), e.g. `1700000000.123456`.
     public func formatted(digits: Int) -> String {
-        var bytes: [UInt8] = []
-        append(digits: digits, to: &bytes)
-        return String(decoding: bytes, as: UTF8.self)
+        let buffer = ByteBuffer(capacity: Self.maximumFormattedCount)
+        buffer.commit(write(digits: digits, to: buffer.freeSpace(atLeast: Self.maximumFormattedCount)))
+        return buffer.text
     }
 
-    /// `formatted(digits:)` appended as UTF-8 bytes, without building a `String`.
-    func append(digits: Int, to bytes: inout [UInt8]) {
+    /// The most bytes `write(digits:to:)` stores: a sign, 10 digits of seconds, a point, 9 decimals.
+    static let maximumFormattedCount = 21
+
+    /// Stores `formatted(digits:)` as UTF-8 at `destination` (room for `maximumFormattedCount`
+    /// bytes); returns how many bytes it stored.
+    @inline(__always)
+    func write(digits: Int, to destination: UnsafeMutablePointer<UInt8>) -> Int {
         let digits = max(0, min(9, digits))
         var whole = nanoseconds / 1_000_000_000
         var fraction = nanoseconds % 1_000_000_000
         if fraction < 0 { fraction += 1_000_000_000; whole -= 1 }
-        bytes.appendDecimal(Int(whole))
-        guard digits > 0 else { return }
-        bytes.append(UInt8(ascii: "."))
-        var place: Int64 = 100_000_000
-        for _ in 0..<digits {
-            bytes.append(UInt8(ascii: "0") + UInt8(fraction / place % 10))
-            place /= 10
-        }
+        let wholeCount = DecimalDigits.write(Int(whole), to: destination)
+        guard digits > 0 else { return wholeCount }
+        destination[wholeCount] = UInt8(ascii: ".")
+        // All nine decimals are stored; the first `digits` are kept (truncated, not rounded).
+        DecimalDigits.writePadded(UInt64(fraction), width: 9, endingAt: destination + wholeCount + 1 + 9)
+        return wholeCount + 1 + digits
     }
 
     /// The time from `earlier` to `self`, in milliseconds.

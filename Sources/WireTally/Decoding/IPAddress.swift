@@ -41,10 +41,7 @@ public struct IPAddress: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// Dotted quad for IPv4; RFC 5952 text (lower case, longest zero run as `::`) for IPv6.
     public var description: String {
-        if !isIPv6 {
-            let v = UInt32(truncatingIfNeeded: low)
-            return "\(v >> 24).\(v >> 16 & 0xff).\(v >> 8 & 0xff).\(v & 0xff)"
-        }
+        if !isIPv6 { return ipv4Text(port: nil) }
         var groups = [UInt16](repeating: 0, count: 8)
         for i in 0..<4 {
             groups[i] = UInt16(truncatingIfNeeded: high >> (48 - 16 * UInt64(i)))
@@ -67,7 +64,27 @@ public struct IPAddress: Hashable, Comparable, Sendable, CustomStringConvertible
 
     /// `ip:port` for IPv4, `[ip]:port` for IPv6.
     public func endpoint(port: UInt16) -> String {
-        isIPv6 ? "[\(description)]:\(port)" : "\(description):\(port)"
+        isIPv6 ? "[\(description)]:\(port)" : ipv4Text(port: port)
+    }
+
+    /// The dotted quad of an IPv4 address, then `:port` when given, formatted byte-wise (records
+    /// carry two endpoints each; interpolation cost more than the rest of a field).
+    private func ipv4Text(port: UInt16?) -> String {
+        let maximumCount = 21  // 255.255.255.255:65535
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumCount) { text in
+            guard let start = text.baseAddress else { return "" }
+            let value = UInt32(truncatingIfNeeded: low)
+            var count = DecimalDigits.write(Int(value >> 24), to: start)
+            for shift: UInt32 in [16, 8, 0] {
+                start[count] = UInt8(ascii: ".")
+                count += 1 + DecimalDigits.write(Int(value >> shift & 0xff), to: start + count + 1)
+            }
+            if let port {
+                start[count] = UInt8(ascii: ":")
+                count += 1 + DecimalDigits.write(Int(port), to: start + count + 1)
+            }
+            return String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
+        }
     }
 
     private static func parseIPv6(_ text: String) -> IPAddress? {

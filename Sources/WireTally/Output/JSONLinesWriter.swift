@@ -4,19 +4,19 @@
 /// to the output in large writes.
 public final class JSONLinesWriter: RecordWriter {
     private let output: TextOutput
-    private var encoder = JSONTextEncoder()
+    private var encoder: JSONTextEncoder
     /// Buffered bytes beyond which the buffer goes to the output.
     private static let flushThreshold = 256 << 10
 
     public init(output: TextOutput) {
         self.output = output
-        encoder.bytes.reserveCapacity(Self.flushThreshold + (64 << 10))
+        encoder = JSONTextEncoder(capacity: Self.flushThreshold + (64 << 10))
     }
 
     public func write(_ record: AnalysisRecord, timestampDigits: Int) {
         RecordEncoding.record(record, timestampDigits: timestampDigits, to: &encoder)
         encoder.endLine()
-        if encoder.bytes.count >= Self.flushThreshold { drain() }
+        if encoder.buffer.count >= Self.flushThreshold { drain() }
     }
 
     public func finish(summary: CaptureSummary, files: [String]) {
@@ -32,7 +32,7 @@ public final class JSONLinesWriter: RecordWriter {
     }
 
     private func drain() {
-        output.write(bytes: encoder.bytes)
-        encoder.bytes.removeAll(keepingCapacity: true)
+        output.write(bytes: encoder.buffer.bytes)
+        encoder.buffer.removeAll()
     }
 }

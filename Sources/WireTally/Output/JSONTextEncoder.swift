@@ -1,30 +1,36 @@
 /// Compact JSON text appended straight to a byte buffer: numbers formatted and strings escaped
 /// byte-wise, without building `String`s.
+///
+/// Each piece (a key with its quotes and colon, a number, a string…) makes room in the buffer once,
+/// then is stored without further checks, the comma before it included. Copies of an encoder write
+/// into the same buffer.
 struct JSONTextEncoder: JSONEncoding {
     /// The text written so far (UTF-8).
-    var bytes: [UInt8] = []
+    let buffer: ByteBuffer
     /// Whether the next member or element follows another in its container, so needs a comma.
     private var followsValue = false
 
+    init(capacity: Int = 256) {
+        buffer = ByteBuffer(capacity: capacity)
+    }
+
     /// Ends a JSON Lines line: the next value starts a new document.
     mutating func endLine() {
-        bytes.append(UInt8(ascii: "\n"))
+        buffer.append(UInt8(ascii: "\n"))
         followsValue = false
     }
 
     mutating func key(_ name: StaticString) {
-        separate()
-        bytes.append(UInt8(ascii: "\""))
-        name.withUTF8Buffer { bytes.append(contentsOf: $0) }
-        bytes.append(UInt8(ascii: "\""))
-        bytes.append(UInt8(ascii: ":"))
-        followsValue = false
+        if name.hasPointerRepresentation {
+            appendKey(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        } else {
+            name.withUTF8Buffer { appendKey($0) }  // made from one Unicode scalar, held by value
+        }
     }
 
     mutating func dynamicKey(_ name: String) {
-        separate()
-        appendString(name)
-        bytes.append(UInt8(ascii: ":"))
+        string(name)
+        buffer.append(UInt8(ascii: ":"))
         followsValue = false
     }
 
@@ -37,99 +43,195 @@ struct JSONTextEncoder: JSONEncoding {
     }
 
     mutating func string(_ value: String) {
-        separate()
-        appendString(value)
+        Self.withUTF8(of: value) { [buffer, followsValue] in
+            Self.appendString($0, afterComma: followsValue, to: buffer)
+        }
         followsValue = true
     }
 
     mutating func integer(_ value: Int) {
-        separate()
-        bytes.appendDecimal(value)
-        followsValue = true
+        appendValue(maximumCount: DecimalDigits.maximumIntegerCount) { DecimalDigits.write(value, to: $0) }
     }
 
     mutating func number(_ literal: String) {
-        separate()
-        bytes.append(contentsOf: literal.utf8)
+        Self.withUTF8(of: literal) { [buffer, followsValue] in
+            Self.appendLiteral($0, afterComma: followsValue, to: buffer)
+        }
         followsValue = true
     }
 
     mutating func timestamp(_ timestamp: Timestamp, digits: Int) {
-        separate()
-        timestamp.append(digits: digits, to: &bytes)
-        followsValue = true
+        appendValue(maximumCount: Timestamp.maximumFormattedCount) { timestamp.write(digits: digits, to: $0) }
     }
 
     mutating func milliseconds(_ nanoseconds: Int64) {
-        separate()
-        let microseconds = nanoseconds / 1000
-        if microseconds < 0 { bytes.append(UInt8(ascii: "-")) }
-        let magnitude = microseconds.magnitude
-        bytes.appendDecimal(Int(magnitude / 1000))
-        let fraction = magnitude % 1000
-        bytes.append(UInt8(ascii: "."))
-        bytes.append(UInt8(ascii: "0") + UInt8(fraction / 100))
-        bytes.append(UInt8(ascii: "0") + UInt8(fraction / 10 % 10))
-        bytes.append(UInt8(ascii: "0") + UInt8(fraction % 10))
-        followsValue = true
+        // A sign, the whole milliseconds (at most 13 digits), a point and 3 decimals.
+        appendValue(maximumCount: DecimalDigits.maximumIntegerCount + 4) { destination in
+            let microseconds = nanoseconds / 1000
+            destination.pointee = UInt8(ascii: "-")
+            let sign = microseconds < 0 ? 1 : 0
+            let magnitude = microseconds.magnitude
+            let whole = sign + DecimalDigits.write(Int(magnitude / 1000), to: destination + sign)
+            destination[whole] = UInt8(ascii: ".")
+            DecimalDigits.writePadded(magnitude % 1000, width: 3, endingAt: destination + whole + 4)
+            return whole + 4
+        }
     }
 
     mutating func bool(_ value: Bool) {
-        separate()
-        bytes.append(contentsOf: value ? Self.trueBytes : Self.falseBytes)
-        followsValue = true
+        appendLiteral(value ? "true" : "false")
     }
 
     mutating func null() {
-        separate()
-        bytes.append(contentsOf: Self.nullBytes)
-        followsValue = true
+        appendLiteral("null")
     }
 
     private mutating func container(opening: UInt8, closing: UInt8, _ body: (inout JSONTextEncoder) -> Void) {
-        separate()
-        bytes.append(opening)
+        appendValue(maximumCount: 1) { destination in
+            destination.pointee = opening
+            return 1
+        }
         followsValue = false
         body(&self)
-        bytes.append(closing)
+        buffer.append(closing)
         followsValue = true
     }
 
-    private mutating func separate() {
-        if followsValue { bytes.append(UInt8(ascii: ",")) }
+    /// A value `write` stores at the address it is given, in at most `maximumCount` bytes, returning
+    /// how many it stored; preceded by a comma when it follows another value.
+    @inline(__always)
+    private mutating func appendValue(maximumCount: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        let comma = followsValue ? 1 : 0
+        let space = buffer.freeSpace(atLeast: 1 + maximumCount)
+        space.pointee = UInt8(ascii: ",")
+        buffer.commit(comma + write(space + comma))
+        followsValue = true
     }
 
-    private static let trueBytes: [UInt8] = Array("true".utf8)
-    private static let falseBytes: [UInt8] = Array("false".utf8)
-    private static let nullBytes: [UInt8] = Array("null".utf8)
-    private static let hexDigits: [UInt8] = Array("0123456789abcdef".utf8)
+    /// A value whose text is `literal` as it is.
+    private mutating func appendLiteral(_ literal: StaticString) {
+        Self.appendLiteral(
+            UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount), afterComma: followsValue,
+            to: buffer
+        )
+        followsValue = true
+    }
 
-    /// A JSON string: `"`, `\`, LF, CR and tab get their short escapes, other control characters
-    /// `\u00XX`; every other byte (UTF-8 included) is copied as is.
-    private mutating func appendString(_ string: String) {
-        bytes.append(UInt8(ascii: "\""))
+    /// `"name":`, after a comma when it follows a value.
+    @inline(__always)
+    private mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
+        let comma = followsValue ? 1 : 0
+        let space = buffer.freeSpace(atLeast: 1 + name.count + 3)
+        space.pointee = UInt8(ascii: ",")
+        let quote = space + comma
+        quote.pointee = UInt8(ascii: "\"")
+        (quote + 1).storeBytes(of: name)
+        quote[name.count &+ 1] = UInt8(ascii: "\"")
+        quote[name.count &+ 2] = UInt8(ascii: ":")
+        buffer.commit(comma &+ name.count &+ 3)
+        followsValue = false
+    }
+
+    /// `literal` as it is, after a comma when `afterComma`.
+    @inline(__always)
+    private static func appendLiteral(_ literal: UnsafeBufferPointer<UInt8>, afterComma: Bool, to buffer: ByteBuffer) {
+        let comma = afterComma ? 1 : 0
+        let space = buffer.freeSpace(atLeast: 1 + literal.count)
+        space.pointee = UInt8(ascii: ",")
+        (space + comma).storeBytes(of: literal)
+        buffer.commit(comma &+ literal.count)
+    }
+
+    /// `body` run on the UTF-8 of `string`, read where it is stored (native strings are contiguous).
+    private static func withUTF8(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+        if string.utf8.withContiguousStorageIfAvailable(body) != nil { return }
         var string = string
-        string.withUTF8 { utf8 in
-            var plainStart = 0
-            for index in utf8.indices {
-                let byte = utf8[index]
-                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
-                bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart..<index]))
-                plainStart = index + 1
-                bytes.append(UInt8(ascii: "\\"))
-                switch byte {
-                case UInt8(ascii: "\""), UInt8(ascii: "\\"): bytes.append(byte)
-                case UInt8(ascii: "\n"): bytes.append(UInt8(ascii: "n"))
-                case UInt8(ascii: "\r"): bytes.append(UInt8(ascii: "r"))
-                case UInt8(ascii: "\t"): bytes.append(UInt8(ascii: "t"))
-                default:
-                    bytes.append(contentsOf: [UInt8(ascii: "u"), UInt8(ascii: "0"), UInt8(ascii: "0")])
-                    bytes.append(Self.hexDigits[Int(byte >> 4)])
-                    bytes.append(Self.hexDigits[Int(byte & 0x0f)])
-                }
-            }
-            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: utf8[plainStart...]))
+        string.withUTF8(body)
+    }
+
+    private static var hexDigits: StaticString { "0123456789abcdef" }
+
+    /// A JSON string, after a comma when `afterComma`: `"`, `\`, LF, CR and tab get their short
+    /// escapes, other control characters `\u00XX`; every other byte (UTF-8 included) is copied as is.
+    private static func appendString(_ utf8: UnsafeBufferPointer<UInt8>, afterComma: Bool, to buffer: ByteBuffer) {
+        let count = utf8.count
+        // Room for the comma, the quotes and the string when nothing in it needs escaping.
+        var space = buffer.freeSpace(atLeast: 1 + count + 2)
+        space.pointee = UInt8(ascii: ",")
+        var written = afterComma ? 1 : 0
+        space[written] = UInt8(ascii: "\"")
+        written += 1
+        var runStart = 0
+        while true {
+            let runEnd = firstIndexNeedingEscape(in: utf8, from: runStart)
+            (space + written).storeBytes(of: UnsafeBufferPointer(rebasing: utf8[runStart..<runEnd]))
+            written += runEnd - runStart
+            guard runEnd < count else { break }
+            buffer.commit(written)
+            // Room for this escape (at most 6 bytes), the rest of the string unescaped and the quote.
+            space = buffer.freeSpace(atLeast: 6 + (count - runEnd - 1) + 1)
+            written = writeEscape(of: utf8[runEnd], to: space)
+            runStart = runEnd + 1
         }
-        bytes.append(UInt8(ascii: "\""))
+        space[written] = UInt8(ascii: "\"")
+        buffer.commit(written + 1)
+    }
+
+    /// The index of the first byte from `start` that a JSON string cannot hold as it is, or the
+    /// end of `utf8`. Eight bytes at a time while none of them needs escaping (the last eight of a
+    /// string at least that long overlapping the ones before), then byte by byte.
+    @inline(__always)
+    private static func firstIndexNeedingEscape(in utf8: UnsafeBufferPointer<UInt8>, from start: Int) -> Int {
+        var index = start
+        let count = utf8.count
+        if let base = utf8.baseAddress, count >= 8 {
+            let bytes = UnsafeRawPointer(base)
+            while index &+ 8 <= count, !anyNeedsEscape(bytes.loadUnaligned(fromByteOffset: index, as: UInt64.self)) {
+                index &+= 8
+            }
+            if index &+ 8 > count, index < count,
+                !anyNeedsEscape(bytes.loadUnaligned(fromByteOffset: count &- 8, as: UInt64.self)) {
+                return count
+            }
+        }
+        while index < count {
+            let byte = utf8[index]
+            if byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") { break }
+            index &+= 1
+        }
+        return index
+    }
+
+    /// Whether any of the eight bytes of `word` is a control character, `"` or `\` (the exact
+    /// "has a byte less than n" and "has a zero byte" tests of Bit Twiddling Hacks).
+    @inline(__always)
+    private static func anyNeedsEscape(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let highBits: UInt64 = 0x8080_8080_8080_8080
+        func hasZeroByte(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highBits }
+        let control = (word &- ones &* 0x20) & ~word & highBits
+        let quote = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
+        let backslash = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
+        return control | quote | backslash != 0
+    }
+
+    /// Stores the escape of `byte` at `destination`; returns its length (2 or 6).
+    private static func writeEscape(of byte: UInt8, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        destination[0] = UInt8(ascii: "\\")
+        switch byte {
+        case UInt8(ascii: "\""), UInt8(ascii: "\\"): destination[1] = byte
+        case UInt8(ascii: "\n"): destination[1] = UInt8(ascii: "n")
+        case UInt8(ascii: "\r"): destination[1] = UInt8(ascii: "r")
+        case UInt8(ascii: "\t"): destination[1] = UInt8(ascii: "t")
+        default:
+            let hex = hexDigits.utf8Start
+            destination[1] = UInt8(ascii: "u")
+            destination[2] = UInt8(ascii: "0")
+            destination[3] = UInt8(ascii: "0")
+            destination[4] = hex[Int(byte >> 4)]
+            destination[5] = hex[Int(byte & 0x0f)]
+            return 6
+        }
+        return 2
     }
 }

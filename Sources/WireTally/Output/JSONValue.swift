@@ -18,7 +18,7 @@ public enum JSONValue: Equatable, Sendable {
     public var serialized: String {
         var encoder = JSONTextEncoder()
         encode(to: &encoder)
-        return String(decoding: encoder.bytes, as: UTF8.self)
+        return encoder.buffer.text
     }
 
     /// Writes this value into `encoder`.

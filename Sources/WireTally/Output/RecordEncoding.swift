@@ -177,6 +177,6 @@ public enum RecordEncoding {
     static func milliseconds(_ nanoseconds: Int64) -> String {
         var encoder = JSONTextEncoder()
         encoder.milliseconds(nanoseconds)
-        return String(decoding: encoder.bytes, as: UTF8.self)
+        return encoder.buffer.text
     }
 }

@@ -30,8 +30,8 @@ public final class TextOutput {
     }
 
     /// Writes UTF-8 bytes as they are.
-    public func write(bytes: [UInt8]) {
-        bytes.withUnsafeBufferPointer { _ = fwrite($0.baseAddress, 1, $0.count, file) }
+    public func write(bytes: UnsafeRawBufferPointer) {
+        _ = fwrite(bytes.baseAddress, 1, bytes.count, file)
     }
 
     public func flush() { fflush(file) }

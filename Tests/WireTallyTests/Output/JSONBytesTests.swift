@@ -32,4 +32,67 @@ import Testing
         ])
         #expect(value.serialized == #"{"a":-5,"b":[true,false,null],"c":1.50,"d":{},"e":[]}"#)
     }
+
+    /// Strings escaped eight bytes at a time: a character to escape at every position of every
+    /// length around the word size, and long strings, against a plain reference escaper.
+    @Test func escapesAtEveryPositionAndLength() {
+        let specials: [UInt8] = [0x00, 0x01, 0x09, 0x0a, 0x0d, 0x1f, UInt8(ascii: "\""), UInt8(ascii: "\\")]
+        let harmless: [UInt8] = [0x20, 0x21, 0x23, 0x5b, 0x5d, 0x7f, 0xc3, 0xa9]  // around the special values
+        for length in 0...40 {
+            let plain = (0..<length).map { harmless[$0 % harmless.count] }
+            #expect(serializedString(plain) == referenceJSON(plain), "\(length)")
+            for position in 0..<length {
+                for special in specials {
+                    var bytes = plain
+                    bytes[position] = special
+                    #expect(serializedString(bytes) == referenceJSON(bytes), "\(length) \(position) \(special)")
+                }
+            }
+        }
+        var long = (0..<100_000).map { UInt8(ascii: "a") + UInt8($0 % 26) }
+        #expect(serializedString(long) == referenceJSON(long))
+        for position in stride(from: 3, to: long.count, by: 997) { long[position] = position % 2 == 0 ? 0x0a : 0x22 }
+        #expect(serializedString(long) == referenceJSON(long))
+    }
+
+    /// A small encoder grows while it writes; the text is the same as written into a large one.
+    @Test func documentsWrittenAcrossBufferGrowth() {
+        let value = JSONValue.array((0..<500).map { index in
+            .object([
+                ("index", .integer(index * 7919 - 1_000_000)), ("name", .string(String(repeating: "n\"", count: index % 40))),
+                ("list", .array([.integer(Int.min), .integer(Int.max), .null, .bool(index % 2 == 0)])),
+                ("ts", .number(Timestamp(nanoseconds: Int64(index) * 123_456_789).formatted(digits: 6))),
+            ])
+        })
+        var small = JSONTextEncoder(capacity: 16)
+        value.encode(to: &small)
+        var large = JSONTextEncoder(capacity: 1 << 20)
+        value.encode(to: &large)
+        #expect(small.buffer.text == large.buffer.text)
+        #expect(small.buffer.text == value.serialized)
+        #expect(small.buffer.text.hasPrefix(#"[{"index":-1000000,"name":"","list":[-9223372036854775808,9223372036854775807,null,true],"#))
+    }
+
+    private func serializedString(_ bytes: [UInt8]) -> String {
+        JSONValue.string(String(decoding: bytes, as: UTF8.self)).serialized
+    }
+
+    /// JSON for a string as the records always wrote it, one character at a time.
+    private func referenceJSON(_ bytes: [UInt8]) -> String {
+        var text = "\""
+        for scalar in String(decoding: bytes, as: UTF8.self).unicodeScalars {
+            switch scalar {
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case _ where scalar.value < 0x20:
+                let hex = String(scalar.value, radix: 16)
+                text += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
+            default: text.unicodeScalars.append(scalar)
+            }
+        }
+        return text + "\""
+    }
 }

@@ -1,0 +1,62 @@
+/// Decimal digits stored straight into memory, two at a time, for the formatters that write
+/// byte-wise (`JSONTextEncoder`, `Timestamp`), without building `String`s.
+///
+/// Callers make room first (`ByteBuffer.freeSpace(atLeast:)`); nothing here checks bounds.
+enum DecimalDigits {
+    /// The most bytes `write(_:to:)` stores: a minus sign and 19 digits (`Int.min`).
+    static let maximumIntegerCount = 20
+
+    /// Stores `value` in decimal (with `-` when negative) at `destination`; returns how many bytes
+    /// it stored (at most `maximumIntegerCount`).
+    @inline(__always)
+    static func write(_ value: Int, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        if UInt(bitPattern: value) < 10 {  // the most frequent integers: counts of nothing or a few
+            destination.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
+            return 1
+        }
+        let magnitude = UInt64(value.magnitude)
+        destination.pointee = UInt8(ascii: "-")
+        let sign = value < 0 ? 1 : 0
+        let digits = count(of: magnitude)
+        writePadded(magnitude, width: digits, endingAt: destination + sign + digits)
+        return sign + digits
+    }
+
+    /// How many decimal digits `value` has (1 for zero).
+    static func count(of value: UInt64) -> Int {
+        var digits = 1
+        var threshold: UInt64 = 10
+        // 10^19 still fits a UInt64, and no UInt64 has more than 20 digits.
+        while value >= threshold {
+            digits += 1
+            if digits == 20 { break }
+            threshold *= 10
+        }
+        return digits
+    }
+
+    /// Stores `value` (below `10^width`) as exactly `width` decimal digits, with leading zeros, in the
+    /// `width` bytes before `end`.
+    @inline(__always)
+    static func writePadded(_ value: UInt64, width: Int, endingAt end: UnsafeMutablePointer<UInt8>) {
+        var value = value
+        var end = end
+        var remaining = width
+        let pairs = UnsafeRawPointer(digitPairs.utf8Start)
+        while remaining >= 2 {
+            let pair = Int(truncatingIfNeeded: value % 100)
+            value /= 100
+            end -= 2
+            UnsafeMutableRawPointer(end).storeBytes(
+                of: pairs.loadUnaligned(fromByteOffset: 2 * pair, as: UInt16.self), as: UInt16.self
+            )
+            remaining -= 2
+        }
+        if remaining == 1 { (end - 1).pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value) }
+    }
+
+    /// `00`, `01`, … `99`: the two digits of each number below 100.
+    private static var digitPairs: StaticString {
+        "00010203040506070809101112131415161718192021222324252627282930313233343536373839404142434445464748495051525354555657585960616263646566676869707172737475767778798081828384858687888990919293949596979899"
+    }
+}
