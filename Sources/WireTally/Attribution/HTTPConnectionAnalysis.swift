@@ -50,11 +50,10 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
         if measureRegzippedBodies { Estimator.measureRegzippedBody(&message) }
         let index = message.exchangeIndex
         slot(index)
-        switch message.kind {
-        case .request:
-            exchanges[index].request = message
-        case .response:
-            exchanges[index].response = message
+        if message.kind == .request {
+            exchanges[index].request = consume message
+        } else {
+            exchanges[index].response = consume message
             exchanges[index].isInFlight = false
         }
     }

@@ -164,7 +164,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         var end: Int64 { start + Int64(interimBytes + bytes.total) }
 
         /// Adds a header field, noting where the notable ones are.
-        func append(_ header: HTTPHeader, _ notable: NotableHeader?) {
+        func append(_ header: consuming HTTPHeader, _ notable: NotableHeader?) {
             let position = headers.count
             headers.append(header)
             switch notable {
@@ -222,9 +222,10 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
             side.position = offset + Int64(n)
             return
         }
+        // Messages opened in this packet start with its origin; one open before it continues here.
+        side.message?.lastOrigin = origin
         var i = 0
         while i < n {
-            side.message?.lastOrigin = origin
             switch side.state {
             case .startLine:
                 i = startLine(side, p, n, i, offset: offset, origin: origin)

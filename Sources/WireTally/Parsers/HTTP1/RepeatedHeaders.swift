@@ -18,8 +18,9 @@ struct RepeatedHeaders {
     /// The header field at `position` of a message with the name and value bytes given.
     func header(at position: Int, name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) -> HTTPHeader {
         guard position < previous.count else { return HTTP1Syntax.header((name, value)) }
-        let candidate = previous[position]
-        return HTTPHeader(name: Self.string(name, reusing: candidate.name), value: Self.string(value, reusing: candidate.value))
+        return HTTPHeader(
+            name: Self.string(name, reusing: previous[position].name),
+            value: Self.string(value, reusing: previous[position].value))
     }
 
     /// `candidate` when it holds exactly `bytes` (which then decode to it), else the decoded bytes.
