@@ -21,7 +21,9 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
 
     public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
         parser._withUnsafeGuaranteedRef { $0.streamData(data, offset: offset, direction: direction, origin: origin) }
-        examined[direction.rawValue] = offset + Int64(data.count)
+        // Set by name: the index subscript's modify accessor is a call per packet.
+        let end = offset + Int64(data.count)
+        if direction == .up { examined.up = end } else { examined.down = end }
     }
 
     public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
@@ -44,16 +46,15 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
         runs[direction.rawValue].set(StreamOwner(exchange: exchangeIndex), from: offset)
     }
 
-    public func httpMessageFinished(_ message: HTTPMessage, direction: FlowDirection) {
-        var message = message
+    public func httpMessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
         if measureRegzippedBodies { Estimator.measureRegzippedBody(&message) }
-        slot(message.exchangeIndex)
-        switch message.kind {
-        case .request:
-            exchanges[message.exchangeIndex].request = message
-        case .response:
-            exchanges[message.exchangeIndex].response = message
-            exchanges[message.exchangeIndex].isInFlight = false
+        let index = message.exchangeIndex
+        slot(index)
+        if message.kind == .request {
+            exchanges[index].request = consume message
+        } else {
+            exchanges[index].response = consume message
+            exchanges[index].isInFlight = false
         }
     }
 

@@ -117,10 +117,13 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         case gap(offset: Int64, length: Int64)
     }
 
-    private struct Builder {
-        var kind: HTTPMessage.Kind
-        var start: Int64
-        var firstOrigin: PacketOrigin
+    /// The message being parsed. A class, so the parser updates it in place through the side: as a
+    /// struct inside an optional, every take-and-put-back (and some reads) moved or copied the whole
+    /// builder.
+    private final class Builder {
+        let kind: HTTPMessage.Kind
+        let start: Int64
+        let firstOrigin: PacketOrigin
         var lastOrigin: PacketOrigin
         var announced = false
         var exchangeIndex = -1
@@ -130,6 +133,12 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         var reason: String?
         var version = ""
         var headers: [HTTPHeader] = []
+        /// Positions in `headers` of the first and the last `Transfer-Encoding` or `Content-Length`
+        /// field (only those between them need reading to frame the body).
+        var framingHeaders: ClosedRange<Int>?
+        /// Position in `headers` of the first `Content-Encoding` field.
+        var contentEncodingHeader: Int?
+        var hasUpgradeHeader = false
         var trailers: [HTTPHeader] = []
         var bytes = HTTPByteCounts()
         var interimCount = 0
@@ -145,10 +154,33 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         /// The request a final response answers (taken off the queue at its status line).
         var request: PendingRequest?
 
+        init(kind: HTTPMessage.Kind, start: Int64, firstOrigin: PacketOrigin, lastOrigin: PacketOrigin) {
+            self.kind = kind
+            self.start = start
+            self.firstOrigin = firstOrigin
+            self.lastOrigin = lastOrigin
+        }
+
         var end: Int64 { start + Int64(interimBytes + bytes.total) }
 
-        func header(_ lowercasedName: String) -> String? {
-            headers.first { HTTP1Syntax.nameEquals($0.name, lowercasedName) }?.value
+        /// Adds a header field, noting where the notable ones are.
+        func append(_ header: consuming HTTPHeader, _ notable: NotableHeader?) {
+            let position = headers.count
+            headers.append(header)
+            switch notable {
+            case .transferEncoding, .contentLength: framingHeaders = (framingHeaders?.lowerBound ?? position)...position
+            case .contentEncoding: if contentEncodingHeader == nil { contentEncodingHeader = position }
+            case .upgrade: hasUpgradeHeader = true
+            case nil: break
+            }
+        }
+
+        /// Drops the header fields (of an interim response).
+        func removeHeaders() {
+            headers = []
+            framingHeaders = nil
+            contentEncodingHeader = nil
+            hasUpgradeHeader = false
         }
     }
 
@@ -162,6 +194,10 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         var line: [UInt8] = []
         var lineStart: Int64 = 0
         var message: Builder?
+        /// The header fields of the direction's last message: the next message's header array is
+        /// reserved for as many (messages of a connection tend to look alike) instead of growing
+        /// field by field, and repeated fields reuse their strings.
+        var repeatedHeaders = RepeatedHeaders()
         var ended = false
         var endPending = false
         var held: [Held] = []
@@ -186,9 +222,10 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
             side.position = offset + Int64(n)
             return
         }
+        // Messages opened in this packet start with its origin; one open before it continues here.
+        side.message?.lastOrigin = origin
         var i = 0
         while i < n {
-            side.message?.lastOrigin = origin
             switch side.state {
             case .startLine:
                 i = startLine(side, p, n, i, offset: offset, origin: origin)
@@ -240,19 +277,14 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         side.position = offset + Int64(n)
     }
 
+    /// Counts, decodes and retains body bytes.
     private func consumeBody(_ side: Side, _ bytes: UnsafeRawBufferPointer) {
-        Self.consumeBody(&side.message, bytes, retainedBodyBytes: limits.retainedBodyBytes)
-    }
-
-    /// Counts, decodes and retains body bytes in one access to the message (reading it through the
-    /// side's optional would copy the whole builder, headers and all, for every packet).
-    private static func consumeBody(_ message: inout Builder?, _ bytes: UnsafeRawBufferPointer, retainedBodyBytes: Int) {
-        guard message != nil else { return }
-        message!.bytes.body += bytes.count
-        message!.decoder?.feed(bytes)
+        guard let message = side.message else { return }
+        message.bytes.body += bytes.count
+        message.decoder?.feed(bytes)
         // Body retention (off when `retainedBodyBytes` is 0): raw bytes of a body without coding.
-        if let kept = message!.retained?.count, kept < retainedBodyBytes {
-            message!.retained!.append(contentsOf: bytes.prefix(retainedBodyBytes - kept))
+        if let kept = message.retained?.count, kept < limits.retainedBodyBytes {
+            message.retained!.append(contentsOf: bytes.prefix(limits.retainedBodyBytes - kept))
         }
     }
 
@@ -309,18 +341,24 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                 i += 1
                 continue
             }
-            let verdict = side.sniffer.feed(byte)
-            if verdict == .rejected && side.sniffer.isOverLength && side.message?.announced == true {
-                // A start line in sync longer than the header cap.
-                side.message?.bytes.startLine += side.line.count
-                tooLarge(side)
-                return n
-            }
+            // The first byte opens the message (its start); the bytes after it are checked in one run.
+            let (fed, verdict) = side.message == nil
+                ? (1, side.sniffer.feed(byte))
+                : side.sniffer.feed(UnsafeBufferPointer(start: p + i, count: n - i))
             if verdict == .rejected {
-                rejectStartLine(side, at: offset + Int64(i))
-                if byte == HTTP1Syntax.lf { return i + 1 }
+                // The last byte fed is rejected; the ones before it belong to the line.
+                let rejected = i + fed - 1
+                side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: fed - 1))
+                if side.sniffer.isOverLength && side.message?.announced == true {
+                    // A start line in sync longer than the header cap.
+                    side.message?.bytes.startLine += side.line.count
+                    tooLarge(side)
+                    return n
+                }
+                rejectStartLine(side, at: offset + Int64(rejected))
+                if p[rejected] == HTTP1Syntax.lf { return rejected + 1 }
                 side.skipToLineEnd = true
-                return i
+                return rejected
             }
             if side.message == nil {
                 side.message = Builder(
@@ -328,8 +366,8 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                     firstOrigin: origin, lastOrigin: origin)
                 if side.mode == .inSync { announce(side) }
             }
-            side.line.append(byte)
-            i += 1
+            side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: fed))
+            i += fed
             if verdict == .accepted {
                 acceptStartLine(side)
                 return i
@@ -340,9 +378,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     /// Reports the message start and gives it its exchange index.
     private func announce(_ side: Side) {
-        // Taken out and put back (below) rather than copied: a copy retains every string and array of
-        // the message, and writing it back destroys the old one.
-        guard side.message?.announced == false, var message = side.message.take() else { return }
+        guard let message = side.message, !message.announced else { return }
         message.announced = true
         if side.mode == .seeking { message.flags.insert(.resynchronized) }
         if message.kind == .request {
@@ -355,7 +391,6 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
             message.exchangeIndex = nextExchange
             nextExchange += 1
         }
-        side.message = message
         delegate.httpMessageStarted(direction: side.direction, offset: message.start, exchangeIndex: message.exchangeIndex)
     }
 
@@ -365,7 +400,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         let leading = side.sniffer.leading
         side.line.withUnsafeBytes { raw in
             let text = HTTP1Syntax.content(UnsafeRawBufferPointer(rebasing: raw[leading...]))
-            guard var message = side.message.take() else { return }
+            guard let message = side.message else { return }
             message.bytes.startLine += raw.count
             if message.kind == .request {
                 let first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
@@ -376,7 +411,8 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                 if let index = pendingIndex(message.exchangeIndex) { pending[index].method = message.method }
             } else {
                 message.version = HTTP1Syntax.string(text, 0..<8)
-                message.status = Int(HTTP1Syntax.string(text, 9..<12))
+                // Three digits (the sniffer checked them).
+                message.status = (Int(text[9]) - 48) * 100 + (Int(text[10]) - 48) * 10 + Int(text[11]) - 48
                 message.reason = text.count > 13 ? HTTP1Syntax.string(text, 13..<text.count) : ""
                 let status = message.status ?? 0
                 let interim = status >= 100 && status < 200 && status != 101
@@ -385,7 +421,6 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                     popPending()
                 }
             }
-            side.message = message
         }
         side.line.removeAll(keepingCapacity: true)
         side.mode = .inSync
@@ -417,33 +452,34 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     // MARK: Header blocks
 
     private func headerLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
-        guard side.message != nil else { return }
-        // Mutated in place (no copy of the header array per line).
-        side.message!.bytes.headers += line.count
+        guard let message = side.message else { return }
+        message.bytes.headers += line.count
         let text = HTTP1Syntax.content(line)
         if text.isEmpty {
             headersComplete(side)
             return
         }
-        if text[0] == HTTP1Syntax.space || text[0] == HTTP1Syntax.tab, !side.message!.headers.isEmpty {
+        if text[0] == HTTP1Syntax.space || text[0] == HTTP1Syntax.tab, !message.headers.isEmpty {
             // Obsolete line folding: the line continues the previous value.
             let more = String(decoding: text, as: UTF8.self).trimmingHTTPWhitespace()
-            side.message!.headers[side.message!.headers.count - 1].value += " " + more
-        } else if let header = HTTP1Syntax.header(line) {
-            side.message!.headers.append(header)
+            message.headers[message.headers.count - 1].value += " " + more
+        } else if let fields = HTTP1Syntax.headerFields(line) {
+            if message.headers.isEmpty { message.headers.reserveCapacity(side.repeatedHeaders.count) }
+            let header = side.repeatedHeaders.header(at: message.headers.count, name: fields.name, value: fields.value)
+            message.append(header, NotableHeader(name: fields.name))
         } else {
-            side.message!.flags.insert(.malformed)
+            message.flags.insert(.malformed)
         }
     }
 
     private func trailerLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
-        guard side.message != nil else { return }
-        side.message!.bytes.framing += line.count
-        side.message!.trailerBytes += line.count
+        guard let message = side.message else { return }
+        message.bytes.framing += line.count
+        message.trailerBytes += line.count
         if HTTP1Syntax.content(line).isEmpty {
             complete(side)
         } else if let header = HTTP1Syntax.header(line) {
-            side.message!.trailers.append(header)
+            message.trailers.append(header)
         }
     }
 
@@ -458,27 +494,24 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     private enum Framing { case none, length(Int64), chunked, closeDelimited, invalid }
 
-    private func framing(_ headers: [HTTPHeader], isRequest: Bool) -> Framing {
+    private func framing(_ message: Builder, isRequest: Bool) -> Framing {
         var lastCoding: String?
         var length: Int64?
         var invalidLength = false
-        for header in headers {
-            if HTTP1Syntax.nameEquals(header.name, "transfer-encoding") {
-                for coding in header.value.split(separator: ",") {
-                    let trimmed = coding.trimmingHTTPWhitespace()
-                    if !trimmed.isEmpty { lastCoding = trimmed.lowercased() }
-                }
-            } else if HTTP1Syntax.nameEquals(header.name, "content-length") {
-                for item in header.value.split(separator: ",", omittingEmptySubsequences: false) {
-                    let text = item.trimmingHTTPWhitespace()
-                    guard !text.isEmpty, text.utf8.count <= 19, text.utf8.allSatisfy({ $0 >= 48 && $0 <= 57 }),
-                        let value = Int64(text), value <= HTTP1Syntax.maxChunkSize
-                    else {
-                        invalidLength = true
+        if let framingHeaders = message.framingHeaders {
+            for header in message.headers[framingHeaders] {
+                if HTTP1Syntax.nameEquals(header.name, "transfer-encoding") {
+                    if HTTP1Syntax.nameEquals(header.value, "chunked") {
+                        // The usual value, in any case: no list to split.
+                        lastCoding = "chunked"
                         continue
                     }
-                    if let length, length != value { invalidLength = true }
-                    length = value
+                    for coding in header.value.split(separator: ",") {
+                        let trimmed = coding.trimmingHTTPWhitespace()
+                        if !trimmed.isEmpty { lastCoding = trimmed.lowercased() }
+                    }
+                } else if HTTP1Syntax.nameEquals(header.name, "content-length") {
+                    HTTP1Syntax.readContentLength(header.value, into: &length, invalid: &invalidLength)
                 }
             }
         }
@@ -492,11 +525,12 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     }
 
     private func headersComplete(_ side: Side) {
-        guard var message = side.message.take() else { return }
+        guard let message = side.message else { return }
+        side.repeatedHeaders.remember(message.headers)
         var body: Framing
         if message.kind == .request {
-            body = framing(message.headers, isRequest: true)
-            message.mayUpgrade = message.method == "CONNECT" || message.header("upgrade") != nil
+            body = framing(message, isRequest: true)
+            message.mayUpgrade = message.method == "CONNECT" || message.hasUpgradeHeader
         } else {
             let status = message.status ?? 0
             if status >= 100 && status < 200 && status != 101 {
@@ -504,9 +538,8 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                 message.interimCount += 1
                 message.interimBytes += message.bytes.total
                 message.bytes = HTTPByteCounts()
-                message.headers = []
+                message.removeHeaders()
                 message.flags.remove(.malformed)
-                side.message = message
                 side.state = .startLine
                 side.mode = .inSync
                 side.sniffer.reset(strict: false)
@@ -516,7 +549,6 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
             let method = request?.method
             if status == 101 || (method == "CONNECT" && status >= 200 && status < 300) {
                 message.flags.insert(.upgrade)
-                side.message = message
                 let end = finishMessage(side, adding: [])
                 side.state = .upgraded
                 delegate.httpUpgraded(direction: .down, from: end, exchangeIndex: message.exchangeIndex)
@@ -526,10 +558,11 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
             if method == "HEAD" || status == 204 || status == 304 {
                 body = .none
             } else {
-                body = framing(message.headers, isRequest: false)
+                body = framing(message, isRequest: false)
             }
         }
-        if let coding = message.header("content-encoding") {
+        if let position = message.contentEncodingHeader {
+            let coding = message.headers[position].value
             message.contentEncoding = coding
             switch body {
             case .none, .invalid: break
@@ -543,7 +576,6 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                 ? [] : nil
             message.decoder?.retainLimit = limits.retainedBodyBytes
         }
-        side.message = message
         switch body {
         case .none, .length(0):
             complete(side)
@@ -581,7 +613,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// Reports the message being built (if announced); returns where it ends on the stream.
     @discardableResult
     private func finishMessage(_ side: Side, adding flags: HTTPMessageFlags) -> Int64 {
-        guard var built = side.message.take() else { return side.position }
+        guard let built = side.message.take() else { return side.position }
         guard built.announced else { return built.start }
         built.flags.formUnion(flags)
         if built.kind == .response, built.request == nil, built.flags.contains(.incomplete),

@@ -1,3 +1,5 @@
+import Glibc
+
 /// Byte-level syntax of HTTP/1.x start lines, header lines and chunk-size lines.
 enum HTTP1Syntax {
     static let cr: UInt8 = 0x0d
@@ -73,34 +75,86 @@ enum HTTP1Syntax {
         String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
-    /// A header line `name: value` (value without surrounding whitespace); nil without a colon.
-    static func header(_ line: UnsafeRawBufferPointer) -> HTTPHeader? {
+    /// The name and the value (without surrounding whitespace) of a header line `name: value`; nil
+    /// without a colon.
+    static func headerFields(_ line: UnsafeRawBufferPointer) -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         let text = content(line)
-        guard let colon = text.firstIndex(of: UInt8(ascii: ":")), colon > 0 else { return nil }
+        guard let start = text.baseAddress, let found = memchr(start, Int32(UInt8(ascii: ":")), text.count) else { return nil }
+        let colon = UnsafeRawPointer(found) - start
+        guard colon > 0 else { return nil }
         var nameEnd = colon
         while nameEnd > 0 && (text[nameEnd - 1] == space || text[nameEnd - 1] == tab) { nameEnd -= 1 }
         var valueStart = colon + 1
         var valueEnd = text.count
         while valueStart < valueEnd && (text[valueStart] == space || text[valueStart] == tab) { valueStart += 1 }
         while valueEnd > valueStart && (text[valueEnd - 1] == space || text[valueEnd - 1] == tab) { valueEnd -= 1 }
-        return HTTPHeader(name: string(text, 0..<nameEnd), value: string(text, valueStart..<valueEnd))
+        return (UnsafeRawBufferPointer(rebasing: text[0..<nameEnd]), UnsafeRawBufferPointer(rebasing: text[valueStart..<valueEnd]))
     }
 
-    /// ASCII case-insensitive comparison with a lower-case literal.
-    static func nameEquals(_ name: String, _ lowercased: String) -> Bool {
-        // Lengths first (constant time for native strings): most names compared differ in length.
-        guard name.utf8.count == lowercased.utf8.count else { return false }
-        var a = name.utf8.makeIterator()
-        var b = lowercased.utf8.makeIterator()
-        while true {
-            switch (a.next(), b.next()) {
-            case (nil, nil): return true
-            case let (x?, y?):
-                let folded = x >= UInt8(ascii: "A") && x <= UInt8(ascii: "Z") ? x + 32 : x
-                if folded != y { return false }
-            default: return false
+    /// The header of the fields found by `headerFields`.
+    static func header(_ fields: (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)) -> HTTPHeader {
+        HTTPHeader(name: String(decoding: fields.name, as: UTF8.self), value: String(decoding: fields.value, as: UTF8.self))
+    }
+
+    /// A header line `name: value` (value without surrounding whitespace); nil without a colon.
+    static func header(_ line: UnsafeRawBufferPointer) -> HTTPHeader? {
+        headerFields(line).map(header)
+    }
+
+    /// ASCII case-insensitive comparison of raw bytes with a lower-case literal.
+    static func bytesEqual(_ bytes: UnsafeRawBufferPointer, _ lowercased: StaticString) -> Bool {
+        guard bytes.count == lowercased.utf8CodeUnitCount else { return false }
+        let literal = lowercased.utf8Start
+        for index in 0..<bytes.count {
+            let x = bytes[index]
+            let folded = x >= UInt8(ascii: "A") && x <= UInt8(ascii: "Z") ? x + 32 : x
+            if folded != literal[index] { return false }
+        }
+        return true
+    }
+
+    /// Reads a `Content-Length` value, a comma-separated list of decimal lengths (whitespace around
+    /// each allowed), into `length`; sets `invalid` for an item that is not a length (empty, not only
+    /// digits, more than 19 digits, above `maxChunkSize`) or a length other than one seen before.
+    static func readContentLength(_ value: String, into length: inout Int64?, invalid: inout Bool) {
+        var value = value
+        value.withUTF8 { bytes in
+            var itemStart = 0
+            while itemStart <= bytes.count {
+                var itemEnd = itemStart
+                while itemEnd < bytes.count && bytes[itemEnd] != UInt8(ascii: ",") { itemEnd += 1 }
+                var first = itemStart
+                var last = itemEnd
+                while first < last && (bytes[first] == space || bytes[first] == tab) { first += 1 }
+                while last > first && (bytes[last - 1] == space || bytes[last - 1] == tab) { last -= 1 }
+                if let item = decimalLength(UnsafeBufferPointer(rebasing: bytes[first..<last])) {
+                    if let length, length != item { invalid = true }
+                    length = item
+                } else {
+                    invalid = true
+                }
+                itemStart = itemEnd + 1
             }
         }
+    }
+
+    /// 1 to 19 decimal digits up to `maxChunkSize`, else nil.
+    private static func decimalLength(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
+        guard !digits.isEmpty && digits.count <= 19 else { return nil }
+        var value: UInt64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return nil }
+            value = value * 10 + UInt64(digit - UInt8(ascii: "0"))
+        }
+        return value <= UInt64(maxChunkSize) ? Int64(value) : nil
+    }
+
+    /// ASCII case-insensitive comparison of a header name (or token) with a lower-case literal.
+    static func nameEquals(_ name: String, _ lowercased: StaticString) -> Bool {
+        // Lengths first (constant time): most names compared differ in length.
+        guard name.utf8.count == lowercased.utf8CodeUnitCount else { return false }
+        var name = name
+        return name.withUTF8 { bytesEqual(UnsafeRawBufferPointer($0), lowercased) }
     }
 }
 
@@ -148,13 +202,24 @@ struct StartLineSniffer {
         leading = 0
     }
 
-    private static let versionPattern: [UInt8] = Array("HTTP/0.0".utf8)
+    /// Computed: a stored static would be checked for its one-time initialisation on every byte.
+    private static var versionPattern: StaticString { "HTTP/0.0" }
 
     private func versionByteMatches(_ byte: UInt8, at index: Int) -> Bool {
         // HTTP/1.x only: `PRI * HTTP/2.0` (the HTTP/2 preface) is not an HTTP/1 start line.
         if index == 5 { return byte == UInt8(ascii: "1") }
         if index == 7 { return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        return index < 8 && byte == Self.versionPattern[index]
+        return index < 8 && byte == Self.versionPattern.utf8Start[index]
+    }
+
+    /// Feeds `bytes` one by one until one gives a verdict: how many were fed (that one included) and
+    /// the verdict, or all of them and `.needMore`.
+    mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) -> (fed: Int, verdict: Verdict) {
+        for index in bytes.indices {
+            let verdict = feed(bytes[index])
+            if verdict != .needMore { return (index + 1, verdict) }
+        }
+        return (bytes.count, .needMore)
     }
 
     mutating func feed(_ byte: UInt8) -> Verdict {

@@ -143,8 +143,9 @@ public struct HTTPMessage: Sendable {
 public protocol HTTPParserDelegate: AnyObject {
     /// A message (for responses: its first interim or final response) starts at `offset`.
     func httpMessageStarted(direction: FlowDirection, offset: Int64, exchangeIndex: Int)
-    /// A message is complete, or was cut short by the end of its stream (`.incomplete`).
-    func httpMessageFinished(_ message: HTTPMessage, direction: FlowDirection)
+    /// A message is complete, or was cut short by the end of its stream (`.incomplete`). Handed over
+    /// (`consuming`), so keeping it needs no copy.
+    func httpMessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection)
     /// Bytes from `offset` on are not HTTP (not parsed, or lost sync until a later message start).
     func httpUnparsed(direction: FlowDirection, from offset: Int64)
     /// From `offset` on, the direction carries another protocol after `exchangeIndex` switched it
