@@ -46,11 +46,11 @@ public struct ConnectionLedger: Sendable {
 
     /// Counts one packet and attributes it (now, or once `attribution` has examined its bytes).
     public mutating func record(_ packet: LedgerPacket, attribution: (any StreamAttribution)?) {
-        totals[packet.direction.rawValue].add(
-            packet.counters, as: packet.category, duplicatePayloadBytes: packet.duplicatePayloadBytes)
+        totals.update(packet.direction.rawValue) {
+            $0.add(packet.counters, as: packet.category, duplicatePayloadBytes: packet.duplicatePayloadBytes)
+        }
         if let acknowledgedRange = packet.newlyAcknowledged {
-            let opposite = packet.direction.reversed.rawValue
-            acknowledged[opposite] = max(acknowledged[opposite], acknowledgedRange.upperBound)
+            acknowledged.update(packet.direction.reversed.rawValue) { $0 = max($0, acknowledgedRange.upperBound) }
         }
         switch packet.category {
         case .setup where sealedCount > 0:
@@ -211,10 +211,10 @@ public struct ConnectionLedger: Sendable {
             if !owner.isNobody { lateAfterSealing += counters }
             return
         }
-        growExchanges(to: owner.exchange)
-        exchanges[owner.exchange].tallies[direction].add(counters, as: packet.category, duplicatePayloadBytes: duplicate)
-        if owner.upgraded { exchanges[owner.exchange].upgradedPayloadBytes[direction] += counters.payloadBytes }
-        if counters.payloadBytes > 0 { exchanges[owner.exchange].notePayload(at: packet.timestamp, direction: packet.direction) }
+        if owner.exchange >= exchanges.count { growExchanges(to: owner.exchange) }
+        exchanges[owner.exchange].add(
+            counters, as: packet.category, duplicatePayloadBytes: duplicate, upgraded: owner.upgraded,
+            at: packet.timestamp, direction: packet.direction)
     }
 
     /// Gives the setup packets held so far to `exchange` (the unattributed rest when nil).
