@@ -46,8 +46,8 @@ public struct AnalysisRun {
                 batch.slots.withUnsafeBufferPointer { slots in
                     for index in slots.indices {
                         let packet = batch.packet(slots[index])
-                        if let decoded = slots[index].decoded {
-                            analyzer.process(packet, decoded: decoded)
+                        if slots[index].isDecoded {
+                            analyzer.process(packet, decoded: slots[index].decoded)
                         } else {
                             analyzer.process(packet)
                         }
