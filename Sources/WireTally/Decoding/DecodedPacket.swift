@@ -3,12 +3,20 @@
 /// Byte views point into the captured frame or into the decoder's fragment buffer; they are valid until
 /// the decoder is given its next packet.
 public struct IPPacket {
+    // The small fields sit in the padding after `source` (declaration order is layout order): the
+    // packet fits in 128 bytes, which the compiler copies inline instead of calling memcpy.
+    public var source: IPAddress
     /// 4 or 6.
     public var version: UInt8
-    public var source: IPAddress
-    public var destination: IPAddress
     /// The upper-layer protocol number (6 TCP, 17 UDP, 1 ICMP, 58 ICMPv6…), after IPv6 extension headers.
     public var transportProtocol: UInt8
+    /// True when the IPv4 header checksum is wrong.
+    public var hasBadHeaderChecksum: Bool
+    /// True when the datagram was reassembled from fragments.
+    public var wasFragmented: Bool
+    /// VLAN tags of the frame (of the completing frame for a reassembled datagram).
+    public var vlan: VLANTags
+    public var destination: IPAddress
     /// Captured bytes of the transport header and payload (may be fewer than `transportLength`).
     public var transport: UnsafeRawBufferPointer
     /// Length of the transport header and payload as the IP header(s) declare it.
@@ -20,12 +28,6 @@ public struct IPPacket {
     public var timestamp: Timestamp
     /// Frame number of the frame that completed the datagram.
     public var frameNumber: Int
-    /// True when the IPv4 header checksum is wrong.
-    public var hasBadHeaderChecksum: Bool
-    /// True when the datagram was reassembled from fragments.
-    public var wasFragmented: Bool
-    /// VLAN tags of the frame (of the completing frame for a reassembled datagram).
-    public var vlan: VLANTags
 
     public init(
         version: UInt8, source: IPAddress, destination: IPAddress, transportProtocol: UInt8,

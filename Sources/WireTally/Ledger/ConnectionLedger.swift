@@ -45,12 +45,28 @@ public struct ConnectionLedger: Sendable {
     public init() {}
 
     /// Counts one packet and attributes it (now, or once `attribution` has examined its bytes).
-    public mutating func record(_ packet: LedgerPacket, attribution: (any StreamAttribution)?) {
-        totals[packet.direction.rawValue].add(
-            packet.counters, as: packet.category, duplicatePayloadBytes: packet.duplicatePayloadBytes)
+    /// Generic, not `any StreamAttribution`: specialised for the application-layer analysis, the
+    /// per-packet questions to it are direct calls.
+    public mutating func record(_ packet: LedgerPacket, attribution: some StreamAttribution) {
+        guard count(packet) else { return }
+        if !attribute(packet, attribution, force: false) { pending.append(packet) }
+    }
+
+    /// Counts one packet of a connection that no analyzer examines: it stays unattributed (setup
+    /// and teardown packets are settled at close like any others).
+    public mutating func record(_ packet: LedgerPacket) {
+        guard count(packet) else { return }
+        unattributed[packet.direction.rawValue] += packet.counters
+    }
+
+    /// Counts a packet in its direction's totals and holds it if it is a setup or teardown packet;
+    /// true when it is a payload or ACK packet, to be attributed by the caller.
+    private mutating func count(_ packet: LedgerPacket) -> Bool {
+        totals.update(packet.direction.rawValue) {
+            $0.add(packet.counters, as: packet.category, duplicatePayloadBytes: packet.duplicatePayloadBytes)
+        }
         if let acknowledgedRange = packet.newlyAcknowledged {
-            let opposite = packet.direction.reversed.rawValue
-            acknowledged[opposite] = max(acknowledged[opposite], acknowledgedRange.upperBound)
+            acknowledged.update(packet.direction.reversed.rawValue) { $0 = max($0, acknowledgedRange.upperBound) }
         }
         switch packet.category {
         case .setup where sealedCount > 0:
@@ -62,18 +78,21 @@ public struct ConnectionLedger: Sendable {
             teardown[packet.direction.rawValue].add(
                 packet.counters, as: .teardown, duplicatePayloadBytes: packet.duplicatePayloadBytes)
         default:
-            // `attribution!` borrows the argument; `if let` copied it (a retain on every packet)
-            if attribution == nil {
-                unattributed[packet.direction.rawValue] += packet.counters
-            } else if !attribute(packet, attribution!, force: false) {
-                pending.append(packet)
-            }
+            return true
         }
+        return false
     }
 
-    /// Attributes waiting packets whose bytes have now been examined.
-    public mutating func attributePending(_ attribution: any StreamAttribution) {
+    /// Attributes waiting packets whose bytes have now been examined (inlined: on most packets none
+    /// wait).
+    @inline(__always)
+    public mutating func attributePending(_ attribution: some StreamAttribution) {
         guard !pending.isEmpty else { return }
+        attributeWaiting(attribution)
+    }
+
+    /// The pass of `attributePending` over the waiting packets.
+    private mutating func attributeWaiting(_ attribution: some StreamAttribution) {
         let examined = (up: attribution.examinedLength(.up), down: attribution.examinedLength(.down))
         guard examined != examinedAtLastPass else { return }
         examinedAtLastPass = examined
@@ -103,18 +122,21 @@ public struct ConnectionLedger: Sendable {
     // MARK: - Sealing
 
     /// Seals every exchange that is final and followed by a later one; returns true when any was.
-    public mutating func sealFinished(_ attribution: any StreamAttribution) -> Bool {
-        seal(attribution, includingLast: false)
+    /// Inlined: on most packets no later exchange than the first unsealed one has begun.
+    @inline(__always)
+    public mutating func sealFinished(_ attribution: some StreamAttribution) -> Bool {
+        guard pending.isEmpty, sealedCount + 1 < attribution.exchangeCount else { return false }
+        return seal(attribution, includingLast: false)
     }
 
     /// Seals the exchanges that are final, the last one included (the connection has been idle long
     /// enough that its next packets are taken as unrelated): the teardown seen so far goes to it, a
     /// later one stays unattributed. Returns true when any was sealed.
-    public mutating func sealIdle(_ attribution: any StreamAttribution) -> Bool {
+    public mutating func sealIdle(_ attribution: some StreamAttribution) -> Bool {
         seal(attribution, includingLast: true)
     }
 
-    private mutating func seal(_ attribution: any StreamAttribution, includingLast: Bool) -> Bool {
+    private mutating func seal(_ attribution: some StreamAttribution, includingLast: Bool) -> Bool {
         guard pending.isEmpty else { return false }
         let count = attribution.exchangeCount
         let before = sealedCount
@@ -130,7 +152,7 @@ public struct ConnectionLedger: Sendable {
 
     /// True when the peer acknowledged every examined byte of `direction` owned by exchanges up to
     /// `index`: up to the first byte of a later exchange, or all examined bytes when none has begun.
-    private func isAcknowledged(through index: Int, _ direction: FlowDirection, _ attribution: any StreamAttribution) -> Bool {
+    private func isAcknowledged(through index: Int, _ direction: FlowDirection, _ attribution: some StreamAttribution) -> Bool {
         let end = attribution.start(ofExchangeAfter: index, direction) ?? attribution.examinedLength(direction)
         return acknowledged[direction.rawValue] >= end
     }
@@ -163,7 +185,7 @@ public struct ConnectionLedger: Sendable {
     // MARK: - Attribution
 
     /// Attributes a payload or ACK packet; false when its bytes are not examined yet (and not forced).
-    private mutating func attribute(_ packet: LedgerPacket, _ attribution: any StreamAttribution, force: Bool) -> Bool {
+    private mutating func attribute(_ packet: LedgerPacket, _ attribution: some StreamAttribution, force: Bool) -> Bool {
         let direction = packet.direction
         if let range = packet.streamRange {
             guard force || range.upperBound <= attribution.examinedLength(direction) else { return false }
@@ -183,7 +205,7 @@ public struct ConnectionLedger: Sendable {
 
     /// Splits a packet's payload over the owners of its stream range; the first owner also gets the
     /// packet itself and its header overhead.
-    private mutating func split(_ packet: LedgerPacket, over range: Range<Int64>, _ attribution: any StreamAttribution) {
+    private mutating func split(_ packet: LedgerPacket, over range: Range<Int64>, _ attribution: some StreamAttribution) {
         let first = attribution.ownerRun(at: range.lowerBound, packet.direction)
         var firstShare = packet.counters
         var cursor = first.end
@@ -211,10 +233,10 @@ public struct ConnectionLedger: Sendable {
             if !owner.isNobody { lateAfterSealing += counters }
             return
         }
-        growExchanges(to: owner.exchange)
-        exchanges[owner.exchange].tallies[direction].add(counters, as: packet.category, duplicatePayloadBytes: duplicate)
-        if owner.upgraded { exchanges[owner.exchange].upgradedPayloadBytes[direction] += counters.payloadBytes }
-        if counters.payloadBytes > 0 { exchanges[owner.exchange].notePayload(at: packet.timestamp, direction: packet.direction) }
+        if owner.exchange >= exchanges.count { growExchanges(to: owner.exchange) }
+        exchanges[owner.exchange].add(
+            counters, as: packet.category, duplicatePayloadBytes: duplicate, upgraded: owner.upgraded,
+            at: packet.timestamp, direction: packet.direction)
     }
 
     /// Gives the setup packets held so far to `exchange` (the unattributed rest when nil).

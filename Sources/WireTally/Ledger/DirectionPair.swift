@@ -18,6 +18,14 @@ public struct DirectionPair<Value> {
             if index == 0 { yield &up } else { yield &down }
         }
     }
+
+    /// Changes the value of direction `index` in place with `body`. The per-packet paths use this
+    /// rather than the subscript: the compiler calls the subscript's `_modify` as a coroutine (two
+    /// calls per update), but inlines this.
+    @inline(__always)
+    public mutating func update<Result>(_ index: Int, _ body: (inout Value) -> Result) -> Result {
+        index == 0 ? body(&up) : body(&down)
+    }
 }
 
 extension DirectionPair: Equatable where Value: Equatable {}

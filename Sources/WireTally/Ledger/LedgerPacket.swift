@@ -42,9 +42,24 @@ public struct ExchangeWire: Hashable, Sendable {
 
     public func tally(_ direction: FlowDirection) -> DirectionTally { tallies[direction.rawValue] }
 
+    /// Counts `counters` (a packet of `category` seen at `time`, or a share of its payload) in
+    /// `direction`; `upgraded`: the bytes were carried after an Upgrade/CONNECT. One access to the
+    /// exchange for everything the ledger credits it with.
+    mutating func add(
+        _ counters: TrafficCounters, as category: PacketCategory, duplicatePayloadBytes: Int, upgraded: Bool,
+        at time: Timestamp, direction: FlowDirection
+    ) {
+        tallies.update(direction.rawValue) {
+            $0.add(counters, as: category, duplicatePayloadBytes: duplicatePayloadBytes)
+        }
+        if upgraded { upgradedPayloadBytes[direction.rawValue] += counters.payloadBytes }
+        if counters.payloadBytes > 0 { notePayload(at: time, direction: direction) }
+    }
+
     /// Extends the direction's payload time span with a packet seen at `time`.
     mutating func notePayload(at time: Timestamp, direction: FlowDirection) {
-        let span = payloadTimes[direction.rawValue]
-        payloadTimes[direction.rawValue] = min(span?.lowerBound ?? time, time)...max(span?.upperBound ?? time, time)
+        payloadTimes.update(direction.rawValue) { span in
+            span = min(span?.lowerBound ?? time, time)...max(span?.upperBound ?? time, time)
+        }
     }
 }

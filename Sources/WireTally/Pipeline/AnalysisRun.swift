@@ -42,7 +42,17 @@ public struct AnalysisRun {
         let reader = threads > 1 ? BackgroundPacketReader(source: merged, decodes: options.filter == nil) : nil
         if let reader, reader.start() {
             while let batch = reader.nextBatch() {
-                for slot in batch.slots { analyzer.process(batch.packet(slot), decoded: slot.decoded) }
+                // through a buffer pointer: `for slot in batch.slots` copies every slot, decoded packet included
+                batch.slots.withUnsafeBufferPointer { slots in
+                    for index in slots.indices {
+                        let packet = batch.packet(slots[index])
+                        if slots[index].isDecoded {
+                            analyzer.process(packet, decoded: slots[index].decoded)
+                        } else {
+                            analyzer.process(packet)
+                        }
+                    }
+                }
                 packets += batch.slots.count
                 report(batch.fileBytesRead)
                 reader.done(batch)

@@ -90,12 +90,20 @@ public final class CaptureAnalyzer {
 
     /// Analyses one packet. Its bytes are not kept past the call.
     public func process(_ packet: CapturedPacket) {
-        process(packet, decoded: nil)
+        guard count(packet) else { return }
+        analyze(decoder.decode(packet), of: packet)
     }
 
-    /// Counts and analyses one packet that another decoder may have decoded already (`decoded`; nil:
-    /// this analyzer's decoder decodes it). That decoder's counts go to `addDecoderStatistics`.
-    func process(_ packet: CapturedPacket, decoded: DecodedPacket?) {
+    /// Counts and analyses one packet that another decoder decoded already (`decoded`). That
+    /// decoder's counts go to `addDecoderStatistics`.
+    func process(_ packet: CapturedPacket, decoded: DecodedPacket) {
+        guard count(packet) else { return }
+        analyze(decoded, of: packet)
+    }
+
+    /// Counts a packet read and lets capture time advance to it; false when the filter rejects it.
+    @inline(__always)
+    private func count(_ packet: CapturedPacket) -> Bool {
         let frame = TrafficCounters(packets: 1, ipBytes: 0, frameBytes: packet.originalLength, payloadBytes: 0)
         summary.read += frame
         now = packet.timestamp
@@ -106,9 +114,15 @@ public final class CaptureAnalyzer {
 
         if let filter, !passes(packet, filter) {
             summary.filtered += frame
-            return
+            return false
         }
-        switch decoded ?? decoder.decode(packet) {
+        return true
+    }
+
+    /// Counts a decoded packet and hands it to the reassembler or the flow tracker.
+    @inline(__always)
+    private func analyze(_ decoded: borrowing DecodedPacket, of packet: CapturedPacket) {
+        switch decoded {
         case let .tcp(ip, tcp):
             var counted = ip.wire
             counted.payloadBytes = tcp.payloadLength

@@ -12,9 +12,12 @@ final class PacketBatch {
         var count: Int
         var fileIndex: Int
         var interfaceIndex: Int
-        /// The packet decoded by the reader; nil when the analysing thread must decode it (no decoder
-        /// given, or an IP fragment: fragment state belongs to the analysing thread's decoder).
-        var decoded: DecodedPacket?
+        /// The packet decoded by the reader, when `isDecoded`. Not optional: the analysing thread
+        /// reads it in place, where unwrapping an optional would copy it.
+        var decoded: DecodedPacket = .heldFragment
+        /// False when the analysing thread must decode the packet (no decoder given, or an IP
+        /// fragment: fragment state belongs to the analysing thread's decoder).
+        var isDecoded = false
     }
 
     /// Bytes a batch holds before it is handed over (a packet bigger than that gets a batch of its own).
@@ -52,7 +55,10 @@ final class PacketBatch {
             frameNumber: packet.frameNumber, timestamp: packet.timestamp, linkType: packet.linkType,
             originalLength: packet.originalLength, offset: used, count: count, fileIndex: packet.fileIndex,
             interfaceIndex: packet.interfaceIndex)
-        if let decoder { slot.decoded = decoder.decodeUnlessFragment(self.packet(slot)) }
+        if let decoder, let decoded = decoder.decodeUnlessFragment(self.packet(slot)) {
+            slot.decoded = decoded
+            slot.isDecoded = true
+        }
         slots.append(slot)
         used += count
         return true

@@ -3,10 +3,14 @@
 /// overlap (an evasion sign; the first copy is what the stream keeps).
 ///
 /// Grows with the stream up to `capacity`, then works as a ring: short connections pay only for what
-/// they sent.
-struct DeliveredHistory {
-    private var ring: [UInt8] = []
-    private let capacity: Int
+/// they sent. The bytes live in memory the history owns (a class, so that every delivery is one
+/// `memcpy` with no copy-on-write check, and growing copies only the bytes recorded).
+final class DeliveredHistory {
+    /// The ring's bytes: `recorded` of them are valid, `allocated` are reserved.
+    private var storage: UnsafeMutableRawPointer?
+    private var allocated = 0
+    private var recorded = 0
+    private var capacity: Int
     /// Stream offset stored at ring index 0 (modulo `capacity`).
     private var ringBase: Int64 = 0
     /// Stream offset just past the last byte recorded.
@@ -14,60 +18,86 @@ struct DeliveredHistory {
 
     init(capacity: Int) { self.capacity = max(0, capacity) }
 
+    deinit { storage?.deallocate() }
+
     /// Records bytes delivered at `offset`; a discontinuity (a gap) starts the history afresh.
-    mutating func append(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {
-        guard capacity > 0, !bytes.isEmpty else { return }
-        if offset != endOffset || ring.isEmpty {
-            ring.removeAll(keepingCapacity: true)
+    func append(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {
+        guard capacity > 0, let source = bytes.baseAddress, bytes.count > 0 else { return }
+        if offset != endOffset || recorded == 0 {
+            recorded = 0
             ringBase = offset
             endOffset = offset
         }
-        var source = bytes
-        if source.count >= capacity {
-            source = UnsafeRawBufferPointer(rebasing: source[(source.count - capacity)...])
-            ring.removeAll(keepingCapacity: true)
+        if bytes.count >= capacity {
+            reserve(capacity, keeping: 0)
+            storage!.copyMemory(from: source + (bytes.count - capacity), byteCount: capacity)
+            recorded = capacity
             ringBase = offset + Int64(bytes.count - capacity)
-            ring.append(contentsOf: source)
             endOffset = offset + Int64(bytes.count)
             return
         }
-        if ring.count < capacity {
-            let growth = min(capacity - ring.count, source.count)
-            ring.append(contentsOf: UnsafeRawBufferPointer(rebasing: source[0..<growth]))
+        var copied = 0
+        if recorded < capacity {
+            let growth = min(capacity - recorded, bytes.count)
+            reserve(recorded + growth, keeping: recorded)
+            (storage! + recorded).copyMemory(from: source, byteCount: growth)
+            recorded += growth
             endOffset += Int64(growth)
-            source = UnsafeRawBufferPointer(rebasing: source[growth...])
+            copied = growth
         }
-        while !source.isEmpty {
+        while copied < bytes.count {
             let slot = Int((endOffset - ringBase) % Int64(capacity))
-            let run = min(capacity - slot, source.count)
-            ring.withUnsafeMutableBytes { destination in
-                destination.baseAddress!.advanced(by: slot).copyMemory(from: source.baseAddress!, byteCount: run)
-            }
+            let run = min(capacity - slot, bytes.count - copied)
+            (storage! + slot).copyMemory(from: source + copied, byteCount: run)
             endOffset += Int64(run)
-            source = UnsafeRawBufferPointer(rebasing: source[run...])
+            copied += run
         }
     }
 
     /// How many of `bytes` (a retransmitted copy starting at stream offset `offset`) differ from the
     /// delivered bytes still remembered.
     func differingBytes(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Int64 {
-        let oldest = max(ringBase, endOffset - Int64(ring.count))
+        let oldest = max(ringBase, endOffset - Int64(recorded))
         let start = max(offset, oldest)
         let end = min(offset + Int64(bytes.count), endOffset)
-        guard start < end else { return 0 }
+        guard start < end, let remembered = storage else { return 0 }
         var differing: Int64 = 0
-        ring.withUnsafeBytes { remembered in
-            // By contiguous runs of the ring (one division per run, not per byte); a run ends at the
-            // ring's end, and while the ring grows `end` keeps it within the bytes recorded.
-            var position = start
-            while position < end {
-                let slot = Int((position - ringBase) % Int64(capacity))
-                let run = Int(min(end - position, Int64(capacity - slot)))
-                let copy = Int(position - offset)
-                for index in 0..<run where remembered[slot + index] != bytes[copy + index] { differing += 1 }
-                position += Int64(run)
+        // By contiguous runs of the ring (one division per run, not per byte); a run ends at the ring's
+        // end, and while the ring grows `end` keeps it within the bytes recorded.
+        var position = start
+        while position < end {
+            let slot = Int((position - ringBase) % Int64(capacity))
+            let run = Int(min(end - position, Int64(capacity - slot)))
+            let copy = Int(position - offset)
+            for index in 0..<run where remembered.load(fromByteOffset: slot + index, as: UInt8.self) != bytes[copy + index] {
+                differing += 1
             }
+            position += Int64(run)
         }
         return differing
+    }
+
+    /// Forgets every byte and frees the ring; nothing is recorded or compared afterwards.
+    func release() {
+        storage?.deallocate()
+        storage = nil
+        allocated = 0
+        recorded = 0
+        capacity = 0
+    }
+
+    /// Makes room for `needed` bytes (at least quadrupling, at most `capacity`: a long stream copies
+    /// its history three or four times on the way to the full ring, not six), keeping the first
+    /// `keeping` bytes.
+    private func reserve(_ needed: Int, keeping: Int) {
+        guard needed > allocated else { return }
+        let size = min(capacity, max(needed, 4 * allocated))
+        let grown = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
+        if let storage {
+            if keeping > 0 { grown.copyMemory(from: storage, byteCount: keeping) }
+            storage.deallocate()
+        }
+        storage = grown
+        allocated = size
     }
 }

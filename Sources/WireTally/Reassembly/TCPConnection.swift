@@ -169,21 +169,21 @@ public final class TCPConnection: ActivityTracked {
             return application._withUnsafeGuaranteedRef { account(packet, $0) }
         }
         guard let attribution else {
-            ledger.record(packet, attribution: nil)
+            ledger.record(packet)
             return false
         }
         return account(packet, attribution)
     }
 
     /// Counts and attributes one packet in the ledger and seals what became final; true when any was.
-    private func account(_ packet: LedgerPacket, _ attribution: any StreamAttribution) -> Bool {
+    private func account(_ packet: LedgerPacket, _ attribution: some StreamAttribution) -> Bool {
         ledger.record(packet, attribution: attribution)
         return attributeAndSeal(attribution)
     }
 
     /// Attributes the packets waiting for bytes the analyzer has now examined and seals what became
     /// final; true when any exchange was sealed.
-    private func attributeAndSeal(_ attribution: any StreamAttribution) -> Bool {
+    private func attributeAndSeal(_ attribution: some StreamAttribution) -> Bool {
         ledger.attributePending(attribution)
         return ledger.sealFinished(attribution)
     }

@@ -53,20 +53,26 @@ public final class TCPReassembler {
     /// Counts and reassembles one TCP segment.
     public func process(_ ip: IPPacket, _ tcp: TCPSegment) {
         let key = FlowKey(transportProtocol: 6, ip.source, tcp.sourcePort, ip.destination, tcp.destinationPort)
-        var connection = table[key]
+        // Unretained: the table keeps the connection alive while it is processed (only a port reuse
+        // removes it, and that branch holds it strongly), so no reference counting on every packet.
+        var connection = table.unretainedFlow(for: key)
         if let existing = connection, tcp.flags.contains(.syn), !tcp.flags.contains(.ack),
-           existing.isNewConnection(
-               syn: tcp.sequence, direction: existing.direction(from: ip.source, port: tcp.sourcePort))
+           existing._withUnsafeGuaranteedRef({
+               $0.isNewConnection(syn: tcp.sequence, direction: $0.direction(from: ip.source, port: tcp.sourcePort))
+           })
         {
-            table.remove(existing)
-            existing.finish(reason: .portReused)
-            finished(existing)
+            let reused = existing.takeUnretainedValue()
+            table.remove(reused)
+            reused.finish(reason: .portReused)
+            finished(reused)
             connection = nil
         }
-        let live = connection ?? open(key, ip, tcp)
+        let live = connection ?? .passUnretained(open(key, ip, tcp))
         if let settle = limits.settleNanoseconds { nextSettle = min(nextSettle, ip.timestamp.nanoseconds + settle) }
-        table.touch(live)
-        if live.process(ip, tcp, limits: limits) { sealed(live) }
+        live._withUnsafeGuaranteedRef { live in
+            table.touch(live)
+            if live.process(ip, tcp, limits: limits) { sealed(live) }
+        }
         if bufferedTotal.pointee > limits.maxBufferedBytesTotal { enforceBufferCap() }
     }
 
@@ -102,8 +108,14 @@ public final class TCPReassembler {
     /// reaches it, so live and offline runs emit the same records in the same order. Each sweep starts
     /// after the connections an earlier sweep visited and that saw no packet since (nothing can change
     /// for them but through a packet or the buffer cap), so many idle connections cost once, not per sweep.
+    @inline(__always)
     public func settle(now: Timestamp) {
-        guard let settle = limits.settleNanoseconds, now.nanoseconds >= nextSettle else { return }
+        guard now.nanoseconds >= nextSettle, let settle = limits.settleNanoseconds else { return }
+        sweepIdle(now: now, settle: settle)
+    }
+
+    /// The sweep of `settle(now:)`, once a deadline has been reached (`settle`: the settle time).
+    private func sweepIdle(now: Timestamp, settle: Int64) {
         nextSettle = .max
         while let connection = table.firstUnswept {
             let deadline = connection.lastActivity.nanoseconds + settle

@@ -42,7 +42,8 @@ struct TCPStreamDirection {
     private(set) var wasRebased = false
 
     private var buffer: OutOfOrderBuffer
-    private var history: DeliveredHistory
+    /// A reference (copies of a direction share it): only its connection keeps a direction.
+    private let history: DeliveredHistory
 
     /// - Parameter bufferedTotal: the reassembler's count of out-of-order bytes held by all streams.
     init(historyCapacity: Int, bufferedTotal: UnsafeMutablePointer<Int>?) {
@@ -172,7 +173,7 @@ struct TCPStreamDirection {
         let acknowledgedEnd = min(acknowledgedOffset, finOffset ?? acknowledgedOffset)
         if acknowledgedEnd > nextOffset { skipHole(to: acknowledgedEnd, delivery: delivery) }
         isFinished = true
-        history = DeliveredHistory(capacity: 0)  // nothing more is compared: free the ring
+        history.release()  // nothing more is compared: free the ring
         delivery.ended()
     }
 
@@ -189,7 +190,7 @@ struct TCPStreamDirection {
     private mutating func deliver(
         _ captured: UnsafeRawBufferPointer, length: Int64, origin: PacketOrigin, delivery: StreamDelivery
     ) {
-        let capturedPart = UnsafeRawBufferPointer(rebasing: captured.prefix(Int(length)))
+        let capturedPart = UnsafeRawBufferPointer(start: captured.baseAddress, count: min(captured.count, Int(length)))
         delivery.data(capturedPart, at: nextOffset, origin: origin)
         history.append(capturedPart, at: nextOffset)
         let uncaptured = length - Int64(capturedPart.count)
