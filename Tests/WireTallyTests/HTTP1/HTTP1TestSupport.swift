@@ -121,6 +121,25 @@ final class HTTP1Script {
         return script.delegate
     }
 
+    /// Runs both directions whole, then each cut at every position and both fed byte by byte, and
+    /// expects the same events every time; returns the whole run's recorder.
+    static func expectSameEventsAtEveryCut(
+        up: [UInt8], down: [UInt8], sourceLocation: SourceLocation = #_sourceLocation
+    ) -> RecordingHTTPDelegate {
+        let reference = run([.up(up), .down(down)])
+        for cut in 1..<up.count {
+            let r = run(pieces(up, cuts: [cut]).map { Step.up($0) } + [.down(down)])
+            #expect(r.events == reference.events, "up cut at \(cut)", sourceLocation: sourceLocation)
+        }
+        for cut in 1..<down.count {
+            let r = run([.up(up)] + pieces(down, cuts: [cut]).map { Step.down($0) })
+            #expect(r.events == reference.events, "down cut at \(cut)", sourceLocation: sourceLocation)
+        }
+        let byteByByte = run(up.map { Step.up([$0]) } + down.map { Step.down([$0]) })
+        #expect(byteByByte.events == reference.events, "byte by byte", sourceLocation: sourceLocation)
+        return reference
+    }
+
     /// Feeds one direction's bytes cut at the given positions.
     static func pieces(_ bytes: [UInt8], cuts: [Int]) -> [[UInt8]] {
         var result: [[UInt8]] = []
