@@ -81,7 +81,7 @@ enum AppLogFixtures {
     """#
 
     static let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-applogs-\(getpid())")
+        let url = TestScratch.folder.appendingPathComponent("wiretally-applogs-\(getpid())")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()

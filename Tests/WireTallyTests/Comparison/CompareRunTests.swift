@@ -45,7 +45,7 @@ import Testing
 
     @Test func harFromAnotherRunMatchesOneToOne() throws {
         let name = "nginx-uploads"
-        let har = FileManager.default.temporaryDirectory.appendingPathComponent("wt-compare-\(UUID().uuidString).har").path
+        let har = TestScratch.folder.appendingPathComponent("wt-compare-\(UUID().uuidString).har").path
         defer { try? FileManager.default.removeItem(atPath: har) }
         let output = try TextOutput(path: har)
         _ = AnalysisRun(files: [TestPaths.capture(name + ".pcap")]).run(writer: HARWriter(output: output))

@@ -57,7 +57,7 @@ import Testing
     static func readablePath(of file: String) throws -> String {
         let path = directory.appendingPathComponent(file).path
         guard file.hasSuffix(".gz") else { return path }
-        let output = FileManager.default.temporaryDirectory
+        let output = TestScratch.folder
             .appendingPathComponent("wiretally-decoding-\(ProcessInfo.processInfo.processIdentifier)-\(file.dropLast(3))")
         if !FileManager.default.fileExists(atPath: output.path) {
             let data = try #require(ExternalProgram.output("gzip", ["-dc", path]))
@@ -142,7 +142,7 @@ import Testing
         ] + FrameBuilder.ipv4Fragments(
             FrameBuilder.udpSegment(from: "10.0.0.1:53", to: "10.0.0.2:53", payload: [UInt8](repeating: 7, count: 100)),
             from: "10.0.0.1:53", to: "10.0.0.2:53", protocol: 17, fragmentSize: 64)
-        let path = FileManager.default.temporaryDirectory
+        let path = TestScratch.folder
             .appendingPathComponent("wiretally-framebuilder-\(ProcessInfo.processInfo.processIdentifier).pcap")
         try Data(FrameBuilder.pcap(frames: frames, link: .ethernet, snaplen: 100)).write(to: path)
         defer { try? FileManager.default.removeItem(at: path) }

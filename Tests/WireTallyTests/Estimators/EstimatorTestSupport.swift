@@ -36,7 +36,7 @@ final class EstimatorCollector: RecordWriter {
 
 enum EstimatorFixtures {
     static let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-estimator-tests-\(getpid())")
+        let url = TestScratch.folder.appendingPathComponent("wiretally-estimator-tests-\(getpid())")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()

@@ -9,7 +9,7 @@ import Testing
     /// Runs `analyze` on a capture given as base64 of its bytes, serializing every record.
     static func analyze(base64 lines: [String]) throws -> (CollectingWriter, AnalysisRun.Result) {
         let data = try #require(Data(base64Encoded: lines.joined()))
-        let url = FileManager.default.temporaryDirectory
+        let url = TestScratch.folder
             .appendingPathComponent("wiretally-fuzz-regression-\(UUID().uuidString).pcap.gz")
         try data.write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }

@@ -15,7 +15,7 @@ enum HARTestSupport {
 
     /// A temporary directory for this process's HAR files.
     static let directory: URL = {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-har-\(getpid())")
+        let url = TestScratch.folder.appendingPathComponent("wiretally-har-\(getpid())")
         try? FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
         return url
     }()

@@ -46,7 +46,7 @@ import Testing
     }
 
     static func write(_ bytes: [UInt8], name: String) throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-\(UUID().uuidString)-\(name)").path
+        let path = TestScratch.folder.appendingPathComponent("wiretally-\(UUID().uuidString)-\(name)").path
         try Data(bytes).write(to: URL(fileURLWithPath: path))
         return path
     }

@@ -12,7 +12,7 @@ import Testing
     static let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhello".utf8)  // 43 bytes
 
     func analyze(_ frames: [[UInt8]], link: FrameBuilder.Link = .ethernet) throws -> (CollectingWriter, AnalysisRun.Result) {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wt-synthetic-\(UUID().uuidString).pcap").path
+        let path = TestScratch.folder.appendingPathComponent("wt-synthetic-\(UUID().uuidString).pcap").path
         try Data(FrameBuilder.pcap(frames: frames, link: link)).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
         let (writer, result) = CollectingWriter.analyze([path])

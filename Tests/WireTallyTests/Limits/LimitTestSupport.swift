@@ -7,7 +7,7 @@ import Testing
 enum LimitTestSupport {
     /// A fresh temp path ending in `name` (the caller deletes it).
     static func temporaryPath(_ name: String) -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-limits-\(UUID().uuidString)-\(name)").path
+        TestScratch.folder.appendingPathComponent("wiretally-limits-\(UUID().uuidString)-\(name)").path
     }
 
     /// Writes `bytes` to a new temp file and returns its path.

@@ -199,7 +199,7 @@ struct LiveCaptureEndToEndTests {
     @Test func withoutTheRightToCaptureItSaysSo() throws {
         guard let setpriv = LiveNetwork.path(of: "setpriv") else { return }
         // A copy the unprivileged user can run (the build folder may not be reachable for it).
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-live-\(UUID().uuidString)")
+        let folder = TestScratch.folder.appendingPathComponent("wiretally-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: folder) }
         let copy = folder.appendingPathComponent("wiretally")

@@ -35,7 +35,7 @@ final class LiveNetwork {
         let serverInterface = "wtls\(tag)"
         let subnet = "10.78.\(Self.created % 250)"
         serverAddress = "\(subnet).2"
-        folder = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-live-\(tag)-\(UUID().uuidString)")
+        folder = TestScratch.folder.appendingPathComponent("wiretally-live-\(tag)-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("www"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: folder.appendingPathComponent("tmp"), withIntermediateDirectories: true)
         let steps: [[String]] = [

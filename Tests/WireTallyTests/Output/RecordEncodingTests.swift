@@ -23,7 +23,7 @@ import Testing
             .map(TestPaths.capture)
         #expect(captures.count >= 10)
         for capture in captures {
-            let path = FileManager.default.temporaryDirectory
+            let path = TestScratch.folder
                 .appendingPathComponent("wiretally-encoding-\(UUID().uuidString).jsonl").path
             defer { try? FileManager.default.removeItem(atPath: path) }
             let tree = TreeLines()

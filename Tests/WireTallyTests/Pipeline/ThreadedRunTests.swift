@@ -22,7 +22,7 @@ import Testing
     static func jsonl(_ files: [String], threads: Int, decode: Bool = true, filter: String? = nil) throws
         -> (text: String, errors: [String])
     {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-threads-\(UUID().uuidString).jsonl").path
+        let path = TestScratch.folder.appendingPathComponent("wiretally-threads-\(UUID().uuidString).jsonl").path
         defer { try? FileManager.default.removeItem(atPath: path) }
         var options = CaptureAnalyzer.Options()
         options.http.decodeBodies = decode
@@ -60,7 +60,7 @@ import Testing
     @Test func sameOutputOnATruncatedFileOfManyBatches() throws {
         let whole = try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture("lossy.pcap")))
         #expect(whole.count > PacketBatch.byteCapacity)
-        let cut = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-cut-\(UUID().uuidString).pcap")
+        let cut = TestScratch.folder.appendingPathComponent("wiretally-cut-\(UUID().uuidString).pcap")
         defer { try? FileManager.default.removeItem(at: cut) }
         try whole.prefix(whole.count - 700).write(to: cut)
         let one = try Self.jsonl([cut.path], threads: 1)
@@ -101,7 +101,7 @@ import Testing
                     linkType: .ethernet, originalLength: bytes.count, bytes: bytes))
             }
         }
-        let file = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-frag-\(UUID().uuidString).pcap")
+        let file = TestScratch.folder.appendingPathComponent("wiretally-frag-\(UUID().uuidString).pcap")
         defer { try? FileManager.default.removeItem(at: file) }
         try Data(writer.bytes).write(to: file)
 

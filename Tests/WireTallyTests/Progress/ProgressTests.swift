@@ -35,7 +35,7 @@ import Testing
 
     /// A capture over the display's threshold: copies of `lossy.pcap`, each a hundred seconds later.
     static func bigCapture() throws -> String {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-progress-\(getpid()).pcap").path
+        let path = TestScratch.folder.appendingPathComponent("wiretally-progress-\(getpid()).pcap").path
         let writer = try PcapWriter(destination: .file(path: path), linkType: .ethernet)
         for copy in 0..<3 {
             var source = try CaptureFile.open(path: TestPaths.capture("lossy.pcap"))

@@ -50,7 +50,7 @@ enum HeadlessChromium {
     enum Failure: Error { case notInstalled, failed(status: Int32, stderr: String) }
 
     private static func scratchFolder() throws -> URL {
-        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-chromium-\(UUID().uuidString)")
+        let folder = TestScratch.folder.appendingPathComponent("wiretally-chromium-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
         return folder
     }

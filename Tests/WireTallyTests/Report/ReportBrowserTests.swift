@@ -166,7 +166,7 @@ struct ReportBrowserTests {
 
     /// Control for the no-fetch check: a page that loads an image is caught in the net log.
     @Test func netLogSeesAFetch() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-fetch-\(UUID().uuidString).html").path
+        let path = TestScratch.folder.appendingPathComponent("wiretally-fetch-\(UUID().uuidString).html").path
         try "<!DOCTYPE html><img src=\"https://example.invalid/pixel.png\">".write(toFile: path, atomically: true, encoding: .utf8)
         let page = try HeadlessChromium.load(path)
         #expect(page.requestedURLs.contains("https://example.invalid/pixel.png"))
@@ -175,7 +175,7 @@ struct ReportBrowserTests {
 
     /// Control for the screenshot check: a blank page's PNG stays under the size a report's exceeds.
     @Test func blankPageScreenshotIsSmall() throws {
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-blank-\(UUID().uuidString).html").path
+        let path = TestScratch.folder.appendingPathComponent("wiretally-blank-\(UUID().uuidString).html").path
         try "<!DOCTYPE html><title>blank</title>".write(toFile: path, atomically: true, encoding: .utf8)
         try HeadlessChromium.screenshot(path, to: path + ".png")
         let size = try Data(contentsOf: URL(fileURLWithPath: path + ".png")).count

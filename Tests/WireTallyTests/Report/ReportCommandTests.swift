@@ -5,7 +5,7 @@ import Testing
 /// `wiretally report`: the file is written, and the exit codes are those of analyze and compare.
 @Suite struct ReportCommandTests {
     static func output() -> String {
-        FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-report-\(UUID().uuidString).html").path
+        TestScratch.folder.appendingPathComponent("wiretally-report-\(UUID().uuidString).html").path
     }
 
     @Test func writesTheReport() throws {

@@ -13,7 +13,7 @@ enum ReportFixture {
     static func write(_ files: [String], appLogs: [String] = [], estimators: Bool = false) throws -> Written {
         let model = ReportRun(files: files, appLogs: appLogs, estimators: estimators).run()
         let html = ReportDocument.html(model)
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-report-\(UUID().uuidString).html").path
+        let path = TestScratch.folder.appendingPathComponent("wiretally-report-\(UUID().uuidString).html").path
         try html.write(toFile: path, atomically: true, encoding: .utf8)
         return Written(path: path, model: model, html: html)
     }
@@ -61,7 +61,7 @@ enum ReportFixture {
             FrameBuilder.tcp(from: server, to: client, seq: 901, ack: UInt32(101 + request.count), flags: [.ack, .psh], payload: response, link: .ethernet),
             FrameBuilder.tcp(from: client, to: server, seq: UInt32(101 + request.count), ack: UInt32(901 + response.count), flags: [.ack], link: .ethernet),
         ]
-        let path = FileManager.default.temporaryDirectory.appendingPathComponent("wiretally-\(UUID().uuidString)-<script>x.pcap").path
+        let path = TestScratch.folder.appendingPathComponent("wiretally-\(UUID().uuidString)-<script>x.pcap").path
         try Data(FrameBuilder.pcap(frames: frames, link: .ethernet)).write(to: URL(fileURLWithPath: path))
         return path
     }
