@@ -44,13 +44,21 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         self.resolution = resolution
     }
 
-    /// The exchanges found (estimated from record bursts for HTTP/1.x over TLS).
-    public var exchanges: [HTTPExchange] {
+    /// The exchanges found (estimated from record bursts for HTTP/1.x over TLS), from the first one
+    /// not discarded.
+    public var exchanges: PrefixDiscardingArray<HTTPExchange> {
         switch layer {
         case let .http(http): return http.exchanges
-        case let .tls(tls): return tls.exchanges
-        case nil: return []
+        case let .tls(tls): return PrefixDiscardingArray(tls.exchanges)
+        case nil: return PrefixDiscardingArray()
         }
+    }
+
+    /// Drops the exchanges before `index`, once their records are written and the ledger has sealed
+    /// them. Only HTTP/1.x exchanges can be: estimated TLS exchanges stay open until the connection
+    /// ends.
+    public func discardExchanges(before index: Int) {
+        httpLayer?._withUnsafeGuaranteedRef { $0.discardExchanges(before: index) }
     }
 
     /// The HTTP analysis, when the connection is not TLS.
@@ -126,6 +134,7 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         return attribution?.exchangeInFlight
     }
 
+    @inline(__always)  // asked on every packet (sealing)
     public var exchangeCount: Int {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.exchangeCount } }
         return attribution?.exchangeCount ?? 0

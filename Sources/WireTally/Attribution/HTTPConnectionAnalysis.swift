@@ -1,7 +1,8 @@
 /// The HTTP application layer of one TCP connection: feeds both reassembled streams to the HTTP/1.x
 /// parser, keeps the exchanges it finds, and tells the ledger which exchange owns each stream byte.
 public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate, StreamAttribution {
-    public private(set) var exchanges: [HTTPExchange] = []
+    /// The exchanges found, from the first one not discarded (`discardExchanges(before:)`).
+    public private(set) var exchanges = PrefixDiscardingArray<HTTPExchange>()
     /// Owned through a retain taken in `init` and given back in `deinit`: the parser needs `self` as its
     /// delegate, so it cannot be a `let`, and a `var` is retained and released around every call.
     private var parser: Unmanaged<HTTP1ConnectionParser>!
@@ -50,6 +51,9 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
         if measureRegzippedBodies { Estimator.measureRegzippedBody(&message) }
         let index = message.exchangeIndex
         slot(index)
+        // A request completing after its exchange was sealed and dropped (the server answered early):
+        // the record is written, nothing would read it.
+        guard index >= exchanges.startIndex else { return }
         if message.kind == .request {
             exchanges[index].request = consume message
         } else {
@@ -64,7 +68,7 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
 
     public func httpUpgraded(direction: FlowDirection, from offset: Int64, exchangeIndex: Int) {
         slot(exchangeIndex)
-        exchanges[exchangeIndex].upgraded = true
+        if exchangeIndex >= exchanges.startIndex { exchanges[exchangeIndex].upgraded = true }  // not if dropped
         runs[direction.rawValue].set(StreamOwner(exchange: exchangeIndex, upgraded: true), from: offset)
     }
 
@@ -84,20 +88,29 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
 
     public var exchangeInFlight: Int? {
         // By index: `last(where:)` would copy each exchange (messages, headers) it looks at.
-        var index = exchanges.count - 1
-        while index >= 0 && !exchanges[index].isInFlight { index -= 1 }
-        return index >= 0 ? exchanges[index].index : nil
+        // Discarded exchanges were final: none was in flight.
+        var index = exchanges.endIndex - 1
+        while index >= exchanges.startIndex && !exchanges[index].isInFlight { index -= 1 }
+        return index >= exchanges.startIndex ? exchanges[index].index : nil
     }
 
-    public var exchangeCount: Int { exchanges.count }
+    public var exchangeCount: Int { exchanges.endIndex }
 
     /// Final once its response is complete (an exchange that switched protocols stays open).
     public func isFinal(_ index: Int) -> Bool {
-        index < exchanges.count && !exchanges[index].isInFlight && !exchanges[index].upgraded
+        index < exchanges.endIndex && !exchanges[index].isInFlight && !exchanges[index].upgraded
             && exchanges[index].response != nil
     }
 
+    /// Drops the exchanges before `index`, once their records are written: they are final and sealed
+    /// (nothing parsed later changes them), so nothing reads them any more. Indices stay the same.
+    /// Their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).
+    public func discardExchanges(before index: Int) {
+        exchanges.discard(before: index)
+        for direction in FlowDirection.allCases { runs[direction.rawValue].mergeRuns(before: index) }
+    }
+
     private func slot(_ index: Int) {
-        while exchanges.count <= index { exchanges.append(HTTPExchange(index: exchanges.count)) }
+        while exchanges.endIndex <= index { exchanges.append(HTTPExchange(index: exchanges.endIndex)) }
     }
 }

@@ -36,6 +36,7 @@ public struct CompareRun {
     public func run(observer: (any RecordWriter)? = nil) -> Result {
         var options = self.options
         options.http = EstimatorRun.requiredHTTPLimits(options.http)
+        options.keepsReportedExchanges = !appLogs.isEmpty  // matched after the analysis, by their ledger
         let collector = ExchangeCollector(level: level, keepsExchanges: !appLogs.isEmpty)
         let writer: any RecordWriter = observer.map { RecordTee([collector, $0]) } ?? collector
         var analysisRun = AnalysisRun(files: files, options: options)

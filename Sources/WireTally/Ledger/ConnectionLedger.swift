@@ -18,6 +18,10 @@
 /// the setup packets to it. A packet that would go to a sealed exchange afterwards (a spurious
 /// retransmission, a late duplicate) goes to the unattributed rest and is counted in `lateAfterSealing`.
 ///
+/// Once a sealed exchange has been reported, `discardExchanges(before:)` drops its entry (a long
+/// keep-alive connection keeps only the exchanges not yet reported); its packets still count in
+/// `isConserved`.
+///
 /// Conservation — exchanges plus unattributed equal the totals, per direction and level — holds by
 /// construction and is checked by `isConserved`.
 public struct ConnectionLedger: Sendable {
@@ -25,8 +29,10 @@ public struct ConnectionLedger: Sendable {
     public private(set) var totals = DirectionPair(DirectionTally(), DirectionTally())
     /// Per direction: packets no exchange owns.
     public private(set) var unattributed = DirectionPair(TrafficCounters(), TrafficCounters())
-    /// Per exchange index: the packets it owns.
-    public private(set) var exchanges: [ExchangeWire] = []
+    /// Per exchange index: the packets it owns (from the first exchange not discarded).
+    public private(set) var exchanges = PrefixDiscardingArray<ExchangeWire>()
+    /// Per direction: what the discarded exchanges owned.
+    private var discardedOwned = DirectionPair(TrafficCounters(), TrafficCounters())
     /// Exchanges 0..<sealedCount are final: nothing is attributed to them any more.
     public private(set) var sealedCount = 0
     /// Packets (and their bytes) that went to the unattributed rest because their exchange was sealed.
@@ -114,7 +120,9 @@ public struct ConnectionLedger: Sendable {
         }
         pending.removeAll()
         let count = attribution?.exchangeCount ?? 0
-        settleSetup(to: count > 0 ? 0 : nil)
+        // Sealing exchange 0 gave it the setup packets, and later ones went to the unattributed rest:
+        // none is left for it (which may be discarded by now).
+        settleSetup(to: count > 0 && sealedCount == 0 ? 0 : nil)
         settleTeardown(to: count > sealedCount ? count - 1 : nil)
         sealedCount = max(sealedCount, count)
     }
@@ -168,16 +176,31 @@ public struct ConnectionLedger: Sendable {
     /// The direction's unattributed rest.
     public func unattributed(_ direction: FlowDirection) -> TrafficCounters { unattributed[direction.rawValue] }
 
-    /// The wire cost of exchange `index` (zero when it owns nothing).
+    /// The wire cost of exchange `index` (zero when it owns nothing); not of a discarded exchange.
     public func exchange(_ index: Int) -> ExchangeWire {
-        index < exchanges.count ? exchanges[index] : ExchangeWire()
+        precondition(index >= exchanges.startIndex, "exchange \(index) was discarded")
+        return index < exchanges.endIndex ? exchanges[index] : ExchangeWire()
+    }
+
+    /// Drops the entries of the exchanges before `index`, all sealed (`index <= sealedCount`): their
+    /// records are written, nothing reads or changes them any more.
+    public mutating func discardExchanges(before index: Int) {
+        precondition(index <= sealedCount, "exchange \(index - 1) is not sealed")
+        for exchange in exchanges[exchanges.startIndex..<min(index, exchanges.endIndex)] {
+            for direction in FlowDirection.allCases {
+                discardedOwned[direction.rawValue] += exchange.tally(direction).total
+            }
+        }
+        exchanges.discard(before: index)
     }
 
     /// True when, for both directions and every level, exchanges plus unattributed equal the totals
     /// (packets still waiting for attribution or settlement count as not yet conserved).
     public var isConserved: Bool {
         FlowDirection.allCases.allSatisfy { direction in
-            let owned = exchanges.reduce(unattributed[direction.rawValue]) { $0 + $1.tally(direction).total }
+            let owned = exchanges.reduce(unattributed[direction.rawValue] + discardedOwned[direction.rawValue]) {
+                $0 + $1.tally(direction).total
+            }
             return owned == totals[direction.rawValue].total
         }
     }
@@ -233,7 +256,7 @@ public struct ConnectionLedger: Sendable {
             if !owner.isNobody { lateAfterSealing += counters }
             return
         }
-        if owner.exchange >= exchanges.count { growExchanges(to: owner.exchange) }
+        if owner.exchange >= exchanges.endIndex { growExchanges(to: owner.exchange) }
         exchanges[owner.exchange].add(
             counters, as: packet.category, duplicatePayloadBytes: duplicate, upgraded: owner.upgraded,
             at: packet.timestamp, direction: packet.direction)
@@ -263,6 +286,6 @@ public struct ConnectionLedger: Sendable {
     }
 
     private mutating func growExchanges(to index: Int) {
-        while exchanges.count <= index { exchanges.append(ExchangeWire()) }
+        while exchanges.endIndex <= index { exchanges.append(ExchangeWire()) }
     }
 }

@@ -27,6 +27,8 @@ public struct OwnerRun: Hashable, Sendable {
 public struct OwnershipRuns: Sendable {
     private var starts: [Int64] = []
     private var owners: [StreamOwner] = []
+    /// Runs before this one were merged by `mergeRuns(before:)` already.
+    private var mergedEnd = 0
 
     public init() {}
 
@@ -39,6 +41,26 @@ public struct OwnershipRuns: Sendable {
         if owners.last == owner { return }
         starts.append(offset)
         owners.append(owner)
+    }
+
+    /// Merges each run of an exchange before `exchange` (sealed and discarded: a late packet for its
+    /// bytes goes to the unattributed rest) into the run before it when that is also one of these:
+    /// a late packet still finds whether its first byte belonged to an exchange or to nobody, and the
+    /// runs of later exchanges stay as they are. Keeps a long keep-alive connection's runs few.
+    public mutating func mergeRuns(before exchange: Int) {
+        var kept = min(mergedEnd, owners.count), next = kept  // `set` may have replaced merged runs
+        while next < owners.count, owners[next].exchange < exchange {
+            if kept > 0, !owners[next].isNobody, !owners[kept - 1].isNobody {
+                owners[kept - 1] = owners[next]
+            } else {
+                (starts[kept], owners[kept]) = (starts[next], owners[next])
+                kept += 1
+            }
+            next += 1
+        }
+        starts.removeSubrange(kept..<next)
+        owners.removeSubrange(kept..<next)
+        mergedEnd = kept
     }
 
     /// The owner of the byte at `offset`.

@@ -8,6 +8,11 @@ public final class CaptureAnalyzer {
         public var limits = ReassemblyLimits()
         /// Caps of the HTTP/1.x parser (and whether bodies are decoded).
         public var http = HTTPLimits()
+        /// Keep every exchange of an open connection, for outputs that read `TCPConnection.ledger` or
+        /// its analysis after an exchange's record (comparing with app logs keeps the records). By
+        /// default a connection drops each exchange once its record is written, so that memory does not
+        /// grow with the exchanges of a long keep-alive connection.
+        public var keepsReportedExchanges = false
         public init(filter: String? = nil, limits: ReassemblyLimits = ReassemblyLimits(), http: HTTPLimits = HTTPLimits()) {
             self.filter = filter
             self.limits = limits
@@ -56,6 +61,7 @@ public final class CaptureAnalyzer {
         emit: @escaping (AnalysisRecord) -> Void
     ) {
         let httpLimits = options.http
+        let keepsReportedExchanges = options.keepsReportedExchanges
         self.emit = emit
         filter = options.filter.map { PacketFilter(expression: $0) }
         // The trackers call back into the analyzer, which closures can capture only once every stored
@@ -76,7 +82,7 @@ public final class CaptureAnalyzer {
         self.dnsTracker = dnsTracker
         reassembler = TCPReassembler(
             limits: options.limits, nextID: nextID, makeConsumer: dnsOrOtherConsumer,
-            sealed: { analyzer?.reportExchanges(of: $0, upTo: $0.ledger.sealedCount) },
+            sealed: { analyzer?.reportSealedExchanges(of: $0, discarding: !keepsReportedExchanges) },
             finished: { analyzer?.report($0) })
         flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { analyzer?.report($0) })
         analyzer = self
@@ -226,6 +232,14 @@ public final class CaptureAnalyzer {
         emit(.connection(connection))
     }
 
+    /// Emits the connection's newly sealed exchanges, then (`discarding`) drops them from the
+    /// connection: their records are written and nothing changes them, so a long keep-alive connection
+    /// keeps only the exchanges not sealed yet.
+    private func reportSealedExchanges(of connection: TCPConnection, discarding: Bool) {
+        reportExchanges(of: connection, upTo: connection.ledger.sealedCount)
+        if discarding { connection.discardReportedExchanges() }
+    }
+
     /// Emits the connection's exchanges not reported yet, up to index `end` (exclusive): the sealed
     /// ones while it is open, all of them when it ends.
     private func reportExchanges(of connection: TCPConnection, upTo end: Int) {
@@ -238,7 +252,7 @@ public final class CaptureAnalyzer {
         }
         let resolution = application.resolution
         let exchanges = application.exchanges
-        for var exchange in exchanges[connection.exchangesReported..<min(end, exchanges.count)] {
+        for var exchange in exchanges[connection.exchangesReported..<min(end, exchanges.endIndex)] {
             exchange.serverName = tls?.sni ?? resolution?.name
             if exchange.index == 0, let resolution {
                 exchange.dnsAnswerIPBytes = resolution.responseWire.ipBytes

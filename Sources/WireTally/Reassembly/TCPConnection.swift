@@ -76,6 +76,13 @@ public final class TCPConnection: ActivityTracked {
     /// Exchanges already handed to the output (the analyzer's bookkeeping).
     var exchangesReported = 0
 
+    /// Drops the exchanges already handed to the output, all sealed, from the ledger and the
+    /// application-layer analysis: nothing reads them any more (their indices stay the same).
+    func discardReportedExchanges() {
+        ledger.discardExchanges(before: exchangesReported)
+        applicationLayer?._withUnsafeGuaranteedRef { $0.discardExchanges(before: exchangesReported) }
+    }
+
     /// - Parameter bufferedTotal: the reassembler's count of out-of-order bytes held by all connections.
     init(
         id: Int, endpoints: Endpoints, timestamp: Timestamp, limits: ReassemblyLimits,

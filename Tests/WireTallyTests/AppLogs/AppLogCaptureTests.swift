@@ -17,7 +17,9 @@ final class ExchangeCollector: RecordWriter {
 
     static func analyze(_ files: [String]) -> ExchangeCollector {
         let collector = ExchangeCollector()
-        _ = AnalysisRun(files: files).run(writer: collector)
+        var options = CaptureAnalyzer.Options()
+        options.keepsReportedExchanges = true  // `wire` reads the ledger after the run
+        _ = AnalysisRun(files: files, options: options).run(writer: collector)
         return collector
     }
 }

@@ -33,6 +33,7 @@ import Testing
         guard let retain else { return EstimatorCollector.analyze([path]) }
         var options = CaptureAnalyzer.Options()
         options.http.retainedBodyBytes = retain
+        options.keepsReportedExchanges = true  // the estimators read the ledger after the run
         let collector = EstimatorCollector()
         _ = AnalysisRun(files: [path], options: options).run(writer: collector)
         return collector

@@ -21,6 +21,7 @@ final class EstimatorCollector: RecordWriter {
     static func analyze(_ files: [String]) -> EstimatorCollector {
         var options = CaptureAnalyzer.Options()
         options.http = EstimatorRun.requiredHTTPLimits(options.http)
+        options.keepsReportedExchanges = true  // the estimators read the ledger after the run
         let collector = EstimatorCollector()
         _ = AnalysisRun(files: files, options: options).run(writer: collector)
         return collector

@@ -7,7 +7,10 @@ import Testing
     static func analyze(_ paths: [String]) throws -> [TCPConnection] {
         var connections: [TCPConnection] = []
         let source = MergedPacketSource(paths: paths)
+        var options = CaptureAnalyzer.Options()
+        options.keepsReportedExchanges = true  // `checkConservation` reads every exchange's ledger entry
         let analyzer = CaptureAnalyzer(
+            options: options,
             emit: { record in if case let .connection(connection) = record { connections.append(connection) } })
         while let packet = try source.nextPacket() { analyzer.process(packet) }
         _ = analyzer.finish(timestampDigits: source.timestampDigits)

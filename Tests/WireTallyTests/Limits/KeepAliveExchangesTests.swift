@@ -1,0 +1,98 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// One keep-alive connection carrying a great many small request/response pairs (an app polling for
+/// hours, or a hostile capture): each exchange is dropped from the connection once its record is
+/// written, so the connection keeps a few exchanges at any time and memory does not grow with them.
+@Suite(.serialized) struct KeepAliveExchangesTests {
+    static let exchangeCount = 50_000
+
+    /// Writes the connection: handshake, then per exchange a request, its response (acknowledging the
+    /// request) and the client's ACK, 100 µs apart; then FIN both ways.
+    static func writeKeepAlive(to path: String, exchanges: Int) throws {
+        let writer = try PcapWriter(destination: .file(path: path), linkType: .ethernet)
+        let client = "10.1.0.1:40000", server = "10.1.0.2:80"
+        var frameNumber = 0
+        func write(_ frame: [UInt8]) throws {
+            frameNumber += 1
+            try frame.withUnsafeBytes { bytes in
+                try writer.write(CapturedPacket(
+                    frameNumber: frameNumber,
+                    timestamp: Timestamp(nanoseconds: 1_700_000_000_000_000_000 + Int64(frameNumber) * 100_000),
+                    linkType: .ethernet, originalLength: frame.count, bytes: bytes))
+            }
+        }
+        var up: UInt32 = 1001, down: UInt32 = 5001
+        try write(FrameBuilder.tcp(from: client, to: server, seq: up - 1, flags: [.syn]))
+        try write(FrameBuilder.tcp(from: server, to: client, seq: down - 1, ack: up, flags: [.syn, .ack]))
+        try write(FrameBuilder.tcp(from: client, to: server, seq: up, ack: down, flags: [.ack]))
+        for index in 0..<exchanges {
+            let request = Array("GET /poll/\(index) HTTP/1.1\r\nHost: example.test\r\nAccept: */*\r\n\r\n".utf8)
+            let response = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}".utf8)
+            try write(FrameBuilder.tcp(from: client, to: server, seq: up, ack: down, flags: [.ack, .psh], payload: request))
+            up &+= UInt32(request.count)
+            try write(FrameBuilder.tcp(from: server, to: client, seq: down, ack: up, flags: [.ack, .psh], payload: response))
+            down &+= UInt32(response.count)
+            try write(FrameBuilder.tcp(from: client, to: server, seq: up, ack: down, flags: [.ack]))
+        }
+        try write(FrameBuilder.tcp(from: client, to: server, seq: up, ack: down, flags: [.fin, .ack]))
+        try write(FrameBuilder.tcp(from: server, to: client, seq: down, ack: up + 1, flags: [.fin, .ack]))
+        try write(FrameBuilder.tcp(from: client, to: server, seq: up + 1, ack: down + 1, flags: [.ack]))
+        try writer.close()
+    }
+
+    /// Checks each exchange record as it comes (without keeping it) and what the connection kept.
+    final class CheckingWriter: RecordWriter {
+        var exchanges = 0, connections = 0
+        var keptExchanges = Int.max, keptWireEntries = Int.max, reportedExchangeCount = 0
+        var conserved = false, indicesInOrder = true
+        func write(_ record: AnalysisRecord, timestampDigits: Int) {
+            switch record {
+            case let .exchange(exchange, _, connection):
+                if exchange.index != exchanges || exchange.response?.status != 200 { indicesInOrder = false }
+                // Read as the outputs do, while the record is written.
+                if connection.ledger.exchange(exchange.index).tally(.up).payload.packets != 1 { indicesInOrder = false }
+                exchanges += 1
+            case let .connection(connection):
+                connections += 1
+                let application = connection.consumer as? ApplicationLayerAnalysis
+                keptExchanges = application?.exchanges.count ?? -1
+                reportedExchangeCount = application?.exchangeCount ?? -1
+                keptWireEntries = connection.ledger.exchanges.count
+                conserved = connection.ledger.isConserved
+            default:
+                break
+            }
+        }
+        func finish(summary: CaptureSummary, files: [String]) {}
+    }
+
+    @Test func reportedExchangesAreDropped() throws {
+        let path = LimitTestSupport.temporaryPath("keep-alive.pcap")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        try Self.writeKeepAlive(to: path, exchanges: Self.exchangeCount)
+
+        // In process: every exchange reported in order with its wire; at the end the connection keeps
+        // only the last one, still counts them all and is conserved.
+        let writer = CheckingWriter()
+        let result = AnalysisRun(files: [path]).run(writer: writer)
+        #expect(result.summary.errors.isEmpty)
+        #expect(result.summary.isConserved)
+        #expect(result.summary.exchanges == Self.exchangeCount)
+        #expect(writer.exchanges == Self.exchangeCount && writer.indicesInOrder)
+        #expect(writer.connections == 1)
+        #expect(writer.reportedExchangeCount == Self.exchangeCount)
+        #expect(writer.keptExchanges <= 2, "kept \(writer.keptExchanges) exchanges")
+        #expect(writer.keptWireEntries <= 2, "kept \(writer.keptWireEntries) ledger entries")
+        #expect(writer.conserved)
+
+        // The binary: peak memory under 48 MB (20-30 MB for any count; keeping every exchange took about
+        // 1.4 KB each, 70 MB more here).
+        let output = LimitTestSupport.temporaryPath("keep-alive.jsonl")
+        defer { try? FileManager.default.removeItem(atPath: output) }
+        let run = try SYNFloodTests.runMeasured(["analyze", "--format", "jsonl", path], output: output)
+        #expect(run.status == 0)
+        #expect(run.peakKilobytes < 48 << 10, "peak RSS \(run.peakKilobytes / 1024) MB")
+    }
+}
