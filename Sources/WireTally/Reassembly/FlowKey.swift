@@ -16,14 +16,10 @@ struct FlowKey: Hashable {
         }
     }
 
-    /// `(a, aPort) < (b, bPort)` (IPv4 before IPv6, then by address, then by port), field by field:
-    /// the tuple comparison costs three times as much, and every packet builds a key.
+    /// `(a, aPort) < (b, bPort)`, without a tuple comparison (every packet builds a key).
     @inline(__always)
     private static func precedes(_ a: IPAddress, _ aPort: UInt16, _ b: IPAddress, _ bPort: UInt16) -> Bool {
-        if a.isIPv6 != b.isIPv6 { return !a.isIPv6 }
-        if a.high != b.high { return a.high < b.high }
-        if a.low != b.low { return a.low < b.low }
-        return aPort < bPort
+        a == b ? aPort < bPort : a < b
     }
 
     /// Hashes the addresses and ports folded into three words (one `Hasher` round per word instead of
