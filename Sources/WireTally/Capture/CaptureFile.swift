@@ -19,3 +19,9 @@ public enum CaptureFile {
         return try PcapNGReader(input: input, fileIndex: fileIndex)
     }
 }
+
+/// A packet source reading one capture file through a `CaptureInput` (pcap or pcapng).
+protocol CaptureFileReader: PacketSource {
+    /// The input the records are read from.
+    var input: CaptureInput { get }
+}

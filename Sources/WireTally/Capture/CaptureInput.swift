@@ -4,7 +4,9 @@ import Glibc
 ///
 /// The file is read (or inflated) in chunks of about 1 MiB into one buffer that grows only when a
 /// single record is bigger. Readers ask for `count` bytes with `fill(_:)`, look at them through
-/// `bytes`, then `consume(_:)` them. Pointers into the buffer stay valid until the next `fill`.
+/// `bytes`, then `consume(_:)` them. Pointers into the buffer stay valid until the next `fill`,
+/// unless a `CaptureBufferLender` gives the buffers (`lend(to:)`): then each buffer is read through
+/// once, never reused, and stays valid for as long as the lender keeps it.
 /// gzip input is recognised by its magic bytes 1f 8b, never by the file name; concatenated gzip
 /// members are read as one stream.
 final class CaptureInput {
@@ -25,6 +27,10 @@ final class CaptureInput {
     private var end = 0
     private var reachedEnd = false
     private var plainBytesRead = 0
+    /// Gives the buffers once `lend(to:)` was called (the input then owns none). Weak: the lender
+    /// usually owns the reader that owns this input.
+    private weak var lender: (any CaptureBufferLender)?
+    private var ownsBuffer = true
 
     /// Opens `path`; throws `CaptureError.cannotOpen` when it cannot be opened.
     init(path: String) throws(CaptureError) {
@@ -44,7 +50,19 @@ final class CaptureInput {
 
     deinit {
         if case let .plain(descriptor) = stream { close(descriptor) }
-        buffer.deallocate()
+        if ownsBuffer { buffer.deallocate() }
+    }
+
+    /// From now on, reads into buffers that `lender` gives, starting with one right away that takes
+    /// the bytes read but not consumed yet. Packets already returned from the input's own buffer
+    /// become invalid.
+    func lend(to lender: any CaptureBufferLender) {
+        let unread = UnsafeRawBufferPointer(start: buffer + start, count: end - start)
+        let given = lender.exchangeBuffer(unread: unread, minimumCapacity: unread.count)
+        if ownsBuffer { buffer.deallocate() }
+        self.lender = lender
+        ownsBuffer = false
+        use(given)
     }
 
     /// Bytes read from the file so far (compressed bytes for gzip input): progress against its size.
@@ -80,6 +98,14 @@ final class CaptureInput {
 
     /// Makes the buffer able to hold `count` bytes from the read position on.
     private func makeRoom(for count: Int) {
+        if !ownsBuffer {
+            // The front of a lent buffer may hold packets still in use: never read over it. Once the
+            // lender is gone, nothing more is read (the input seems to end).
+            guard start + count > capacity, let lender else { return }
+            let unread = UnsafeRawBufferPointer(start: buffer + start, count: end - start)
+            use(lender.exchangeBuffer(unread: unread, minimumCapacity: count))
+            return
+        }
         if count > capacity {
             let newCapacity = max(count, capacity * 2)
             let newBuffer = UnsafeMutableRawPointer.allocate(byteCount: newCapacity, alignment: 16)
@@ -94,6 +120,14 @@ final class CaptureInput {
         }
         end -= start
         start = 0
+    }
+
+    /// Reads on in `given`, whose first bytes are the unconsumed ones of the previous buffer.
+    private func use(_ given: UnsafeMutableRawBufferPointer) {
+        end -= start
+        start = 0
+        buffer = given.baseAddress!
+        capacity = given.count
     }
 
     private func read(into destination: UnsafeMutableRawPointer, maximum: Int) throws(CaptureError) -> Int {

@@ -66,6 +66,12 @@ public final class MergedPacketSource: PacketSource {
         inputs.reduce(0) { $0 + $1.source.fileBytesRead }
     }
 
+    /// The input of the only file, when the source reads exactly one: its packets then come straight
+    /// from that input's buffer, which can be lent (`CaptureInput.lend(to:)`).
+    var singleFileInput: CaptureInput? {
+        inputs.count == 1 ? (inputs[0].source as? any CaptureFileReader)?.input : nil
+    }
+
     /// The finest timestamp precision among the inputs.
     public var timestampDigits: Int {
         var digits = 0

@@ -5,7 +5,7 @@
 /// Simple Packet Blocks carry no timestamp: they get the previous packet's timestamp (0 when first).
 /// A packet whose captured length exceeds its original length is reported with
 /// `originalLength == captured length`, as Wireshark does.
-final class PcapNGReader: PacketSource {
+final class PcapNGReader: CaptureFileReader {
     /// Decimal digits of timestamp precision: the finest over the interfaces seen so far (all those
     /// declared before the first packet are known as soon as the reader is created), at most 9.
     private(set) var timestampDigits = 0
@@ -27,7 +27,7 @@ final class PcapNGReader: PacketSource {
     private static let byteOrderMagic: UInt32 = 0x1A2B_3C4D
     private static let largestBlock = 256 << 20
 
-    private let input: CaptureInput
+    let input: CaptureInput
 
     var fileBytesRead: Int { input.fileBytesRead }
     private let fileIndex: Int

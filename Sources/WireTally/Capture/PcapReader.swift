@@ -3,12 +3,12 @@
 ///
 /// A record whose `incl_len` exceeds its `orig_len` is reported with `originalLength == incl_len`,
 /// as Wireshark does. An `incl_len` above max(snaplen, 262144) or above 256 MiB is `.malformed`.
-final class PcapReader: PacketSource {
+final class PcapReader: CaptureFileReader {
     /// Link type of every packet in the file (FCS bits of the header field masked off, like libpcap).
     let linkType: LinkType
     let timestampDigits: Int
 
-    private let input: CaptureInput
+    let input: CaptureInput
 
     var fileBytesRead: Int { input.fileBytesRead }
     private let fileIndex: Int

@@ -3,24 +3,32 @@ import Glibc
 #endif
 
 /// Reads capture files on a thread of its own (file reading, gzip inflation, pcap/pcapng framing,
-/// merging), copying the packets into batches that the calling thread takes in order with `nextBatch()`.
+/// merging) into batches that the calling thread takes in order with `nextBatch()`. A single file is
+/// read straight into the batches' buffers (the reader lends them to its input); packets merged from
+/// several files are copied into them.
 /// With `decodes`, it also decodes each packet (link, IP and transport headers, checksums), all but IP
 /// fragments, whose reassembly stays with the calling thread's decoder.
 ///
 /// The packets come out exactly as `source.nextPacket()` gives them; a thrown error ends the reading
 /// like the end of the input (the source records it in `failures`). Read the source's `failures` only
 /// after `finish()`.
-final class BackgroundPacketReader: @unchecked Sendable {
+final class BackgroundPacketReader: CaptureBufferLender, @unchecked Sendable {
     private let source: MergedPacketSource
     private let pipe: PacketBatchPipe
     private let decoder: PacketDecoder?
     private var thread = pthread_t()
     private var isRunning = false
+    /// The batch the reading thread is filling (touched by that thread only, once started).
+    private var filling: PacketBatch
+    /// A batch whose buffer the input has read through while reading a packet, sent once that packet
+    /// is returned (the source is not to be asked anything while it reads).
+    private var readThrough: PacketBatch?
 
     init(source: MergedPacketSource, decodes: Bool, batches: Int = 8) {
         self.source = source
         decoder = decodes ? PacketDecoder() : nil
         pipe = PacketBatchPipe(batches: batches)
+        filling = pipe.takeEmpty()
     }
 
     /// What the reader's decoder counted (zero without `decodes`); read after `finish()`.
@@ -53,20 +61,52 @@ final class BackgroundPacketReader: @unchecked Sendable {
     }
 
     private func readAll() {
-        var batch = pipe.takeEmpty()
-        while true {
-            let next: CapturedPacket?
-            do { next = try source.nextPacket() } catch { next = nil }
-            guard let packet = next else { break }
-            if !batch.append(packet, decoder: decoder) {
-                batch.fileBytesRead = source.fileBytesRead
-                pipe.send(batch)
-                batch = pipe.takeEmpty()
-                _ = batch.append(packet, decoder: decoder)
+        let readsInPlace = source.singleFileInput.map { $0.lend(to: self) } != nil
+        while let packet = nextPacket() {
+            // `filling` is replaced inside `nextPacket()` when the input moves on to the next buffer.
+            sendReadThrough()
+            if readsInPlace {
+                filling.appendInPlace(packet, decoder: decoder)
+            } else if !filling.append(packet, decoder: decoder) {
+                handOver()
+                _ = filling.append(packet, decoder: decoder)
             }
         }
-        batch.fileBytesRead = source.fileBytesRead
-        if batch.slots.isEmpty { pipe.giveBack(batch) } else { pipe.send(batch) }
+        sendReadThrough()
+        if filling.slots.isEmpty { pipe.giveBack(filling) } else { send(filling) }
         pipe.close()
+    }
+
+    private func sendReadThrough() {
+        guard let batch = readThrough else { return }
+        send(batch)
+        readThrough = nil
+    }
+
+    /// The source's next packet; nil at its end or on its error (which the source keeps in `failures`).
+    private func nextPacket() -> CapturedPacket? {
+        do { return try source.nextPacket() } catch { return nil }
+    }
+
+    /// The input has read through the filling batch's buffer: the batch is to go to the analysing
+    /// thread (unless it holds no packet yet) and the next one's buffer is given.
+    func exchangeBuffer(unread: UnsafeRawBufferPointer, minimumCapacity: Int) -> UnsafeMutableRawBufferPointer {
+        if !filling.slots.isEmpty {
+            readThrough = filling
+            filling = pipe.takeEmpty()
+        }
+        return filling.readingBuffer(startingWith: unread, minimumCapacity: minimumCapacity)
+    }
+
+    /// Sends the filling batch to the analysing thread and takes an empty one to fill (waiting for one
+    /// while all are in flight).
+    private func handOver() {
+        send(filling)
+        filling = pipe.takeEmpty()
+    }
+
+    private func send(_ batch: PacketBatch) {
+        batch.fileBytesRead = source.fileBytesRead
+        pipe.send(batch)
     }
 }

@@ -116,4 +116,30 @@ import Testing
         let filtered = try Self.jsonl([file.path], threads: 1, filter: "tcp or ip[6:2] & 0x3fff != 0")
         #expect(try Self.jsonl([file.path], threads: 2, filter: "tcp or ip[6:2] & 0x3fff != 0").text == filtered.text)
     }
+
+    /// The reader reads a single file straight into the batches: records bigger than a batch (an
+    /// Ethernet frame padded to 300,000 bytes, the snaplen allowing it) and records straddling batch
+    /// ends, plain and gzip-compressed.
+    @Test func sameOutputWithRecordsBiggerThanABatch() throws {
+        let packets = readAll(path: TestPaths.capture("lossy.pcap")).packets
+        let writer = try PcapWriter(destination: .memory, linkType: .ethernet, precision: .nanoseconds, snaplen: 1 << 20)
+        for (index, packet) in packets.enumerated() {
+            var bytes = packet.bytes
+            if index % 500 == 7 { bytes += [UInt8](repeating: 0, count: 300_000 - bytes.count) }
+            try bytes.withUnsafeBytes { view in
+                try writer.write(CapturedPacket(
+                    frameNumber: index + 1, timestamp: Timestamp(nanoseconds: packet.nanoseconds), linkType: .ethernet,
+                    originalLength: view.count, bytes: view))
+            }
+        }
+        #expect(writer.bytes.count > 8 * PacketBatch.byteCapacity)
+        let scratch = try TemporaryDirectory()
+        for path in [try scratch.file("big.pcap", writer.bytes), try scratch.file("big.pcap.gz", try gzipped(writer.bytes))] {
+            let one = try Self.jsonl([path], threads: 1)
+            let two = try Self.jsonl([path], threads: 2)
+            #expect(one.text == two.text, "\(path)")
+            #expect(one.errors.isEmpty && two.errors.isEmpty)
+            #expect(one.text.hasSuffix("\"conserved\":true}\n"))
+        }
+    }
 }
