@@ -308,10 +308,10 @@ enum FrameBuilder {
 
     /// A straightforward byte-pair ones-complement sum, independent of the decoder's.
     static func onesComplementSum(_ bytes: [UInt8]) -> UInt16 {
-        var sum: UInt32 = 0
+        var sum: UInt64 = 0
         var index = 0
         while index < bytes.count {
-            sum += UInt32(bytes[index]) << 8 | (index + 1 < bytes.count ? UInt32(bytes[index + 1]) : 0)
+            sum += UInt64(bytes[index]) << 8 | (index + 1 < bytes.count ? UInt64(bytes[index + 1]) : 0)
             index += 2
         }
         while sum > 0xffff { sum = (sum & 0xffff) + (sum >> 16) }
