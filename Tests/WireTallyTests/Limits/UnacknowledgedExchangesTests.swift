@@ -5,8 +5,8 @@ import Testing
 /// A keep-alive connection whose client never acknowledges a response (a hostile capture, or one
 /// whose ACKs were lost): sealing waits for acknowledgments, so every completed exchange would stay
 /// until the connection ends. Past `ConnectionLedger.maxUnsealedExchanges` the oldest is sealed
-/// without waiting: the records come out in order with the same wire bytes, and the connection keeps
-/// at most that many.
+/// without waiting: the records come out in order, each with its own request packet, and the
+/// connection keeps at most that many.
 @Suite struct UnacknowledgedExchangesTests {
     static let exchangeCount = 3 * ConnectionLedger.maxUnsealedExchanges
 
