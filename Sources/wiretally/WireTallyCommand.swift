@@ -83,6 +83,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "Largest HTTP start line plus header (or trailer) block; beyond it the message is flagged headers_too_large and the rest of its direction is not parsed.")
     var maxHeaderBytes: Int = HTTPLimits().maxHeaderBytes
 
+    @Option(help: "HTTP requests of one connection waiting for their response at once; a request beyond them and the rest of the client's direction are not parsed (connection flag too_many_open_requests).")
+    var maxOpenRequests: Int = HTTPLimits().maxOpenRequests
+
     @Option(help: "Largest decoded HTTP body counted; beyond it decoding stops and the message is flagged decompression_bomb.")
     var maxDecodedBodyBytes: Int = HTTPLimits().maxDecodedBodyBytes
 
@@ -110,6 +113,7 @@ struct Analyze: ParsableCommand {
         var http = HTTPLimits()
         http.decodeBodies = decode
         http.maxHeaderBytes = max(1, maxHeaderBytes)
+        http.maxOpenRequests = max(1, maxOpenRequests)
         http.maxDecodedBodyBytes = max(0, maxDecodedBodyBytes)
         http.maxDecodingRatio = max(1, maxDecodingRatio)
         let progress = ProgressDisplay(quiet: quiet)

@@ -49,17 +49,20 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     public var exchanges: PrefixDiscardingArray<HTTPExchange> {
         switch layer {
         case let .http(http): return http.exchanges
-        case let .tls(tls): return PrefixDiscardingArray(tls.exchanges)
+        case let .tls(tls): return tls.exchanges
         case nil: return PrefixDiscardingArray()
         }
     }
 
     /// Drops the exchanges before `index`, once their records are written and the ledger has sealed
-    /// them. Only HTTP/1.x exchanges can be: estimated TLS exchanges stay open until the connection
-    /// ends.
+    /// them.
     public func discardExchanges(before index: Int) {
-        httpLayer?._withUnsafeGuaranteedRef { $0.discardExchanges(before: index) }
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.discardExchanges(before: index) } }
+        tls?.discardExchanges(before: index)
     }
+
+    /// True once the client direction stopped at the cap on open requests (`HTTPLimits.maxOpenRequests`).
+    public var reachedOpenRequestCap: Bool { http?.reachedOpenRequestCap ?? false }
 
     /// The HTTP analysis, when the connection is not TLS.
     public var http: HTTPConnectionAnalysis? {
@@ -140,9 +143,12 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         return attribution?.exchangeCount ?? 0
     }
 
-    /// HTTP/1.x exchanges become final as their responses complete; estimated TLS exchanges only when
-    /// the connection ends (a later record burst can still change them).
-    public func isFinal(_ index: Int) -> Bool { httpLayer?._withUnsafeGuaranteedRef { $0.isFinal(index) } ?? false }
+    /// HTTP/1.x exchanges become final as their responses complete; estimated TLS exchanges once the
+    /// server's records of the next exchange begin (`TLSConnectionAnalysis.isFinal`).
+    public func isFinal(_ index: Int) -> Bool {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.isFinal(index) } }
+        return tls?.isFinal(index) ?? false
+    }
 
     // MARK: Choice
 

@@ -96,6 +96,9 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
 
     public var exchangeCount: Int { exchanges.endIndex }
 
+    /// True once the client direction stopped at the cap on open requests (`HTTPLimits.maxOpenRequests`).
+    public var reachedOpenRequestCap: Bool { parser._withUnsafeGuaranteedRef { $0.reachedOpenRequestCap } }
+
     /// Final once its response is complete (an exchange that switched protocols stays open).
     public func isFinal(_ index: Int) -> Bool {
         index < exchanges.endIndex && !exchanges[index].isInFlight && !exchanges[index].upgraded

@@ -14,9 +14,11 @@
 /// Sealing makes exchanges final before the connection ends, so their records can be written while
 /// it is still open: exchange k is sealed once the analyzer calls it final (response complete), every
 /// byte it owns is acknowledged in both directions, nothing waits for attribution, and a later
-/// exchange has begun (or, with `sealIdle`, the connection has been idle). Sealing exchange 0 settles
-/// the setup packets to it. A packet that would go to a sealed exchange afterwards (a spurious
-/// retransmission, a late duplicate) goes to the unattributed rest and is counted in `lateAfterSealing`.
+/// exchange has begun (or, with `sealIdle`, the connection has been idle). A peer that never
+/// acknowledges would keep every exchange: past `maxUnsealedExchanges` the oldest final one is sealed
+/// without waiting for the acknowledgment. Sealing exchange 0 settles the setup packets to it. A
+/// packet that would go to a sealed exchange afterwards (a spurious retransmission, a late duplicate)
+/// goes to the unattributed rest and is counted in `lateAfterSealing`.
 ///
 /// Once a sealed exchange has been reported, `discardExchanges(before:)` drops its entry (a long
 /// keep-alive connection keeps only the exchanges not yet reported); its packets still count in
@@ -37,6 +39,12 @@ public struct ConnectionLedger: Sendable {
     public private(set) var sealedCount = 0
     /// Packets (and their bytes) that went to the unattributed rest because their exchange was sealed.
     public private(set) var lateAfterSealing = TrafficCounters()
+    /// Exchanges not sealed yet, at most, when the oldest is final: beyond it the oldest is sealed
+    /// without waiting for its bytes to be acknowledged (a late acknowledgment then goes to the
+    /// unattributed rest, as `lateAfterSealing`). Real peers acknowledge within a window; a capture
+    /// whose peer never does would otherwise keep every exchange of the connection. With the cap on
+    /// open requests (`HTTPLimits.maxOpenRequests`), it bounds the exchanges a connection holds.
+    public static let maxUnsealedExchanges = 1000
 
     private var pending: [LedgerPacket] = []
     /// The examined lengths (up, down) the last pass over `pending` saw: until they change, no waiting
@@ -149,7 +157,8 @@ public struct ConnectionLedger: Sendable {
         let count = attribution.exchangeCount
         let before = sealedCount
         while sealedCount < (includingLast ? count : count - 1), attribution.isFinal(sealedCount),
-              FlowDirection.allCases.allSatisfy({ isAcknowledged(through: sealedCount, $0, attribution) })
+              count - sealedCount > Self.maxUnsealedExchanges
+                || FlowDirection.allCases.allSatisfy({ isAcknowledged(through: sealedCount, $0, attribution) })
         {
             if sealedCount == 0 { settleSetup(to: 0) }
             if sealedCount == count - 1 { settleTeardown(to: sealedCount) }

@@ -118,6 +118,7 @@ public enum RecordEncoding {
             }
             encoder.field("idle_expirations", summary.idleExpirations)
             encoder.field("buffer_cap_gaps", summary.bufferCapGaps)
+            encoder.field("too_many_open_requests", summary.openRequestCapConnections)
             encoder.object("bad_checksums") { encoder in
                 encoder.field("ip", summary.badIPChecksums)
                 encoder.field("transport", summary.badTransportChecksums)

@@ -224,6 +224,7 @@ public final class CaptureAnalyzer {
         reportExchanges(of: connection, upTo: .max)
         if connection.consumer is DNSOverTCPConsumer { reportDNS(of: connection) }
         summary.connections += 1
+        if connection.flags.contains(.tooManyOpenRequests) { summary.openRequestCapConnections += 1 }
         let missing = connection.ledger.tally(.up).missingBytes + connection.ledger.tally(.down).missingBytes
         if missing > 0 {
             summary.connectionsWithGaps += 1

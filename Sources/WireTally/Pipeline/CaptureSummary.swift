@@ -34,6 +34,9 @@ public struct CaptureSummary: Sendable {
     /// Holes declared missing because the out-of-order bytes of all connections exceeded
     /// `ReassemblyLimits.maxBufferedBytesTotal`.
     public var bufferCapGaps = 0
+    /// Connections whose client direction stopped at the cap on open requests
+    /// (`HTTPLimits.maxOpenRequests`), flagged `too_many_open_requests`.
+    public var openRequestCapConnections = 0
     public var badIPChecksums = 0
     public var badTransportChecksums = 0
     public var fragmentedDatagrams = 0

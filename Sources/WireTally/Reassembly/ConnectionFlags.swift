@@ -43,6 +43,9 @@ public struct ConnectionFlags: OptionSet, Hashable, Sendable {
     public static let lateAfterSealing = ConnectionFlags(rawValue: 1 << 17)
     /// The cap on out-of-order bytes buffered across all connections forced a stream past a hole.
     public static let totalBufferOverflow = ConnectionFlags(rawValue: 1 << 18)
+    /// A request came while `HTTPLimits.maxOpenRequests` requests waited for their response: from it
+    /// on, the client direction was not parsed (its bytes are unattributed).
+    public static let tooManyOpenRequests = ConnectionFlags(rawValue: 1 << 19)
 
     private static let names: [(ConnectionFlags, String)] = [
         (.midstream, "midstream"), (.established, "established"), (.reset, "reset"),
@@ -52,6 +55,7 @@ public struct ConnectionFlags: OptionSet, Hashable, Sendable {
         (.bufferOverflow, "buffer_overflow"), (.evicted, "evicted"), (.idleTimeout, "idle_timeout"),
         (.openAtEnd, "open_at_end"), (.portReused, "port_reused"), (.fragmented, "fragmented"),
         (.lateAfterSealing, "late_after_seal"), (.totalBufferOverflow, "total_buffer_overflow"),
+        (.tooManyOpenRequests, "too_many_open_requests"),
     ]
 
     /// The flag names, in a fixed order.

@@ -221,6 +221,9 @@ public final class TCPConnection: ActivityTracked {
         }
         if !up.sawSYN && !down.sawSYN { flags.insert(.midstream) }
         if ledger.lateAfterSealing.packets > 0 { flags.insert(.lateAfterSealing) }
+        if applicationLayer?._withUnsafeGuaranteedRef({ $0.reachedOpenRequestCap }) == true {
+            flags.insert(.tooManyOpenRequests)
+        }
     }
 
     /// Captured out-of-order bytes held by both directions.

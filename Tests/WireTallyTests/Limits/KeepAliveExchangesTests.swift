@@ -9,37 +9,20 @@ import Testing
     static let exchangeCount = 50_000
 
     /// Writes the connection: handshake, then per exchange a request, its response (acknowledging the
-    /// request) and the client's ACK, 100 µs apart; then FIN both ways.
-    static func writeKeepAlive(to path: String, exchanges: Int) throws {
-        let writer = try PcapWriter(destination: .file(path: path), linkType: .ethernet)
-        let client = "10.1.0.1:40000", server = "10.1.0.2:80"
-        var frameNumber = 0
-        func write(_ frame: [UInt8]) throws {
-            frameNumber += 1
-            try frame.withUnsafeBytes { bytes in
-                try writer.write(CapturedPacket(
-                    frameNumber: frameNumber,
-                    timestamp: Timestamp(nanoseconds: 1_700_000_000_000_000_000 + Int64(frameNumber) * 100_000),
-                    linkType: .ethernet, originalLength: frame.count, bytes: bytes))
-            }
-        }
-        var up: UInt32 = 1001, down: UInt32 = 5001
-        try write(FrameBuilder.tcp(from: client, to: server, seq: up - 1, flags: [.syn]))
-        try write(FrameBuilder.tcp(from: server, to: client, seq: down - 1, ack: up, flags: [.syn, .ack]))
-        try write(FrameBuilder.tcp(from: client, to: server, seq: up, ack: down, flags: [.ack]))
+    /// request) and the client's ACK, 100 µs apart; then FIN both ways. With `clientAcknowledges`
+    /// false the client never acknowledges a response (no ACK, its requests acknowledge nothing) until
+    /// its FIN.
+    static func writeKeepAlive(to path: String, exchanges: Int, clientAcknowledges: Bool = true) throws {
+        let connection = try StreamedConnectionWriter(path: path)
+        try connection.handshake()
         for index in 0..<exchanges {
-            let request = Array("GET /poll/\(index) HTTP/1.1\r\nHost: example.test\r\nAccept: */*\r\n\r\n".utf8)
-            let response = Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}".utf8)
-            try write(FrameBuilder.tcp(from: client, to: server, seq: up, ack: down, flags: [.ack, .psh], payload: request))
-            up &+= UInt32(request.count)
-            try write(FrameBuilder.tcp(from: server, to: client, seq: down, ack: up, flags: [.ack, .psh], payload: response))
-            down &+= UInt32(response.count)
-            try write(FrameBuilder.tcp(from: client, to: server, seq: up, ack: down, flags: [.ack]))
+            try connection.send(
+                .up, Array("GET /poll/\(index) HTTP/1.1\r\nHost: example.test\r\nAccept: */*\r\n\r\n".utf8),
+                acknowledging: clientAcknowledges)
+            try connection.send(.down, Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{\"ok\":true}".utf8))
+            if clientAcknowledges { try connection.acknowledge(from: .up) }
         }
-        try write(FrameBuilder.tcp(from: client, to: server, seq: up, ack: down, flags: [.fin, .ack]))
-        try write(FrameBuilder.tcp(from: server, to: client, seq: down, ack: up + 1, flags: [.fin, .ack]))
-        try write(FrameBuilder.tcp(from: client, to: server, seq: up + 1, ack: down + 1, flags: [.ack]))
-        try writer.close()
+        try connection.close()
     }
 
     /// Checks each exchange record as it comes (without keeping it) and what the connection kept.

@@ -33,18 +33,25 @@ enum ReportFixture {
     static let hostileTarget = "/</script><img/src=x/onerror=alert(1)><!--\u{2028}?q=<b>&amp;"
     static let hostileHost = "evil\"><svg onload=alert(2)>"
 
-    /// One connection carrying `count` pipelined requests, each for another host (no responses).
+    /// `count` pipelined requests, each for another host (no responses), on as many connections as
+    /// the cap on open requests per connection (`HTTPLimits.maxOpenRequests`) takes.
     static func manyHostsCapture(_ count: Int) throws -> String {
-        let client = "10.0.0.1:40001", server = "10.0.0.2:80"
-        let stream = (0..<count).flatMap { Array("GET / HTTP/1.1\r\nHost: h\($0).test\r\n\r\n".utf8) }
-        var frames = [
-            FrameBuilder.tcp(from: client, to: server, seq: 100, flags: [.syn]),
-            FrameBuilder.tcp(from: server, to: client, seq: 900, ack: 101, flags: [.syn, .ack]),
-            FrameBuilder.tcp(from: client, to: server, seq: 101, ack: 901, flags: [.ack]),
-        ]
-        for offset in stride(from: 0, to: stream.count, by: 1400) {
-            let payload = Array(stream[offset..<min(offset + 1400, stream.count)])
-            frames.append(FrameBuilder.tcp(from: client, to: server, seq: UInt32(101 + offset), ack: 901, flags: [.ack, .psh], payload: payload))
+        let perConnection = HTTPLimits().maxOpenRequests
+        var frames: [[UInt8]] = []
+        for first in stride(from: 0, to: count, by: perConnection) {
+            let client = "10.0.0.1:\(40001 + first / perConnection)", server = "10.0.0.2:80"
+            let stream = (first..<min(first + perConnection, count)).flatMap {
+                Array("GET / HTTP/1.1\r\nHost: h\($0).test\r\n\r\n".utf8)
+            }
+            frames += [
+                FrameBuilder.tcp(from: client, to: server, seq: 100, flags: [.syn]),
+                FrameBuilder.tcp(from: server, to: client, seq: 900, ack: 101, flags: [.syn, .ack]),
+                FrameBuilder.tcp(from: client, to: server, seq: 101, ack: 901, flags: [.ack]),
+            ]
+            for offset in stride(from: 0, to: stream.count, by: 1400) {
+                let payload = Array(stream[offset..<min(offset + 1400, stream.count)])
+                frames.append(FrameBuilder.tcp(from: client, to: server, seq: UInt32(101 + offset), ack: 901, flags: [.ack, .psh], payload: payload))
+            }
         }
         return try CommandLineTests.write(FrameBuilder.pcap(frames: frames, link: .ethernet), name: "many-hosts.pcap")
     }

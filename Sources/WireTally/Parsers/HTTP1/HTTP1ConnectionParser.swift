@@ -32,6 +32,9 @@ import Glibc
 public final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// True once a valid start line was seen in either direction.
     public private(set) var isHTTP = false
+    /// True once a request came while `HTTPLimits.maxOpenRequests` requests were waiting for their
+    /// response: from its first byte on, the client direction is not parsed.
+    public private(set) var reachedOpenRequestCap = false
 
     private unowned let delegate: any HTTPParserDelegate
     private let limits: HTTPLimits
@@ -364,7 +367,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
                 side.message = Builder(
                     kind: side.direction == .up ? .request : .response, start: offset + Int64(i),
                     firstOrigin: origin, lastOrigin: origin)
-                if side.mode == .inSync { announce(side) }
+                if side.mode == .inSync, !announce(side) { return n }
             }
             side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: fed))
             i += fed
@@ -376,9 +379,14 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         return n
     }
 
-    /// Reports the message start and gives it its exchange index.
-    private func announce(_ side: Side) {
-        guard let message = side.message, !message.announced else { return }
+    /// Reports the message start and gives it its exchange index; false when it is a request past the
+    /// cap on open requests (the client direction stops instead).
+    private func announce(_ side: Side) -> Bool {
+        guard let message = side.message, !message.announced else { return true }
+        if message.kind == .request && pending.count - pendingHead >= limits.maxOpenRequests {
+            stopAtOpenRequestCap(side)
+            return false
+        }
         message.announced = true
         if side.mode == .seeking { message.flags.insert(.resynchronized) }
         if message.kind == .request {
@@ -392,10 +400,22 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
             nextExchange += 1
         }
         delegate.httpMessageStarted(direction: side.direction, offset: message.start, exchangeIndex: message.exchangeIndex)
+        return true
+    }
+
+    /// A request starts while `maxOpenRequests` wait for their response: it and the rest of the client
+    /// direction are not parsed (their bytes are unattributed), as past a header block over the cap.
+    /// The open requests keep their place in the queue, so the responses still pair with them in order.
+    private func stopAtOpenRequestCap(_ side: Side) {
+        reachedOpenRequestCap = true
+        delegate.httpUnparsed(direction: side.direction, from: side.message?.start ?? side.position)
+        side.message = nil
+        side.line.removeAll(keepingCapacity: true)
+        side.state = .stopped
     }
 
     private func acceptStartLine(_ side: Side) {
-        announce(side)
+        guard announce(side) else { return }
         isHTTP = true
         let leading = side.sniffer.leading
         side.line.withUnsafeBytes { raw in

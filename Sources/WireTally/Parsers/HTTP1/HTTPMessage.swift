@@ -157,6 +157,12 @@ public protocol HTTPParserDelegate: AnyObject {
 public struct HTTPLimits: Sendable {
     /// Largest start line plus header block (and trailer block) accepted.
     public var maxHeaderBytes = 256 << 10
+    /// Requests of one connection still waiting for their response (pipelined, or never answered) at
+    /// once. A request beyond them is not parsed, nor is anything the client sends after it: each open
+    /// request is an exchange kept until its response completes, so a client pipelining requests to a
+    /// server that never answers would otherwise grow the connection without bound. Real pipelining
+    /// is a few requests deep (curl allowed 5, apt 10, pipelined benchmarks 16).
+    public var maxOpenRequests = 1000
     /// Largest decoded body counted; beyond it decoding stops and the message is flagged a bomb.
     public var maxDecodedBodyBytes = 256 << 20
     /// Decoded/encoded ratio beyond which decoding stops as a bomb (once past 1 MiB decoded).

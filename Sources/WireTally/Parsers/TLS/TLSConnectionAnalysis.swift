@@ -47,7 +47,10 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         var response: Burst?
     }
 
-    private var estimated: [Estimated] = []
+    /// The estimated exchanges from the first one not discarded (`discardExchanges(before:)`).
+    private var estimated = PrefixDiscardingArray<Estimated>()
+    /// True once an exchange was estimated (the array's `isEmpty` is also true once all are discarded).
+    private var hasEstimated: Bool { estimated.endIndex > 0 }
     private var readers: [TLSRecordReader] = []
     private var runs = [OwnershipRuns(), OwnershipRuns()]
     private var examined: [Int64] = [0, 0]
@@ -111,23 +114,42 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
 
     public func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
 
-    public var exchangeInFlight: Int? { endedDirections >= 2 || estimated.isEmpty ? nil : estimated.count - 1 }
+    public var exchangeInFlight: Int? { endedDirections >= 2 || !hasEstimated ? nil : estimated.endIndex - 1 }
 
-    public var exchangeCount: Int { estimated.count }
+    public var exchangeCount: Int { estimated.endIndex }
+
+    /// Final once a later exchange exists and neither direction's current burst is its own: a new
+    /// exchange starts with the client's first record after the server's, so exchange k is final once
+    /// the server's records for k + 1 began (or a loss ended its response) — no later record changes
+    /// it, and its ownership runs are over.
+    public func isFinal(_ index: Int) -> Bool {
+        index < estimated.endIndex - 1 && currentRun[0] != index && currentRun[1] != index
+    }
+
+    /// Drops the exchanges before `index`, once their records are written (they are final and sealed).
+    /// Indices stay the same; their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).
+    public func discardExchanges(before index: Int) {
+        estimated.discard(before: index)
+        for direction in FlowDirection.allCases { runs[direction.rawValue].mergeRuns(before: index) }
+    }
 
     /// The estimated exchanges (empty unless `isEstimated`): each message's `bytes.body` is the estimated
     /// plaintext of its application-data records (record length − protection overhead), `framing` the
     /// rest of its stream range (record headers, protection overhead, alerts and other records inside
     /// the burst), so `bytes.total` is the burst's stream bytes. `method`, `target`, `status` are nil;
-    /// `version` is the ALPN protocol or "".
-    public var exchanges: [HTTPExchange] {
-        estimated.enumerated().map { index, value in
+    /// `version` is the ALPN protocol or "". From the first one not discarded.
+    public var exchanges: PrefixDiscardingArray<HTTPExchange> {
+        var exchanges = PrefixDiscardingArray<HTTPExchange>()
+        exchanges.discard(before: estimated.startIndex)
+        let inFlight = exchangeInFlight
+        for index in estimated.indices {
             var exchange = HTTPExchange(index: index)
-            exchange.request = value.request.map { message($0, kind: .request, index: index) }
-            exchange.response = value.response.map { message($0, kind: .response, index: index) }
-            exchange.isInFlight = exchangeInFlight == index
-            return exchange
+            exchange.request = estimated[index].request.map { message($0, kind: .request, index: index) }
+            exchange.response = estimated[index].response.map { message($0, kind: .response, index: index) }
+            exchange.isInFlight = inFlight == index
+            exchanges.append(exchange)
         }
+        return exchanges
     }
 
     private func message(_ burst: Burst, kind: HTTPMessage.Kind, index: Int) -> HTTPMessage {
@@ -239,7 +261,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
                 if !clientFinishedSeen {
                     serverSentType23 = true
                     isApplication = false
-                } else if estimated.isEmpty {
+                } else if !hasEstimated {
                     isApplication = false  // NewSessionTicket before the first request
                 }
             } else if serverSentType23 && !clientFinishedSeen {
@@ -334,17 +356,17 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
 
     private func applicationRecord(_ direction: FlowDirection, offset: Int64, origin: PacketOrigin, plaintext: Int) {
         guard mode != .session else { return }
-        if direction == .up && lastApplicationDirection != .up && !estimated.isEmpty && session.version == 0x0304 && plaintext <= 2 {
+        if direction == .up && lastApplicationDirection != .up && hasEstimated && session.version == 0x0304 && plaintext <= 2 {
             // No HTTP/1 request is 2 bytes long: a TLS 1.3 client record this small is an encrypted
             // alert (close_notify), which stays with the current exchange instead of opening one.
             return
         }
         let d = direction.rawValue
-        if direction == .up ? lastApplicationDirection != .up : estimated.isEmpty {
+        if direction == .up ? lastApplicationDirection != .up : !hasEstimated {
             estimated.append(Estimated())
         }
         lastApplicationDirection = direction
-        let k = estimated.count - 1
+        let k = estimated.endIndex - 1
         if mode == .undecided {
             mode = .estimatedExchanges
             for other in FlowDirection.allCases {
@@ -384,7 +406,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     }
 
     private func update(_ k: Int, _ direction: FlowDirection, _ change: (inout Burst) -> Void) {
-        guard k < estimated.count else { return }
+        guard estimated.indices.contains(k) else { return }
         if direction == .up {
             if estimated[k].request != nil { change(&estimated[k].request!) }
         } else {
