@@ -8,6 +8,7 @@ import Glibc
 
 struct Live: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "live",
         abstract: "Capture on a network interface and write each HTTP exchange as soon as it completes.",
         discussion: """
         Needs the right to capture: run with sudo, or give the binary the capabilities once with \

@@ -3,6 +3,7 @@ import WireTally
 
 struct Report: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "report",
         abstract: "Write a self-contained HTML report of the capture(s): summary, waterfall, endpoints, accuracy, connections, DNS.",
         discussion: """
         One HTML file with everything inline (no network fetches): the summary (duration, requests, up/down \

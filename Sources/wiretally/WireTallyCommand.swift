@@ -15,6 +15,7 @@ struct WireTallyCommand: ParsableCommand {
 
 struct Analyze: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "analyze",
         abstract: "Reassemble every TCP connection of the capture(s) and account for every byte.",
         discussion: """
         Reads pcap and pcapng files (optionally gzip-compressed); several files are read as one \
@@ -147,6 +148,7 @@ struct Analyze: ParsableCommand {
 
 struct Compare: ParsableCommand {
     static let configuration = CommandConfiguration(
+        commandName: "compare",
         abstract: "Compare app-layer traffic estimates (built-in estimators, app logs) with the wire.",
         discussion: """
         The built-in estimators (naive, rebuilt, metrics, http) and each --app-log (HAR 1.2, curl \
