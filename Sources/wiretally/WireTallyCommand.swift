@@ -87,6 +87,9 @@ struct Analyze: ParsableCommand {
     @Option(help: "HTTP requests of one connection waiting for their response at once; a request beyond them and the rest of the client's direction are not parsed (connection flag too_many_open_requests).")
     var maxOpenRequests: Int = HTTPLimits().maxOpenRequests
 
+    @Option(help: "HTTP requests waiting for their response at once on all connections together; past it, a connection whose request would exceed it stops like one past --max-open-requests.")
+    var maxOpenRequestsTotal: Int = HTTPLimits().maxOpenRequestsTotal
+
     @Option(help: "Largest decoded HTTP body counted; beyond it decoding stops and the message is flagged decompression_bomb.")
     var maxDecodedBodyBytes: Int = HTTPLimits().maxDecodedBodyBytes
 
@@ -115,6 +118,7 @@ struct Analyze: ParsableCommand {
         http.decodeBodies = decode
         http.maxHeaderBytes = max(1, maxHeaderBytes)
         http.maxOpenRequests = max(1, maxOpenRequests)
+        http.maxOpenRequestsTotal = max(1, maxOpenRequestsTotal)
         http.maxDecodedBodyBytes = max(0, maxDecodedBodyBytes)
         http.maxDecodingRatio = max(1, maxDecodingRatio)
         let progress = ProgressDisplay(quiet: quiet)

@@ -125,7 +125,7 @@ public final class TableWriter: RecordWriter {
             lines.append("buffer cap   \(summary.bufferCapGaps) holes declared missing (out-of-order bytes of all connections over --max-buffered-bytes-total)")
         }
         if summary.openRequestCapConnections > 0 {
-            lines.append("request cap  \(summary.openRequestCapConnections) connections stopped parsing requests (over --max-open-requests unanswered)")
+            lines.append("request cap  \(summary.openRequestCapConnections) connections stopped parsing requests (over --max-open-requests unanswered, or --max-open-requests-total on all connections)")
         }
         for error in summary.errors { lines.append("error        \(error)") }
         let top = endpoints.sorted { ($0.value.upBytes + $0.value.downBytes, $1.key) > ($1.value.upBytes + $1.value.downBytes, $0.key) }.prefix(10)

@@ -60,7 +60,8 @@ public final class CaptureAnalyzer {
         makeConsumer: ((TCPConnection.Endpoints) -> (any TCPStreamConsumer)?)? = nil,
         emit: @escaping (AnalysisRecord) -> Void
     ) {
-        let httpLimits = options.http
+        var httpLimits = options.http
+        httpLimits.openRequestsTotal = OpenRequestBudget(limit: httpLimits.maxOpenRequestsTotal)
         let keepsReportedExchanges = options.keepsReportedExchanges
         self.emit = emit
         filter = options.filter.map { PacketFilter(expression: $0) }

@@ -4,7 +4,7 @@
 /// payload each way (each segment acknowledging all the peer sent, unless told not to), bare ACKs,
 /// and the FIN exchange.
 /// For captures too large to build in memory (the limit tests' hundreds of thousands of packets).
-/// Frames are 100 µs apart.
+/// Frames are 100 µs apart, from `start` (nanoseconds since the epoch).
 final class StreamedConnectionWriter {
     let client: String
     let server: String
@@ -14,10 +14,15 @@ final class StreamedConnectionWriter {
     private var up = upStart
     private var down = downStart
     private var frameNumber = 0
+    private let start: Int64
 
-    init(path: String, client: String = "10.1.0.1:40000", server: String = "10.1.0.2:80") throws {
+    init(
+        path: String, client: String = "10.1.0.1:40000", server: String = "10.1.0.2:80",
+        start: Int64 = 1_700_000_000_000_000_000
+    ) throws {
         self.client = client
         self.server = server
+        self.start = start
         writer = try PcapWriter(destination: .file(path: path), linkType: .ethernet)
     }
 
@@ -64,7 +69,7 @@ final class StreamedConnectionWriter {
         try frame.withUnsafeBytes { bytes in
             try writer.write(CapturedPacket(
                 frameNumber: frameNumber,
-                timestamp: Timestamp(nanoseconds: 1_700_000_000_000_000_000 + Int64(frameNumber) * 100_000),
+                timestamp: Timestamp(nanoseconds: start + Int64(frameNumber) * 100_000),
                 linkType: .ethernet, originalLength: frame.count, bytes: bytes))
         }
     }

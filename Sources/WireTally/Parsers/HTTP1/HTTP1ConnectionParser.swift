@@ -32,8 +32,9 @@ import Glibc
 public final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// True once a valid start line was seen in either direction.
     public private(set) var isHTTP = false
-    /// True once a request came while `HTTPLimits.maxOpenRequests` requests were waiting for their
-    /// response: from its first byte on, the client direction is not parsed.
+    /// True once a request came while `HTTPLimits.maxOpenRequests` requests of this connection (or
+    /// `maxOpenRequestsTotal` of all connections) were waiting for their response: from its first byte
+    /// on, the client direction is not parsed.
     public private(set) var reachedOpenRequestCap = false
 
     private unowned let delegate: any HTTPParserDelegate
@@ -42,6 +43,9 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     private let down: Side
     private var pending: [PendingRequest] = []
     private var pendingHead = 0
+    /// The open requests of `pending` counted in `limits.openRequestsTotal` (none once the server's
+    /// direction has ended: no response can come).
+    private var countedOpenRequests = 0
     private var nextExchange = 0
 
     public init(limits: HTTPLimits = .init(), delegate: any HTTPParserDelegate) {
@@ -50,6 +54,8 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         up = Side(direction: .up, maxLine: limits.maxHeaderBytes)
         down = Side(direction: .down, maxLine: limits.maxHeaderBytes)
     }
+
+    deinit { releaseOpenRequests() }
 
     // MARK: TCPStreamConsumer
 
@@ -73,6 +79,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     public func streamEnded(direction: FlowDirection) {
         end(side(direction))
+        if direction == .down { releaseOpenRequests() }
     }
 
     /// The connection is over: every message still open is reported (`.incomplete`, except a
@@ -80,6 +87,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     public func finish() {
         end(down)
         end(up)
+        releaseOpenRequests()
     }
 
     // MARK: State
@@ -383,7 +391,9 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// cap on open requests (the client direction stops instead).
     private func announce(_ side: Side) -> Bool {
         guard let message = side.message, !message.announced else { return true }
-        if message.kind == .request && pending.count - pendingHead >= limits.maxOpenRequests {
+        if message.kind == .request
+            && (pending.count - pendingHead >= limits.maxOpenRequests || limits.openRequestsTotal?.isExhausted == true)
+        {
             stopAtOpenRequestCap(side)
             return false
         }
@@ -392,7 +402,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         if message.kind == .request {
             message.exchangeIndex = nextExchange
             nextExchange += 1
-            pending.append(PendingRequest(index: message.exchangeIndex))
+            appendPending(PendingRequest(index: message.exchangeIndex))
         } else if pendingHead < pending.count {
             message.exchangeIndex = pending[pendingHead].index
         } else {
@@ -797,17 +807,34 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         if side.direction == .down {
             if pendingHead < pending.count { popPending() }
         } else {
-            pending.append(PendingRequest(index: nextExchange))
+            appendPending(PendingRequest(index: nextExchange))
             nextExchange += 1
         }
     }
 
+    private func appendPending(_ request: PendingRequest) {
+        pending.append(request)
+        countedOpenRequests += 1
+        limits.openRequestsTotal?.add(1)
+    }
+
     private func popPending() {
+        if countedOpenRequests > 0 {
+            countedOpenRequests -= 1
+            limits.openRequestsTotal?.add(-1)
+        }
         pendingHead += 1
         if pendingHead > 32 && pendingHead * 2 > pending.count {
             pending.removeFirst(pendingHead)
             pendingHead = 0
         }
+    }
+
+    /// Gives the open requests back to the total once no response can come any more (the server's
+    /// direction ended) or the parser goes: the connection is about to be written and dropped.
+    private func releaseOpenRequests() {
+        limits.openRequestsTotal?.add(-countedOpenRequests)
+        countedOpenRequests = 0
     }
 
     /// Switches the client direction after the response to `exchange` switched protocols.

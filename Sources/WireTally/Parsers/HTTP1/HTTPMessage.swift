@@ -163,6 +163,13 @@ public struct HTTPLimits: Sendable {
     /// server that never answers would otherwise grow the connection without bound. Real pipelining
     /// is a few requests deep (curl allowed 5, apt 10, pipelined benchmarks 16).
     public var maxOpenRequests = 1000
+    /// Requests waiting for their response on all connections together; past it, the connection whose
+    /// request would exceed it stops like one past `maxOpenRequests`. 100,000 open requests take about
+    /// 130 MB (1.3 KB each).
+    public var maxOpenRequestsTotal = 100_000
+    /// The running count against `maxOpenRequestsTotal`, shared by the parsers of one analysis
+    /// (`CaptureAnalyzer` sets it; nil: no total cap, as for a parser used on its own).
+    public var openRequestsTotal: OpenRequestBudget?
     /// Largest decoded body counted; beyond it decoding stops and the message is flagged a bomb.
     public var maxDecodedBodyBytes = 256 << 20
     /// Decoded/encoded ratio beyond which decoding stops as a bomb (once past 1 MiB decoded).
