@@ -3,6 +3,11 @@
 /// query and the k-th response (DNS over TCP answers in order unless the client pipelines, which is
 /// rare) form transaction k, like the exchanges of an HTTP connection. Only whole framed messages count
 /// as examined, so a packet carrying the start of a message waits until the message is framed.
+///
+/// Transaction k is final once response k is framed: nothing parsed later belongs to it, so the ledger
+/// seals it (once acknowledged and a later transaction has begun) and the analyzer writes its record
+/// while the connection is still open, then drops it (`discardExchanges(before:)`). A query never
+/// answered keeps its transaction open until the connection ends.
 final class DNSOverTCPConsumer: TCPStreamConsumer, StreamAttribution {
     private let endpoints: TCPConnection.Endpoints
     private let tracker: DNSTransactionTracker
@@ -57,4 +62,13 @@ final class DNSOverTCPConsumer: TCPStreamConsumer, StreamAttribution {
     var exchangeCount: Int { max(messages[0], messages[1]) }
 
     var exchangeInFlight: Int? { messages[1] < messages[0] ? messages[0] - 1 : nil }
+
+    /// Final once its response is framed (a response framed later goes to a later transaction).
+    func isFinal(_ index: Int) -> Bool { index < messages[FlowDirection.down.rawValue] }
+
+    /// Merges the ownership runs of the transactions before `index`, once the ledger has sealed them
+    /// and their records are written (`OwnershipRuns.mergeRuns(before:)`).
+    func discardExchanges(before index: Int) {
+        for direction in FlowDirection.allCases { runs[direction.rawValue].mergeRuns(before: index) }
+    }
 }
