@@ -98,6 +98,53 @@ import Testing
         #expect(writer.mergedThrough >= Self.transactionCount - 2, "runs merged through \(writer.mergedThrough)")
     }
 
+    /// A client whose queries are never answered (only acknowledged): once more queries than the
+    /// tracker keeps waiting follow one, the tracker reported it `evicted` and its exchange is sealed,
+    /// written and dropped, so the connection keeps at most that many.
+    @Test func unansweredQueriesBeyondTheTrackerCapAreDropped() throws {
+        let path = LimitTestSupport.temporaryPath("dns-over-tcp-unanswered.pcap")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let queries = 70_000, waiting = 65_536
+        let connection = try StreamedConnectionWriter(path: path, client: Self.client, server: Self.server)
+        try connection.handshake()
+        for index in 0..<queries {
+            try connection.send(.up, Self.framed(index, response: false))
+            try connection.acknowledge(from: .down)
+        }
+        try connection.close()
+
+        final class Writer: RecordWriter {
+            var beforeConnection: [DNSTransaction] = [], afterConnection = 0, keptWireEntries = Int.max
+            var conserved = false
+            func write(_ record: AnalysisRecord, timestampDigits: Int) {
+                switch record {
+                case let .dns(transaction) where keptWireEntries == .max: beforeConnection.append(transaction)
+                case .dns: afterConnection += 1
+                case let .connection(connection):
+                    keptWireEntries = connection.ledger.exchanges.count
+                    conserved = connection.ledger.isConserved
+                default: break
+                }
+            }
+            func finish(summary: CaptureSummary, files: [String]) {}
+        }
+        let writer = Writer()
+        let result = AnalysisRun(files: [path]).run(writer: writer)
+        #expect(result.summary.isConserved && writer.conserved)
+        #expect(result.summary.dnsTransactions == queries)
+        // The evicted ones are written with their connection as they are sealed; the queries still
+        // waiting when the capture ends, at its end (after their connection, as before sealing).
+        #expect(writer.beforeConnection.count == queries - waiting && writer.afterConnection == waiting)
+        #expect(writer.keptWireEntries <= waiting + 1, "kept \(writer.keptWireEntries) ledger entries")
+        let evicted = writer.beforeConnection.prefix { $0.flags.contains(.evicted) }
+        #expect(evicted.count == queries - waiting)
+        #expect(evicted.enumerated().allSatisfy { index, transaction in
+            transaction.connectionIndex == index && transaction.question?.name == "q\(index).example"
+                && transaction.wire.packets == 2 + (index == 0 ? 3 : 0)  // query, server's ACK (+ handshake)
+                && transaction.wire.payloadBytes == Self.framed(index, response: false).count
+        })
+    }
+
     /// A transaction's record comes when the next query shows its exchange is over, not at the
     /// connection's end; the last one at the end, with the teardown.
     @Test func eachTransactionIsWrittenWhenTheNextQueryBegins() {

@@ -6,8 +6,11 @@
 ///
 /// Transaction k is final once response k is framed: nothing parsed later belongs to it, so the ledger
 /// seals it (once acknowledged and a later transaction has begun) and the analyzer writes its record
-/// while the connection is still open, then drops it (`discardExchanges(before:)`). A query never
-/// answered keeps its transaction open until the connection ends.
+/// while the connection is still open, then drops it (`discardExchanges(before:)`). A query without a
+/// response stays open until the connection ends, unless more queries than the tracker keeps waiting
+/// (`DNSTransactionTracker.maximumPending`) followed it: the tracker reported it `evicted` by then,
+/// and it is final too (a response coming after all goes to the unattributed rest, as for a sealed
+/// HTTP exchange), so a client that is never answered does not keep all its queries either.
 final class DNSOverTCPConsumer: TCPStreamConsumer, StreamAttribution {
     private let endpoints: TCPConnection.Endpoints
     private let tracker: DNSTransactionTracker
@@ -63,8 +66,12 @@ final class DNSOverTCPConsumer: TCPStreamConsumer, StreamAttribution {
 
     var exchangeInFlight: Int? { messages[1] < messages[0] ? messages[0] - 1 : nil }
 
-    /// Final once its response is framed (a response framed later goes to a later transaction).
-    func isFinal(_ index: Int) -> Bool { index < messages[FlowDirection.down.rawValue] }
+    /// Final once its response is framed (a response framed later goes to a later transaction), or once
+    /// more queries than the tracker keeps waiting followed it.
+    func isFinal(_ index: Int) -> Bool {
+        index < messages[FlowDirection.down.rawValue]
+            || messages[FlowDirection.up.rawValue] - index > tracker.maximumPending
+    }
 
     /// Merges the ownership runs of the transactions before `index`, once the ledger has sealed them
     /// and their records are written (`OwnershipRuns.mergeRuns(before:)`).
