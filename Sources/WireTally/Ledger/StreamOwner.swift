@@ -114,6 +114,9 @@ public protocol StreamAttribution: AnyObject {
     /// True when exchange `index` is complete and nothing parsed later can change it (its ledger entry
     /// may then be sealed once its bytes are acknowledged).
     func isFinal(_ index: Int) -> Bool
+    /// Drops what the analyzer keeps of the exchanges before `index`: the ledger sealed them and their
+    /// records are written.
+    func discardExchanges(before index: Int)
 }
 
 extension StreamAttribution {
@@ -127,4 +130,7 @@ extension StreamAttribution {
 
     /// By default exchanges become final only when the connection ends.
     public func isFinal(_ index: Int) -> Bool { false }
+
+    /// By default nothing is kept per exchange.
+    public func discardExchanges(before index: Int) {}
 }

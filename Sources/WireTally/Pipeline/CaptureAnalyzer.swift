@@ -35,9 +35,10 @@ public final class CaptureAnalyzer {
     private var now = Timestamp(nanoseconds: 0)
     /// DNS transactions already claimed by a connection (each lookup precedes one connection).
     private var claimedResolutions = Set<Int>()
-    /// DNS-over-TCP transactions waiting for their connection to end (which gives their packets), by
-    /// client and server endpoint.
-    private var tcpDNSAwaitingConnection: [String: [DNSTransaction]] = [:]
+    /// DNS-over-TCP transactions waiting for their connection to seal their exchange (which gives their
+    /// packets), by client and server endpoint; the k-th transaction reported for a connection is its
+    /// exchange k, and the ones written are dropped.
+    private var tcpDNSAwaitingConnection: [String: PrefixDiscardingArray<DNSTransaction>] = [:]
     private var nextExpiry: Int64 = .min
     /// Counts of the decoder that decoded packets for `process(_:decoded:)`.
     private var otherDecoderStatistics = DecoderStatistics()
@@ -223,7 +224,7 @@ public final class CaptureAnalyzer {
 
     private func report(_ connection: TCPConnection) {
         reportExchanges(of: connection, upTo: .max)
-        if connection.consumer is DNSOverTCPConsumer { reportDNS(of: connection) }
+        if connection.consumer is DNSOverTCPConsumer { reportDNS(of: connection, upTo: .max) }
         summary.connections += 1
         if connection.flags.contains(.tooManyOpenRequests) { summary.openRequestCapConnections += 1 }
         let missing = connection.ledger.tally(.up).missingBytes + connection.ledger.tally(.down).missingBytes
@@ -234,11 +235,12 @@ public final class CaptureAnalyzer {
         emit(.connection(connection))
     }
 
-    /// Emits the connection's newly sealed exchanges, then (`discarding`) drops them from the
-    /// connection: their records are written and nothing changes them, so a long keep-alive connection
-    /// keeps only the exchanges not sealed yet.
+    /// Emits the connection's newly sealed exchanges (or DNS-over-TCP transactions), then
+    /// (`discarding`) drops them from the connection: their records are written and nothing changes
+    /// them, so a long keep-alive connection keeps only the exchanges not sealed yet.
     private func reportSealedExchanges(of connection: TCPConnection, discarding: Bool) {
         reportExchanges(of: connection, upTo: connection.ledger.sealedCount)
+        if connection.consumer is DNSOverTCPConsumer { reportDNS(of: connection, upTo: connection.ledger.sealedCount) }
         if discarding { connection.discardReportedExchanges() }
     }
 
@@ -290,14 +292,18 @@ public final class CaptureAnalyzer {
     private func report(_ transaction: DNSTransaction) {
         summary.dnsTransactions += 1
         guard transaction.transport == .tcp else { return emit(.dns(transaction)) }
-        tcpDNSAwaitingConnection["\(transaction.client)-\(transaction.server)", default: []].append(transaction)
+        tcpDNSAwaitingConnection["\(transaction.client)-\(transaction.server)", default: .init()].append(transaction)
     }
 
-    /// Emits a DNS-over-TCP connection's transactions, each with the packets the ledger gave it.
-    private func reportDNS(of connection: TCPConnection) {
+    /// Emits a DNS-over-TCP connection's transactions not written yet, up to index `end` (exclusive:
+    /// the sealed ones while it is open, all of them when it ends), each with the packets the ledger
+    /// gave its exchange; the written ones are dropped.
+    private func reportDNS(of connection: TCPConnection, upTo end: Int) {
         let key = "\(connection.clientEndpoint)-\(connection.serverEndpoint)"
-        guard let transactions = tcpDNSAwaitingConnection.removeValue(forKey: key) else { return }
-        for (index, var transaction) in transactions.enumerated() {
+        guard var transactions = tcpDNSAwaitingConnection.removeValue(forKey: key) else { return }
+        let written = connection.exchangesReported..<max(connection.exchangesReported, min(end, transactions.endIndex))
+        for index in written {
+            var transaction = transactions[index]
             let wire = connection.ledger.exchange(index)
             transaction.wire = wire.tally(.up).total + wire.tally(.down).total
             transaction.responseWire = wire.tally(.down).total
@@ -305,5 +311,9 @@ public final class CaptureAnalyzer {
             transaction.connectionIndex = index
             emit(.dns(transaction))
         }
+        connection.exchangesReported = written.upperBound
+        guard end < .max else { return }  // the connection ended: later transactions have no exchange
+        transactions.discard(before: written.upperBound)
+        tcpDNSAwaitingConnection[key] = transactions
     }
 }

@@ -73,14 +73,20 @@ public final class TCPConnection: ActivityTracked {
     var lastActivity: Timestamp { lastTimestamp }
 
     let key: FlowKey
-    /// Exchanges already handed to the output (the analyzer's bookkeeping).
+    /// Exchanges (or DNS-over-TCP transactions) already handed to the output (the analyzer's
+    /// bookkeeping).
     var exchangesReported = 0
 
     /// Drops the exchanges already handed to the output, all sealed, from the ledger and the
-    /// application-layer analysis: nothing reads them any more (their indices stay the same).
+    /// application-layer analysis (or the DNS-over-TCP consumer): nothing reads them any more (their
+    /// indices stay the same).
     func discardReportedExchanges() {
         ledger.discardExchanges(before: exchangesReported)
-        applicationLayer?._withUnsafeGuaranteedRef { $0.discardExchanges(before: exchangesReported) }
+        if let applicationLayer {
+            applicationLayer._withUnsafeGuaranteedRef { $0.discardExchanges(before: exchangesReported) }
+        } else {
+            attribution?.discardExchanges(before: exchangesReported)
+        }
     }
 
     /// - Parameter bufferedTotal: the reassembler's count of out-of-order bytes held by all connections.

@@ -3,6 +3,14 @@
 /// query and the k-th response (DNS over TCP answers in order unless the client pipelines, which is
 /// rare) form transaction k, like the exchanges of an HTTP connection. Only whole framed messages count
 /// as examined, so a packet carrying the start of a message waits until the message is framed.
+///
+/// Transaction k is final once response k is framed: nothing parsed later belongs to it, so the ledger
+/// seals it (once acknowledged and a later transaction has begun) and the analyzer writes its record
+/// while the connection is still open, then drops it (`discardExchanges(before:)`). A query without a
+/// response stays open until the connection ends, unless more queries than the tracker keeps waiting
+/// (`DNSTransactionTracker.maximumPending`) followed it: the tracker reported it `evicted` by then,
+/// and it is final too (a response coming after all goes to the unattributed rest, as for a sealed
+/// HTTP exchange), so a client that is never answered does not keep all its queries either.
 final class DNSOverTCPConsumer: TCPStreamConsumer, StreamAttribution {
     private let endpoints: TCPConnection.Endpoints
     private let tracker: DNSTransactionTracker
@@ -57,4 +65,17 @@ final class DNSOverTCPConsumer: TCPStreamConsumer, StreamAttribution {
     var exchangeCount: Int { max(messages[0], messages[1]) }
 
     var exchangeInFlight: Int? { messages[1] < messages[0] ? messages[0] - 1 : nil }
+
+    /// Final once its response is framed (a response framed later goes to a later transaction), or once
+    /// more queries than the tracker keeps waiting followed it.
+    func isFinal(_ index: Int) -> Bool {
+        index < messages[FlowDirection.down.rawValue]
+            || messages[FlowDirection.up.rawValue] - index > tracker.maximumPending
+    }
+
+    /// Merges the ownership runs of the transactions before `index`, once the ledger has sealed them
+    /// and their records are written (`OwnershipRuns.mergeRuns(before:)`).
+    func discardExchanges(before index: Int) {
+        for direction in FlowDirection.allCases { runs[direction.rawValue].mergeRuns(before: index) }
+    }
 }
