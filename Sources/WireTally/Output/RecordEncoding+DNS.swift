@@ -21,8 +21,9 @@
 /// - `wire` (UDP): every datagram of the transaction (queries, retries, response) at the four levels.
 ///   Those datagrams are also in their UDP `flow` record, which still counts every datagram: the
 ///   summary's outcomes count each packet once (in `other_ip`), and the `dns` records are a finer view of
-///   the same packets, never added to the outcomes. Over TCP the packets are the `connection` record's
-///   and `wire` has only `payload_bytes`: each message with its 2-byte length prefix.
+///   the same packets, never added to the outcomes. Over TCP `wire` is the ledger's exchange of the
+///   transaction on its connection, at the four levels (its packets are also the `connection` record's;
+///   the handshake goes to the first transaction, the teardown to the last).
 extension RecordEncoding {
     /// A `{"type":"dns",…}` record: one query with its answer and the packets they cost.
     public static func dns(_ transaction: DNSTransaction, timestampDigits digits: Int) -> JSONValue {
