@@ -61,7 +61,9 @@ final class BackgroundPacketReader: CaptureBufferLender, @unchecked Sendable {
     }
 
     private func readAll() {
-        let readsInPlace = source.singleFileInput.map { $0.lend(to: self) } != nil
+        let singleInput = source.singleFileInput
+        singleInput?.lend(to: self)
+        let readsInPlace = singleInput != nil
         while let packet = nextPacket() {
             // `filling` is replaced inside `nextPacket()` when the input moves on to the next buffer.
             sendReadThrough()

@@ -82,11 +82,7 @@ public final class TCPConnection: ActivityTracked {
     /// indices stay the same).
     func discardReportedExchanges() {
         ledger.discardExchanges(before: exchangesReported)
-        if let applicationLayer {
-            applicationLayer._withUnsafeGuaranteedRef { $0.discardExchanges(before: exchangesReported) }
-        } else {
-            attribution?.discardExchanges(before: exchangesReported)
-        }
+        attribution?.discardExchanges(before: exchangesReported)
     }
 
     /// - Parameter bufferedTotal: the reassembler's count of out-of-order bytes held by all connections.
