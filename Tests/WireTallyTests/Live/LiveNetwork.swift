@@ -170,11 +170,7 @@ final class LiveNetwork {
     }
 
     /// The program's path on PATH (or the usual sbin folders), if it is installed.
-    static func path(of program: String) -> String? {
-        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
-            + ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]
-        return folders.map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
-    }
+    static func path(of program: String) -> String? { ExternalProgram.path(of: program) }
 }
 
 enum LiveNetworkError: Error {

@@ -2,6 +2,13 @@ import Foundation
 
 /// Runs another program from a test (tshark, python, the wiretally binary…).
 enum ExternalProgram {
+    /// The program's path on PATH or in the sbin folders (where `ip` lives), or nil.
+    static func path(of program: String) -> String? {
+        let folders = (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map(String.init)
+            + ["/usr/sbin", "/sbin", "/usr/bin", "/bin"]
+        return folders.map { "\($0)/\(program)" }.first { FileManager.default.isExecutableFile(atPath: $0) }
+    }
+
     /// Standard output of `program` (looked up on PATH) with `arguments`, or nil when it cannot run or
     /// exits non-zero.
     static func output(_ program: String, _ arguments: [String]) -> Data? {

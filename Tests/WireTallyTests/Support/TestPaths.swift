@@ -9,9 +9,15 @@ enum TestPaths {
     /// `captures/` of this repository.
     static let captures = root.appendingPathComponent("captures")
 
-    /// `../shared/captures/public`, or nil when absent (tests that need it skip).
+    /// `../shared/captures/public`, or nil when absent (tests that need it say `.requires(.publicCaptures)`).
     static var publicCaptures: URL? {
         let url = root.deletingLastPathComponent().appendingPathComponent("shared/captures/public")
+        return FileManager.default.fileExists(atPath: url.path) ? url : nil
+    }
+
+    /// `../shared/captures/public-tls`, or nil when absent.
+    static var publicTLSCaptures: URL? {
+        let url = root.deletingLastPathComponent().appendingPathComponent("shared/captures/public-tls")
         return FileManager.default.fileExists(atPath: url.path) ? url : nil
     }
 
