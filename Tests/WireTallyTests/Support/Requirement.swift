@@ -36,7 +36,7 @@ struct Requirement: Sendable {
     /// tshark, the independent decoder most comparisons are made against (run with `Tshark`).
     static let tshark = program("tshark", need: "tshark (apt-get install tshark, or scripts/setup with WIRETALLY_TEST_TOOLS=1)")
 
-    /// python3 itself (a reference implementation of zlib's gzip through Python's own module).
+    /// python3 itself, for references computed with its standard library (gzip sizes).
     static let python3 = program("python3", need: "python3 (apt-get install python3)")
 
     /// `script`, which gives a command a terminal (progress bars and status lines appear only there).
@@ -112,12 +112,12 @@ struct Requirement: Sendable {
 }
 
 extension Trait where Self == ConditionTrait {
-    /// Runs the test only when every requirement is met; otherwise it is skipped with the reason, or,
-    /// with `CI=true`, fails with it.
+    /// Runs the test only when every requirement is met; otherwise it is skipped with the reason (what
+    /// is missing), or, with `CI=true`, fails with it.
     static func requires(_ requirements: Requirement...) -> Self {
-        let reason = "needs " + requirements.map(\.need).joined(separator: "; ")
+        let missing = requirements.filter { !$0.isMet }
+        let reason = "needs " + (missing.isEmpty ? requirements : missing).map(\.need).joined(separator: "; ")
         return .enabled(Comment(rawValue: reason)) {
-            let missing = requirements.filter { !$0.isMet }
             guard missing.isEmpty else {
                 if Requirement.missingFails {
                     throw Requirement.Unmet(message: "CI=true and a requirement is missing: "
