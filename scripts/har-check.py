@@ -6,7 +6,7 @@
     har-check.py haralyzer FILE.har...             load with haralyzer.HarParser and count
 
 Prints one JSON object per file. Exit 0 when every file passes, 1 otherwise, 77 when a needed
-Python module is missing (the caller skips).
+Python module is missing (the tests that run this require the module, so for them that is a failure).
 """
 import json
 import sys

@@ -87,40 +87,11 @@ final class TemporaryDirectory {
     }
 }
 
-/// Runs a tool with `input` on stdin and returns its stdout.
-func runTool(_ executable: String, _ arguments: [String], input: [UInt8]) throws -> [UInt8] {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
-    let stdin = Pipe()
-    let stdout = Pipe()
-    process.standardInput = stdin
-    process.standardOutput = stdout
-    try process.run()
-    let writer = Thread { 
-        stdin.fileHandleForWriting.write(Data(input))
-        try? stdin.fileHandleForWriting.close()
-    }
-    writer.start()
-    let output = stdout.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    return Array(output)
-}
-
 /// `bytes` compressed by the gzip tool.
-func gzipped(_ bytes: [UInt8]) throws -> [UInt8] { try runTool("/usr/bin/gzip", ["-c"], input: bytes) }
+func gzipped(_ bytes: [UInt8]) throws -> [UInt8] { Array(try ExternalProgram.output("gzip", ["-c"], input: Data(bytes))) }
 
 /// `bytes` inflated by the gzip tool.
-func gunzipped(_ bytes: [UInt8]) throws -> [UInt8] { try runTool("/usr/bin/gzip", ["-dc"], input: bytes) }
-
-/// The shared folder of public captures (`../shared/captures/public` from the package root), or nil
-/// when it is absent.
-func publicCapturesFolder() -> String? {
-    let packageRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-    let folder = packageRoot.deletingLastPathComponent().appendingPathComponent("shared/captures/public").path
-    return FileManager.default.fileExists(atPath: folder) ? folder : nil
-}
+func gunzipped(_ bytes: [UInt8]) throws -> [UInt8] { Array(try ExternalProgram.output("gzip", ["-dc"], input: Data(bytes))) }
 
 /// A packet read by libpcap itself, and the DLT it reported for the file.
 struct LibpcapCapture {
@@ -130,7 +101,8 @@ struct LibpcapCapture {
     var error: String?
 }
 
-/// Reads `path` with libpcap (nanosecond precision); nil when libpcap cannot open it.
+/// Reads `path` with libpcap (nanosecond precision); nil when libpcap cannot open it, or cannot compile
+/// `filter` for its link type.
 /// `filter`, when given, is compiled by libpcap for the file and decides which frame numbers are kept.
 func readWithLibpcap(path: String, filter: String? = nil) -> LibpcapCapture? {
     var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))

@@ -4,33 +4,22 @@ import Testing
 
 /// Our readers against libpcap on real captures from other projects.
 @Suite struct LibpcapComparisonTests {
-    /// Every pcap/pcapng (optionally gzipped) file in the public folder.
-    static func captureFiles() -> [String] {
-        guard let folder = publicCapturesFolder(),
-              let names = try? FileManager.default.contentsOfDirectory(atPath: folder) else { return [] }
-        let suffixes = [".pcap", ".pcapng", ".pcap.gz", ".pcapng.gz"]
-        return names.filter { name in suffixes.contains { name.hasSuffix($0) } }
-            .sorted().map { folder + "/" + $0 }
+    /// The public folder, when there, holds captures: the tests taking them as arguments test something.
+    @Test(.requires(.publicCaptures))
+    func publicCapturesFolderListsCaptures() {
+        #expect(TestPaths.publicCaptureFiles.count >= 30, "\(TestPaths.publicCaptureFiles)")
     }
 
-    @Test func publicCapturesFolderIsPresentOrSkipped() {
-        if publicCapturesFolder() == nil {
-            print("skipping libpcap comparisons: ../shared/captures/public is absent")
-        }
-    }
-
-    @Test(arguments: captureFiles())
-    func sameAsLibpcap(path: String) throws {
+    @Test(.requires(.publicCaptures), arguments: TestPaths.publicCaptureFiles)
+    func sameAsLibpcap(name: String) throws {
+        let path = try Requirement.publicCapture(name)
         let scratch = try TemporaryDirectory()
         var libpcapPath = path
         if path.hasSuffix(".gz") {
             let data = try gunzipped(Array(try Data(contentsOf: URL(fileURLWithPath: path))))
             libpcapPath = try scratch.file("inflated", data)
         }
-        guard let expected = readWithLibpcap(path: libpcapPath) else {
-            print("skipping \(path): libpcap cannot open it")
-            return
-        }
+        let expected = try #require(readWithLibpcap(path: libpcapPath), "libpcap cannot open \(path)")
         let ours = readAll(path: path)
         #expect(ours.packets.count == expected.packets.count, "\(path)")
         #expect((ours.error == nil) == (expected.error == nil), "\(path): ours \(String(describing: ours.error)), libpcap \(expected.error ?? "none")")
@@ -46,17 +35,17 @@ import Testing
         }
     }
 
-    @Test func knownFilesHaveTheirFormatDetails() throws {
-        guard let folder = publicCapturesFolder() else { return }
-        let bigEndianNano = readAll(path: folder + "/pcapplusplus__nanosecs_big_endian.pcap")
+    @Test(.requires(.publicCaptures))
+    func knownFilesHaveTheirFormatDetails() throws {
+        let bigEndianNano = readAll(path: try Requirement.publicCapture("pcapplusplus__nanosecs_big_endian.pcap"))
         #expect(bigEndianNano.timestampDigits == 9)
         #expect(bigEndianNano.error == nil && !bigEndianNano.packets.isEmpty)
 
-        let multiInterface = readAll(path: folder + "/zeek__pcapng-multi-interface.pcapng")
+        let multiInterface = readAll(path: try Requirement.publicCapture("zeek__pcapng-multi-interface.pcapng"))
         #expect(multiInterface.timestampDigits == 9)
         #expect(Set(multiInterface.packets.map(\.interfaceIndex)) == [0, 1])
 
-        let gzipped = readAll(path: folder + "/zeek__http__1000-requests-one-dropped-response.pcap.gz")
+        let gzipped = readAll(path: try Requirement.publicCapture("zeek__http__1000-requests-one-dropped-response.pcap.gz"))
         #expect(gzipped.error == nil)
         #expect(gzipped.packets.count > 1000)
     }

@@ -5,8 +5,9 @@ import Testing
 /// The analyzer's answer index on a real browsing capture: each HTTP connection is named by the
 /// resolution that preceded its SYN, which is the name its requests' Host header asks for.
 @Suite struct DNSAnswerIndexCaptureTests {
-    @Test func wikipediaConnectionsAreNamedByTheirResolution() throws {
-        guard let folder = TestPaths.publicCaptures else { return }
+    @Test(.requires(.publicCaptures))
+    func wikipediaConnectionsAreNamedByTheirResolution() throws {
+        let capture = try Requirement.publicCapture("zeek__wikipedia.pcap")
         var connections: [TCPConnection] = []
         var hosts: [Int: String] = [:]
         let analyzer = CaptureAnalyzer { record in
@@ -17,7 +18,7 @@ import Testing
             default: break
             }
         }
-        let source = MergedPacketSource(paths: [folder.appendingPathComponent("zeek__wikipedia.pcap").path])
+        let source = MergedPacketSource(paths: [capture])
         while let packet = try source.nextPacket() { analyzer.process(packet) }
         _ = analyzer.finish(timestampDigits: 6)
 

@@ -2,24 +2,22 @@ import Foundation
 import Testing
 @testable import WireTally
 
-/// DNS in the shared public captures (`../shared/captures/public`, skipped when absent), against Zeek's
-/// dns.log and tshark's dissection.
-@Suite struct DNSPublicCaptureTests {
-    private static func analyze(_ name: String) -> (CollectingWriter, AnalysisRun.Result)? {
-        guard let folder = TestPaths.publicCaptures else { return nil }
-        let path = folder.appendingPathComponent(name).path
-        guard FileManager.default.fileExists(atPath: path) else { return nil }
-        return CollectingWriter.analyze([path])
+/// DNS in the shared public captures (`../shared/captures/public`), against Zeek's dns.log and
+/// tshark's dissection (its values written into the tests).
+@Suite(.requires(.publicCaptures))
+struct DNSPublicCaptureTests {
+    private static func analyze(_ name: String) throws -> (CollectingWriter, AnalysisRun.Result) {
+        CollectingWriter.analyze([try Requirement.publicCapture(name)])
     }
 
     /// Zeek's dns.log for wikipedia.pcap (port 53 rows; its mDNS, LLMNR and NetBIOS rows are not DNS
     /// transactions here): same transactions, names, types, rcodes, answers, TTLs and RTTs. Zeek sets
     /// `rtt` only when the response has answer records; its timestamps are masked in the baseline.
     @Test func wikipediaMatchesZeekDNSLog() throws {
-        guard let folder = TestPaths.publicCaptures, let (writer, result) = Self.analyze("zeek__wikipedia.pcap") else { return }
+        let (writer, result) = try Self.analyze("zeek__wikipedia.pcap")
         Conservation.check(writer, result)
         DNSWire.expectUDPRecordsMatchFlows(writer)
-        let rows = try ZeekLog.load(folder.appendingPathComponent("zeek__wikipedia.dns.log").path)
+        let rows = try ZeekLog.load(try Requirement.publicCapture("zeek__wikipedia.dns.log"))
             .filter { $0["id.resp_p"] == "53" }
         #expect(rows.count == 14)
         #expect(writer.rawDNS.count == rows.count)
@@ -52,7 +50,7 @@ import Testing
     }
 
     @Test func dnsOverTCP() throws {
-        guard let (writer, result) = Self.analyze("tcpdump__dns_tcp.pcap") else { return }
+        let (writer, result) = try Self.analyze("tcpdump__dns_tcp.pcap")
         Conservation.check(writer, result)
         #expect(writer.dns.count == 1)
         let record = try #require(writer.dns.first)
@@ -73,7 +71,7 @@ import Testing
     }
 
     @Test func pcapngMultiInterface() throws {
-        guard let (writer, result) = Self.analyze("zeek__pcapng-multi-interface.pcapng") else { return }
+        let (writer, result) = try Self.analyze("zeek__pcapng-multi-interface.pcapng")
         Conservation.check(writer, result)
         DNSWire.expectUDPRecordsMatchFlows(writer)
         let summary = writer.dns.map { "\($0.string("query") ?? "") \($0.string("qtype") ?? "") \($0["addresses"]?.serialized ?? "")" }
@@ -102,7 +100,7 @@ import Testing
         ]),
     ])
     func otherLinkTypes(_ capture: String, _ expected: [String]) throws {
-        guard let (writer, result) = Self.analyze(capture) else { return }
+        let (writer, result) = try Self.analyze(capture)
         Conservation.check(writer, result)
         DNSWire.expectUDPRecordsMatchFlows(writer)
         let ours = writer.rawDNS.map { transaction in

@@ -4,24 +4,14 @@ import Testing
 @testable import WireTally
 
 /// Decodes every public capture read by libpcap (an independent reader) and compares each frame with
-/// tshark's dissection when tshark is installed.
+/// tshark's dissection.
 @Suite struct PublicCaptureTests {
-    static let directory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("shared/captures/public")
-
-    static var captureFiles: [String] {
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        return names.filter { $0.hasSuffix(".pcap") || $0.hasSuffix(".pcapng") || $0.hasSuffix(".pcap.gz") }.sorted()
-    }
-
-    @Test(arguments: captureFiles)
+    @Test(.requires(.publicCaptures, .tshark), arguments: TestPaths.publicCaptureFiles)
     func decodesLikeTshark(file: String) throws {
         let path = try Self.readablePath(of: file)
         let (summaries, decoder) = try Self.decodeWithLibpcap(path)
         #expect(decoder.heldFragmentDatagrams == 0 || decoder.flushFragments().packets > 0)
-        guard let fields = Self.tsharkFields(path) else { return }
+        let fields = try Self.tsharkFields(path)
         #expect(fields.count == summaries.count, "\(file): tshark saw \(fields.count) frames")
         var mismatches: [String] = []
         for (summary, row) in zip(summaries, fields) {
@@ -55,13 +45,12 @@ import Testing
 
     /// The capture's path, gunzipped to a temporary file first when it is compressed.
     static func readablePath(of file: String) throws -> String {
-        let path = directory.appendingPathComponent(file).path
+        let path = try Requirement.publicCapture(file)
         guard file.hasSuffix(".gz") else { return path }
         let output = TestScratch.folder
             .appendingPathComponent("wiretally-decoding-\(ProcessInfo.processInfo.processIdentifier)-\(file.dropLast(3))")
         if !FileManager.default.fileExists(atPath: output.path) {
-            let data = try #require(ExternalProgram.output("gzip", ["-dc", path]))
-            try data.write(to: output)
+            try ExternalProgram.output("gzip", ["-dc", path]).write(to: output)
         }
         return output.path
     }
@@ -74,14 +63,10 @@ import Testing
         "ip.checksum.status", "tcp.checksum.status", "udp.checksum.status",
     ]
 
-    /// One row of tshark fields per frame (multi-valued fields joined by ","), nil without tshark.
-    static func tsharkFields(_ path: String) -> [[String]]? {
+    /// One row of tshark fields per frame (multi-valued fields joined by ","), with checksums verified.
+    static func tsharkFields(_ path: String) throws -> [[String]] {
         let checksumPreferences = ["ip", "tcp", "udp"].flatMap { ["-o", "\($0).check_checksum:TRUE"] }
-        let arguments = checksumPreferences + ["-n", "-r", path, "-T", "fields", "-E", "separator=|"]
-            + tsharkFieldNames.flatMap { ["-e", $0] }
-        guard let data = ExternalProgram.output("tshark", arguments), let text = String(data: data, encoding: .utf8)
-        else { return nil }
-        return text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+        return try Tshark.fields(path, tsharkFieldNames, options: checksumPreferences)
     }
 
     /// A description of the first disagreement between the decoder and tshark, or nil.

@@ -29,7 +29,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: HARTestSupport.hasJSONSchema))
+    @Test(.requires(.jsonschema))
     func everyCaptureValidatesAgainstTheHAR12Schema() throws {
         let paths = Self.documents.map(\.path)
         let check = try HARTestSupport.check(["schema", HARTestSupport.schema], files: paths)
@@ -42,7 +42,7 @@ import Testing
     }
 
     /// The validator really rejects what the spec forbids (so a pass above means something).
-    @Test(.enabled(if: HARTestSupport.hasJSONSchema))
+    @Test(.requires(.jsonschema))
     func theSchemaRejectsInvalidHAR() throws {
         let document = try #require(Self.documents.first { $0.capture.hasSuffix("nginx-curl-keepalive.pcap") })
         let text = try String(contentsOfFile: document.path, encoding: .utf8)
@@ -67,7 +67,7 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: HARTestSupport.hasHaralyzer))
+    @Test(.requires(.haralyzer))
     func haralyzerLoadsEveryCapture() throws {
         let check = try HARTestSupport.check(["haralyzer"], files: Self.documents.map(\.path))
         #expect(check.status == 0, "\(check.output)")

@@ -5,7 +5,7 @@ import Testing
 
 /// `wiretally analyze --format har` through the binary.
 @Suite struct HARCommandLineTests {
-    @Test(.enabled(if: CommandLineTests.binary != nil))
+    @Test(.requires(.wiretallyBinary))
     func formatHarWritesOneDocument() throws {
         let run = try CommandLineTests.run(["analyze", TestPaths.capture("nginx-curl-keepalive.pcap"), "--format", "har"])
         #expect(run.status == 0, "\(run.stderr)")

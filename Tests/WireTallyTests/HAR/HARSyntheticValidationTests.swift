@@ -59,13 +59,13 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: HARTestSupport.hasJSONSchema))
+    @Test(.requires(.jsonschema))
     func schemaAcceptsTheSynthesisedParts() throws {
         let check = try HARTestSupport.check(["schema", HARTestSupport.schema], files: try Self.files())
         #expect(check.status == 0, "\(check.output)")
     }
 
-    @Test(.enabled(if: HARTestSupport.hasHaralyzer))
+    @Test(.requires(.haralyzer))
     func haralyzerLoadsTheSynthesisedParts() throws {
         let files = try Self.files()
         let check = try HARTestSupport.check(["haralyzer"], files: files)

@@ -41,58 +41,19 @@ enum HARTestSupport {
 
     // MARK: Python
 
-    static func python3() -> String? {
-        for candidate in pathCandidates("python3") + ["/usr/bin/python3", "/usr/local/bin/python3"]
-        where FileManager.default.isExecutableFile(atPath: candidate) {
-            return candidate
-        }
-        return nil
-    }
-
-    private static func pathCandidates(_ name: String) -> [String] {
-        (ProcessInfo.processInfo.environment["PATH"] ?? "").split(separator: ":").map { "\($0)/\(name)" }
-    }
-
-    /// True when python3 can import `module`; prints why not otherwise.
-    static func hasModule(_ module: String) -> Bool {
-        guard let python = python3() else {
-            print("skipping: python3 is not installed")
-            return false
-        }
-        let ok = (try? run(python, ["-c", "import \(module)"]).status) == 0
-        if !ok { print("skipping: python module \(module) is missing (WIRETALLY_TEST_TOOLS=1 scripts/setup installs it)") }
-        return ok
-    }
-
-    static let hasJSONSchema = hasModule("jsonschema")
-    static let hasHaralyzer = hasModule("haralyzer")
-
-    /// Runs a program; returns its exit status and standard output.
-    static func run(_ executable: String, _ arguments: [String]) throws -> (status: Int32, output: String) {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = pipe
-        try process.run()
-        let data = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
-    }
-
-    /// `scripts/har-check.py MODE …`: the JSON line printed per file, keyed by file path.
+    /// `scripts/har-check.py MODE …` (tests that call it require `.jsonschema` or `.haralyzer`): the
+    /// exit status, the JSON line printed per file keyed by file path, and all the output.
     static func check(_ mode: [String], files: [String]) throws -> (status: Int32, results: [String: [String: Any]], output: String) {
-        let python = try #require(python3())
-        let (status, output) = try run(python, [checker] + mode + files)
+        let python = try #require(ExternalProgram.path(of: "python3"), "python3 is not installed")
+        let run = try ExternalProgram.run(URL(fileURLWithPath: python), [checker] + mode + files)
         var results: [String: [String: Any]] = [:]
-        for line in output.split(separator: "\n") where line.hasPrefix("{") {
+        for line in run.stdout.split(separator: "\n") where line.hasPrefix("{") {
             if let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
                let file = object["file"] as? String {
                 results[file] = object
             }
         }
-        return (status, results, output)
+        return (run.status, results, run.stdout + run.stderr)
     }
 }
 

@@ -73,8 +73,8 @@ import Testing
         }
     }
 
-    @Test func commandLineSummary() throws {
-        guard CommandLineTests.binary != nil else { return }
+    @Test(.requires(.wiretallyBinary))
+    func commandLineSummary() throws {
         let json = try CommandLineTests.run(["analyze", Self.file, "--summary", "--format", "json"])
         #expect(json.status == 0)
         let object = try JSONSerialization.jsonObject(with: Data(json.stdout.utf8)) as? [String: Any]

@@ -2,15 +2,13 @@ import Foundation
 import Testing
 @testable import WireTally
 
-/// Real-world captures from other projects' test suites (`../shared/captures/public`, skipped when
-/// absent): no crash, conservation everywhere, and Zeek's per-connection IP byte counts.
-@Suite struct PublicCaptureAnalysisTests {
-    static let folder = TestPaths.publicCaptures
-    static let captures = folder.map { TestPaths.files(in: $0, endingWith: [".pcap", ".pcapng", ".pcap.gz"]) } ?? []
-
-    @Test(arguments: captures)
+/// Real-world captures from other projects' test suites (`../shared/captures/public`): no crash,
+/// conservation everywhere, and Zeek's per-connection IP byte counts.
+@Suite(.requires(.publicCaptures))
+struct PublicCaptureAnalysisTests {
+    @Test(arguments: TestPaths.publicCaptureFiles)
     func analysesWithoutLosingAByte(_ name: String) throws {
-        let path = Self.folder!.appendingPathComponent(name).path
+        let path = try Requirement.publicCapture(name)
         let (writer, result) = CollectingWriter.analyze([path])
         Conservation.check(writer, result)
         for error in result.errors { #expect(String(describing: error).contains(name)) }
@@ -26,10 +24,9 @@ import Testing
 
     @Test(arguments: zeekBaselines.map(\.capture))
     func ipBytesMatchZeek(_ capture: String) throws {
-        guard let folder = Self.folder else { return }
         let log = Self.zeekBaselines.first { $0.capture == capture }!.log
-        let rows = try ZeekConnLog.load(folder.appendingPathComponent(log).path).filter { $0.proto != "icmp" }
-        let (writer, _) = CollectingWriter.analyze([folder.appendingPathComponent(capture).path])
+        let rows = try ZeekConnLog.load(try Requirement.publicCapture(log)).filter { $0.proto != "icmp" }
+        let (writer, _) = CollectingWriter.analyze([try Requirement.publicCapture(capture)])
         let records = writer.connections + writer.flows
         #expect(!rows.isEmpty)
         for row in rows {

@@ -42,10 +42,10 @@ import Testing
         return connections.sorted { $0.id < $1.id }.map { (logs[$0.id - 1], $0) }
     }
 
-    @Test func matchesPcapPlusPlusReassembly() throws {
-        guard let folder = TestPaths.publicCaptures else { return }
-        let expected = try Data(contentsOf: folder.appendingPathComponent("pcapplusplus__one_tcp_stream_output.txt"))
-        let connections = Self.reassemble(folder.appendingPathComponent("pcapplusplus__one_tcp_stream_max_seq.pcap").path)
+    @Test(.requires(.publicCaptures))
+    func matchesPcapPlusPlusReassembly() throws {
+        let expected = try Data(contentsOf: URL(fileURLWithPath: try Requirement.publicCapture("pcapplusplus__one_tcp_stream_output.txt")))
+        let connections = Self.reassemble(try Requirement.publicCapture("pcapplusplus__one_tcp_stream_max_seq.pcap"))
         try #require(connections.count == 1)
         let (log, connection) = connections[0]
         #expect(log.deliveries.flatMap(\.1) == Array(expected))
@@ -53,12 +53,12 @@ import Testing
         #expect(connection.ledger.tally(.up).retransmission.packets + connection.ledger.tally(.down).retransmission.packets > 0)
     }
 
-    @Test func flagsConflictingOverlapsAndKeepsTheFirstCopy() throws {
-        guard let folder = TestPaths.publicCaptures else { return }
-        let suricata = Self.reassemble(folder.appendingPathComponent(
-            "suricata-verify__eve-overlap-payload-04-partial-overlap__tcp-overlap2.pcap").path)
+    @Test(.requires(.publicCaptures))
+    func flagsConflictingOverlapsAndKeepsTheFirstCopy() throws {
+        let suricata = Self.reassemble(try Requirement.publicCapture(
+            "suricata-verify__eve-overlap-payload-04-partial-overlap__tcp-overlap2.pcap"))
         #expect(suricata.contains { $0.record.flags.contains(.conflictingOverlap) })
-        let zeek = Self.reassemble(folder.appendingPathComponent("zeek__tcp__reassembly.pcap").path)
+        let zeek = Self.reassemble(try Requirement.publicCapture("zeek__tcp__reassembly.pcap"))
         #expect(zeek.contains { $0.record.flags.contains(.conflictingOverlap) })
         for (_, connection) in suricata + zeek { #expect(connection.ledger.isConserved) }
     }

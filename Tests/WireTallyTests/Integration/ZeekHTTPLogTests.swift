@@ -11,7 +11,8 @@ import Testing
 /// request lines that are not HTTP/1.x (HTTP/0.9-style `GET /path`, empty targets, binary junk in
 /// `methods.pcap`); wiretally does not invent requests from those — their bytes stay unattributed
 /// and the server's answer becomes an exchange with `no_request` — so only HTTP/1.x rows are compared.
-@Suite struct ZeekHTTPLogTests {
+@Suite(.requires(.publicCaptures))
+struct ZeekHTTPLogTests {
     static let pairs: [(capture: String, log: String)] = [
         ("zeek__http__get.pcap", "zeek__http__get.http.log"),
         ("zeek__http__pipelined-requests.pcap", "zeek__http__pipelined-requests.http.log"),
@@ -26,10 +27,9 @@ import Testing
 
     @Test(arguments: pairs.map(\.capture))
     func sameTransactionsAsZeek(_ capture: String) throws {
-        guard let folder = TestPaths.publicCaptures else { return }
         let log = Self.pairs.first { $0.capture == capture }!.log
-        let rows = try ZeekLog.load(folder.appendingPathComponent(log).path)
-        let (writer, result) = CollectingWriter.analyze([folder.appendingPathComponent(capture).path])
+        let rows = try ZeekLog.load(try Requirement.publicCapture(log))
+        let (writer, result) = CollectingWriter.analyze([try Requirement.publicCapture(capture)])
         Conservation.check(writer, result)
         #expect(!rows.isEmpty)
         var used = Set<Int>()
@@ -68,9 +68,10 @@ import Testing
 
 /// Rows of any Zeek TSV log as dictionaries by field name.
 enum ZeekLog {
+    /// The rows of the log at `path`; a file without a `#fields` header is not a Zeek log and throws.
     static func load(_ path: String) throws -> [[String: String]] {
         let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
-        guard let fieldsLine = lines.first(where: { $0.hasPrefix("#fields") }) else { return [] }
+        let fieldsLine = try #require(lines.first(where: { $0.hasPrefix("#fields") }), "\(path) has no #fields line")
         let fields = fieldsLine.split(separator: "\t").dropFirst().map(String.init)
         return lines.filter { !$0.hasPrefix("#") }.map { line in
             Dictionary(zip(fields, line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)),

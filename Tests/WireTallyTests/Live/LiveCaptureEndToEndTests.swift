@@ -6,7 +6,7 @@ import Testing
 /// records it streams equal those of an offline `analyze` of the raw capture it wrote, agree with
 /// curl's own sizes and conserve bytes; SIGINT, SIGTERM and --duration stop it cleanly with a valid
 /// raw file; a missing interface or missing rights give a plain message and a non-zero exit.
-@Suite(.serialized, .enabled(if: LiveNetwork.isAvailable, "needs root, ip, nginx, curl and the right to create network namespaces"))
+@Suite(.serialized, .requires(.liveNetwork))
 struct LiveCaptureEndToEndTests {
     /// The built binary (the same build as the tests).
     static func binary() throws -> String {
@@ -43,7 +43,8 @@ struct LiveCaptureEndToEndTests {
     static func int(_ object: Object, _ path: String) -> Int? { value(object, path) as? Int }
     static func string(_ object: Object, _ path: String) -> String? { value(object, path) as? String }
 
-    @Test func liveRecordsEqualAnOfflineAnalysisOfTheRawCapture() throws {
+    @Test(.requires(.tshark))
+    func liveRecordsEqualAnOfflineAnalysisOfTheRawCapture() throws {
         let network = try LiveNetwork()
         defer { network.tearDown() }
         try network.startServer()
@@ -129,9 +130,7 @@ struct LiveCaptureEndToEndTests {
         Conservation.check(writer, result)
         #expect(result.summary.read.packets == Self.int(liveSummary, "packets"))
         // tshark reads the raw file too, packet for packet.
-        if let tshark = try? LiveNetwork.run("tshark", ["-r", raw, "-T", "fields", "-e", "frame.number"]), tshark.status == 0 {
-            #expect(tshark.stdout.split(separator: "\n").count == result.summary.read.packets)
-        }
+        #expect(try Tshark.fields(raw, ["frame.number"]).count == result.summary.read.packets)
     }
 
     @Test func sigtermAndDurationStopCleanlyWithAValidRawFile() throws {
@@ -180,24 +179,23 @@ struct LiveCaptureEndToEndTests {
         #expect(list.stdout.contains(".lo ") || list.stdout.contains(".lo\n"))
     }
 
-    @Test func aStatusLineOnlyOnATerminal() throws {
+    @Test(.requires(.script))
+    func aStatusLineOnlyOnATerminal() throws {
         let binary = try Self.binary()
         // `script` gives the command a terminal; its output is what the terminal showed.
-        if let script = LiveNetwork.path(of: "script") {
-            let run = try LiveNetwork.run(script, ["-qec", "\(binary) live -i lo --duration 2.5 -o /dev/null", "/dev/null"])
-            #expect(run.status == 0)
-            #expect(run.stdout.contains("\r2s  "))
-            #expect(run.stdout.contains(" open / ") && run.stdout.contains(" exchanges "))
-            #expect(run.stdout.contains("dropped"))
-        }
+        let run = try LiveNetwork.run("script", ["-qec", "\(binary) live -i lo --duration 2.5 -o /dev/null", "/dev/null"])
+        #expect(run.status == 0)
+        #expect(run.stdout.contains("\r2s  "))
+        #expect(run.stdout.contains(" open / ") && run.stdout.contains(" exchanges "))
+        #expect(run.stdout.contains("dropped"))
         let piped = try LiveNetwork.run(binary, ["live", "-i", "lo", "--duration", "2.5", "-o", "/dev/null"])
         #expect(piped.status == 0)
         #expect(!piped.stderr.contains("\r"))
         #expect(piped.stderr.contains("packets captured"))
     }
 
-    @Test func withoutTheRightToCaptureItSaysSo() throws {
-        guard let setpriv = LiveNetwork.path(of: "setpriv") else { return }
+    @Test(.requires(.setpriv))
+    func withoutTheRightToCaptureItSaysSo() throws {
         // A copy the unprivileged user can run (the build folder may not be reachable for it).
         let folder = TestScratch.folder.appendingPathComponent("wiretally-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
@@ -206,7 +204,7 @@ struct LiveCaptureEndToEndTests {
         try FileManager.default.copyItem(atPath: try Self.binary(), toPath: copy.path)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: folder.path)
         try FileManager.default.setAttributes([.posixPermissions: 0o755], ofItemAtPath: copy.path)
-        let run = try LiveNetwork.run(setpriv, ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "live", "-i", "lo"])
+        let run = try LiveNetwork.run("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", copy.path, "live", "-i", "lo"])
         #expect(run.status == 1)
         #expect(run.stderr.contains("run with sudo"))
         #expect(run.stderr.contains("setcap cap_net_raw,cap_net_admin=eip"))

@@ -8,16 +8,6 @@ import Testing
 /// and on IP fragments and bad checksums, which the reader's decoder leaves to the analysing thread or
 /// counts on its own.
 @Suite struct ThreadedRunTests {
-    static var everyCapture: [String] {
-        var paths = TestPaths.files(in: TestPaths.captures, endingWith: [".pcap", ".pcapng", ".pcap.gz"])
-            .map(TestPaths.capture)
-        if let folder = TestPaths.publicCaptures {
-            paths += TestPaths.files(in: folder, endingWith: [".pcap", ".pcapng", ".cap", ".pcap.gz"])
-                .map { folder.appendingPathComponent($0).path }
-        }
-        return paths
-    }
-
     /// The JSON Lines text of one run, and its errors.
     static func jsonl(_ files: [String], threads: Int, decode: Bool = true, filter: String? = nil) throws
         -> (text: String, errors: [String])
@@ -33,9 +23,8 @@ import Testing
         return (text, result.errors.map { String(describing: $0) })
     }
 
-    @Test func sameOutputOnEveryCapture() throws {
-        let captures = Self.everyCapture
-        #expect(captures.count >= 10)
+    /// Each capture alone gives the same output and errors with one and two threads, and is conserved.
+    static func expectSameOutputOnEach(_ captures: [String]) throws {
         for capture in captures {
             let one = try Self.jsonl([capture], threads: 1)
             let two = try Self.jsonl([capture], threads: 2)
@@ -43,6 +32,17 @@ import Testing
             #expect(one.errors == two.errors, "\(capture)")
             #expect(one.text.hasSuffix("\"conserved\":true}\n") || !one.errors.isEmpty, "\(capture)")
         }
+    }
+
+    @Test func sameOutputOnEveryRecordedCapture() throws {
+        let captures = TestPaths.files(in: TestPaths.captures, endingWith: [".pcap", ".pcapng", ".pcap.gz"]).map(TestPaths.capture)
+        #expect(captures.count >= 10)
+        try Self.expectSameOutputOnEach(captures)
+    }
+
+    @Test(.requires(.publicCaptures))
+    func sameOutputOnEveryPublicCapture() throws {
+        try Self.expectSameOutputOnEach(try TestPaths.publicCaptureFiles.map(Requirement.publicCapture))
     }
 
     @Test func sameOutputForMergedFilesAndAMissingOne() throws {

@@ -48,7 +48,8 @@ import Testing
         return path
     }
 
-    @Test func commandLineDrawsTheBarOnlyOnATerminalAndNotWhenQuiet() throws {
+    @Test(.requires(.wiretallyBinary, .script))
+    func commandLineDrawsTheBarOnlyOnATerminalAndNotWhenQuiet() throws {
         let path = try Self.bigCapture()
         defer { try? FileManager.default.removeItem(atPath: path) }
         // over the command line's `ProgressDisplay.minimumFileBytes` (4 MB)
@@ -60,15 +61,14 @@ import Testing
             #expect(piped.stderr.isEmpty, "no bar when standard error is not a terminal")
         }
         // `script` gives the command a terminal and copies what it writes to its standard output.
-        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script"),
-              let binary = CommandLineTests.binary?.path else { return }
+        let binary = try #require(CommandLineTests.binary).path
         for command in commands {
-            let shown = ExternalProgram.output("/usr/bin/script", ["-qec", "\(binary) \(command) \(path) -o /dev/null", "/dev/null"])
-            let screen = String(decoding: try #require(shown), as: UTF8.self)
+            let shown = try ExternalProgram.output("script", ["-qec", "\(binary) \(command) \(path) -o /dev/null", "/dev/null"])
+            let screen = String(decoding: shown, as: UTF8.self)
             #expect(screen.contains("█") && screen.contains("% "), "a bar is drawn on a terminal")
             #expect(screen.contains("\r\u{1B}[K"), "and erased at the end")
-            let quiet = ExternalProgram.output("/usr/bin/script", ["-qec", "\(binary) \(command) --quiet \(path) -o /dev/null", "/dev/null"])
-            #expect(!String(decoding: try #require(quiet), as: UTF8.self).contains("█"))
+            let quiet = try ExternalProgram.output("script", ["-qec", "\(binary) \(command) --quiet \(path) -o /dev/null", "/dev/null"])
+            #expect(!String(decoding: quiet, as: UTF8.self).contains("█"))
         }
     }
 }

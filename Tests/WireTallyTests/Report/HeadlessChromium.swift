@@ -4,9 +4,8 @@ import Foundation
 /// WIRETALLY_TEST_TOOLS=1): the DOM after the page's scripts ran, its console messages, every URL the
 /// browser requested (from Chromium's own net log), and screenshots.
 enum HeadlessChromium {
-    /// The browser, or nil when none is installed (the browser tests skip).
-    static let binary: String? = ["/usr/bin/chromium", "/usr/bin/chromium-browser", "/usr/bin/google-chrome"]
-        .first { FileManager.default.isExecutableFile(atPath: $0) }
+    /// The browser, or nil when none is installed (the browser tests require `.chromium`).
+    static let binary: String? = ["chromium", "chromium-browser", "google-chrome"].lazy.compactMap(ExternalProgram.path(of:)).first
 
     /// What loading a page gave.
     struct Page {

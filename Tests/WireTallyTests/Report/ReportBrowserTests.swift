@@ -5,7 +5,7 @@ import Testing
 /// Reports of recorded captures loaded in a real browser (headless Chromium): the page runs without
 /// script or console errors, fetches nothing, and shows the numbers of the independent truths (nginx's
 /// log, tshark's frames, the DNS truth file) — read back from the rendered DOM.
-@Suite(.enabled(if: HeadlessChromium.binary != nil, "chromium is not installed (scripts/setup with WIRETALLY_TEST_TOOLS=1)"))
+@Suite(.requires(.chromium))
 struct ReportBrowserTests {
     /// Loads the report of `files` and checks what every page must satisfy.
     static func render(_ files: [String], appLogs: [String] = [], estimators: Bool = false,

@@ -3,13 +3,13 @@ import Testing
 @testable import WireTally
 
 /// `wiretally report`: the file is written, and the exit codes are those of analyze and compare.
-@Suite struct ReportCommandTests {
+@Suite(.requires(.wiretallyBinary))
+struct ReportCommandTests {
     static func output() -> String {
         TestScratch.folder.appendingPathComponent("wiretally-report-\(UUID().uuidString).html").path
     }
 
     @Test func writesTheReport() throws {
-        guard CommandLineTests.binary != nil else { return }
         let path = Self.output()
         let run = try CommandLineTests.run(["report", TestPaths.capture("runaway.pcap"), "-o", path])
         #expect(run.status == 0)
@@ -19,7 +19,6 @@ import Testing
     }
 
     @Test func truncatedInputStillWritesTheReportAndExitsTwo() throws {
-        guard CommandLineTests.binary != nil else { return }
         let whole = FrameBuilder.pcap(frames: CommandLineTests.twoConnections(), link: .ethernet)
         let capture = try CommandLineTests.write(Array(whole.dropLast(10)), name: "cut.pcap")
         let path = Self.output()
@@ -32,7 +31,6 @@ import Testing
     }
 
     @Test func unreadableInputsExitOneAndBadAppLogTwo() throws {
-        guard CommandLineTests.binary != nil else { return }
         let missing = try CommandLineTests.run(["report", "/nonexistent/file.pcap", "-o", Self.output()])
         #expect(missing.status == 1)
         #expect(missing.stderr.contains("cannot open"))

@@ -2,7 +2,7 @@ import Foundation
 import Testing
 
 /// Something a test needs from outside this repository: the shared public captures, a reference
-/// program (tshark, chromium), a python module, root, the built tool.
+/// program (tshark, chromium, python3, script, setpriv), a python module, root, the built tool.
 ///
 /// A test names what it needs with the `.requires(…)` trait instead of returning early when it is
 /// missing, so that a missing truth is never shown as a pass:
@@ -12,8 +12,11 @@ import Testing
 ///   (`scripts/setup` with `WIRETALLY_TEST_TOOLS=1`), so something missing there is a broken set-up.
 ///
 /// Inside the test, what the requirement guarantees is fetched with a throwing accessor
-/// (`try Requirement.publicCapture("x.pcap")`, `try Tshark.fields(…)`): a file listed in a manifest
-/// but absent, or a reference program that fails, is a failure, never an early return.
+/// (`try Requirement.publicCapture("x.pcap")`, `try Tshark.fields(…)`): a file absent from a folder
+/// that is there, or a reference program that fails, is a failure, never an early return.
+///
+/// `WIRETALLY_TEST_HIDE=tshark,chromium` makes the named programs count as not installed (see
+/// `ExternalProgram.path(of:)`), to see those skips, or those CI failures, on a machine that has them.
 struct Requirement: Sendable {
     /// What is needed and how to get it, shown in the skip reason and the CI failure.
     let need: String
@@ -30,10 +33,17 @@ struct Requirement: Sendable {
         need: "../shared/captures/public-tls (the shared keyed captures beside the repository)",
         isMet: TestPaths.publicTLSCaptures != nil)
 
-    /// tshark, the independent decoder most comparisons are made against.
-    static let tshark = Requirement(
-        need: "tshark (apt-get install tshark, or scripts/setup with WIRETALLY_TEST_TOOLS=1)",
-        isMet: ExternalProgram.path(of: "tshark") != nil)
+    /// tshark, the independent decoder most comparisons are made against (run with `Tshark`).
+    static let tshark = program("tshark", need: "tshark (apt-get install tshark, or scripts/setup with WIRETALLY_TEST_TOOLS=1)")
+
+    /// python3 itself, for references computed with its standard library (gzip sizes).
+    static let python3 = program("python3", need: "python3 (apt-get install python3)")
+
+    /// `script`, which gives a command a terminal (progress bars and status lines appear only there).
+    static let script = program("script", need: "script (apt-get install bsdutils)")
+
+    /// `setpriv`, which runs a command as an unprivileged user.
+    static let setpriv = program("setpriv", need: "setpriv (apt-get install util-linux)")
 
     /// A headless Chromium for the HTML report's browser tests.
     static let chromium = Requirement(
@@ -59,10 +69,16 @@ struct Requirement: Sendable {
         need: "the wiretally executable (swift build --build-tests)",
         isMet: CommandLineTests.binary != nil)
 
+    /// A program found by `ExternalProgram.path(of:)`.
+    static func program(_ name: String, need: String) -> Requirement {
+        Requirement(need: need, isMet: ExternalProgram.path(of: name) != nil)
+    }
+
+    /// A module python3 can import.
     static func pythonModule(_ module: String) -> Requirement {
         Requirement(
             need: "the python module \(module) (pip install \(module), or scripts/setup with WIRETALLY_TEST_TOOLS=1)",
-            isMet: ExternalProgram.output("python3", ["-c", "import \(module)"]) != nil)
+            isMet: (try? ExternalProgram.output("python3", ["-c", "import \(module)"])) != nil)
     }
 
     /// Whether missing requirements fail instead of skipping: `CI=true` in the environment.
@@ -96,12 +112,12 @@ struct Requirement: Sendable {
 }
 
 extension Trait where Self == ConditionTrait {
-    /// Runs the test only when every requirement is met; otherwise it is skipped with the reason, or,
-    /// with `CI=true`, fails with it.
+    /// Runs the test only when every requirement is met; otherwise it is skipped with the reason (what
+    /// is missing), or, with `CI=true`, fails with it.
     static func requires(_ requirements: Requirement...) -> Self {
-        let reason = "needs " + requirements.map(\.need).joined(separator: "; ")
+        let missing = requirements.filter { !$0.isMet }
+        let reason = "needs " + (missing.isEmpty ? requirements : missing).map(\.need).joined(separator: "; ")
         return .enabled(Comment(rawValue: reason)) {
-            let missing = requirements.filter { !$0.isMet }
             guard missing.isEmpty else {
                 if Requirement.missingFails {
                     throw Requirement.Unmet(message: "CI=true and a requirement is missing: "

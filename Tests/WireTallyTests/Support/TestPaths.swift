@@ -23,6 +23,14 @@ enum TestPaths {
 
     static func capture(_ name: String) -> String { captures.appendingPathComponent(name).path }
 
+    /// Names of the captures (pcap, pcapng, either gzip-compressed) in `../shared/captures/public`,
+    /// sorted; none when the folder is absent. Tests taking them as arguments require `.publicCaptures`
+    /// (so an absent folder is a skip, not a test of nothing); `LibpcapComparisonTests` checks that a
+    /// present folder lists them.
+    static var publicCaptureFiles: [String] {
+        publicCaptures.map { files(in: $0, endingWith: [".pcap", ".pcapng", ".pcap.gz", ".pcapng.gz"]) } ?? []
+    }
+
     /// Names of files in a folder with one of the extensions, sorted.
     static func files(in folder: URL, endingWith suffixes: [String]) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

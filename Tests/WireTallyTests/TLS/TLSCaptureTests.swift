@@ -2,11 +2,11 @@ import Foundation
 import Testing
 @testable import WireTally
 
-/// TLS analysis of public captures through the real pipeline, checked against tshark where it is on PATH.
-@Suite(.enabled(if: TLSCaptureRun.publicCapturesPresent, "../shared/captures/public is absent"))
+/// TLS analysis of public captures through the real pipeline, checked against tshark.
+@Suite(.requires(.publicCaptures))
 struct TLSCaptureTests {
     @Test func tls13WithResumption() throws {
-        guard let path = TLSCaptureRun.publicCapture("wireshark__tls13-rfc8446.pcap") else { return }
+        let path = try Requirement.publicCapture("wireshark__tls13-rfc8446.pcap")
         let connections = try TLSCaptureRun.analyze([path])
         #expect(connections.count == 2)
         for item in connections { TLSCaptureRun.checkConservation(item) }
@@ -34,8 +34,9 @@ struct TLSCaptureTests {
         #expect(full.stats(.up).encryptedHandshake.records == 1)
     }
 
-    @Test func tls12KeepAliveEstimatesSixteenExchanges() throws {
-        guard let path = TLSCaptureRun.publicCapture("zeek__tls__tls-1.2-stream-keylog.pcap") else { return }
+    @Test(.requires(.tshark))
+    func tls12KeepAliveEstimatesSixteenExchanges() throws {
+        let path = try Requirement.publicCapture("zeek__tls__tls-1.2-stream-keylog.pcap")
         let connections = try TLSCaptureRun.analyze([path])
         #expect(connections.count == 1)
         let item = try #require(connections.first)
@@ -57,10 +58,10 @@ struct TLSCaptureTests {
         // The ledger: every exchange owns its bursts' packets; nothing of the payload is unattributed.
         #expect(item.connection.ledger.unattributed(.down).payloadBytes == 0)
         // Burst boundaries against the decrypted truth.
-        let keylog = TestPaths.publicCaptures!.appendingPathComponent("zeek__tls__tls-1.2-stream-keylog.derived-keylog.txt").path
-        guard let requests = TLSCaptureRun.tsharkFields(path, filter: "http.request", ["frame.number"], extra: ["-o", "tls.keylog_file:\(keylog)"]),
-              let responses = TLSCaptureRun.tsharkFields(path, filter: "http.response", ["frame.number"], extra: ["-o", "tls.keylog_file:\(keylog)"])
-        else { return }
+        let keylog = try Requirement.publicCapture("zeek__tls__tls-1.2-stream-keylog.derived-keylog.txt")
+        let decrypted = ["-o", "tls.keylog_file:\(keylog)"]
+        let requests = try Tshark.fields(path, filter: "http.request", ["frame.number"], options: decrypted)
+        let responses = try Tshark.fields(path, filter: "http.response", ["frame.number"], options: decrypted)
         let requestFrames = requests.compactMap { Int($0[0]) }, responseFrames = responses.compactMap { Int($0[0]) }
         #expect(requestFrames.count == 16)
         #expect(responseFrames.count == 16)
@@ -71,8 +72,9 @@ struct TLSCaptureTests {
         }
     }
 
-    @Test func allCipherSuitesMatchTshark() throws {
-        guard let path = TLSCaptureRun.publicCapture("pcapfs__all_ciphers.pcap") else { return }
+    @Test(.requires(.tshark))
+    func allCipherSuitesMatchTshark() throws {
+        let path = try Requirement.publicCapture("pcapfs__all_ciphers.pcap")
         let connections = try TLSCaptureRun.analyze([path])
         #expect(connections.count == 31)
         for item in connections { TLSCaptureRun.checkConservation(item) }
@@ -83,25 +85,25 @@ struct TLSCaptureTests {
             #expect(item.tls.session.clientFinishedOrigin != nil)
             #expect(item.tls.session.stats(.up).protectedRecords > 0)
         }
-        guard let verbose = TLSCaptureRun.tshark(["-r", path, "-Y", "tls.handshake.type == 2", "-V"]) else { return }
-        let text = verbose.map { $0.joined(separator: "|") }
-        let names = text.compactMap { line -> String? in
+        let verbose = try Tshark.output(["-r", path, "-Y", "tls.handshake.type == 2", "-V"])
+        let names = verbose.split(separator: "\n").compactMap { line -> String? in
             guard let match = line.firstMatch(of: /^\s+Cipher Suite: (\S+) \((0x[0-9a-f]{4})\)/) else { return nil }
             return String(match.1)
         }
         #expect(names.count == 31)
         #expect(names == ours.map { $0.tls.session.cipherSuite?.name ?? "?" })
-        let versions = TLSCaptureRun.tsharkFields(path, filter: "tls.handshake.type == 2", ["tls.handshake.version"]) ?? []
+        let versions = try Tshark.fields(path, filter: "tls.handshake.type == 2", ["tls.handshake.version"])
         #expect(versions.map { $0[0] } == ours.map { _ in "0x0303" })
     }
 
-    @Test func sniAndALPNMatchTshark() throws {
+    @Test(.requires(.tshark))
+    func sniAndALPNMatchTshark() throws {
         for name in ["pcapfs__all_ciphers.pcap", "zeek__tls__tls-1.2-stream-keylog.pcap", "illustrated-tls13__capture.pcap",
                      "wireshark__http2-data-reassembly.pcap", "wireshark__tls13-rfc8446.pcap"] {
-            guard let path = TLSCaptureRun.publicCapture(name) else { continue }
+            let path = try Requirement.publicCapture(name)
             let connections = try TLSCaptureRun.analyze([path])
-            guard let hellos = TLSCaptureRun.tsharkFields(path, filter: "tls.handshake.type == 1",
-                ["tcp.srcport", "tls.handshake.extensions_server_name", "tls.handshake.extensions_alpn_str"]) else { return }
+            let hellos = try Tshark.fields(path, filter: "tls.handshake.type == 1",
+                ["tcp.srcport", "tls.handshake.extensions_server_name", "tls.handshake.extensions_alpn_str"])
             #expect(hellos.count == connections.count, "\(name)")
             for row in hellos {
                 guard let item = connections.first(where: { String($0.connection.clientPort) == row[0] }) else {
@@ -111,7 +113,7 @@ struct TLSCaptureTests {
                 #expect((item.tls.session.sni ?? "") == row[1], "\(name) \(row[0])")
                 #expect((item.tls.session.clientHello?.alpn ?? []).joined(separator: ",") == row[2], "\(name) \(row[0])")
             }
-            let serverALPN = TLSCaptureRun.tsharkFields(path, filter: "tls.handshake.type == 2", ["tcp.dstport", "tls.handshake.extensions_alpn_str"]) ?? []
+            let serverALPN = try Tshark.fields(path, filter: "tls.handshake.type == 2", ["tcp.dstport", "tls.handshake.extensions_alpn_str"])
             for row in serverALPN {
                 guard let item = connections.first(where: { String($0.connection.clientPort) == row[0] }) else { continue }
                 #expect((item.tls.session.serverHello?.alpn ?? "") == row[1], "\(name) \(row[0])")
@@ -120,7 +122,7 @@ struct TLSCaptureTests {
     }
 
     @Test func illustratedTLS13() throws {
-        guard let path = TLSCaptureRun.publicCapture("illustrated-tls13__capture.pcap") else { return }
+        let path = try Requirement.publicCapture("illustrated-tls13__capture.pcap")
         let connections = try TLSCaptureRun.analyze([path])
         let item = try #require(connections.first)
         TLSCaptureRun.checkConservation(item)
@@ -137,7 +139,7 @@ struct TLSCaptureTests {
     }
 
     @Test func sslv3WithSessionIDResumption() throws {
-        guard let path = TLSCaptureRun.publicCapture("wireshark__rsasnakeoil2.pcap") else { return }
+        let path = try Requirement.publicCapture("wireshark__rsasnakeoil2.pcap")
         let connections = try TLSCaptureRun.analyze([path])
         #expect(connections.count == 2)
         for item in connections {
@@ -151,7 +153,7 @@ struct TLSCaptureTests {
     }
 
     @Test func http2IsOneSession() throws {
-        guard let path = TLSCaptureRun.publicCapture("wireshark__http2-data-reassembly.pcap") else { return }
+        let path = try Requirement.publicCapture("wireshark__http2-data-reassembly.pcap")
         let connections = try TLSCaptureRun.analyze([path])
         let item = try #require(connections.first)
         TLSCaptureRun.checkConservation(item)
@@ -168,7 +170,7 @@ struct TLSCaptureTests {
     @Test func nonTLSConnectionStaysUnattributed() throws {
         // A CONNECT tunnel: the stream starts with HTTP, not TLS records (TLS inside the tunnel is not
         // followed by this analysis on its own).
-        guard let path = TLSCaptureRun.publicCapture("zeek__http__connect-with-header.pcap") else { return }
+        let path = try Requirement.publicCapture("zeek__http__connect-with-header.pcap")
         for item in try TLSCaptureRun.analyze([path]) {
             TLSCaptureRun.checkConservation(item)
             #expect(item.tls.exchangeCount == 0)

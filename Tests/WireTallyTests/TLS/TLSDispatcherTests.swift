@@ -28,10 +28,10 @@ import Testing
         }
     }
 
-    @Test(.enabled(if: TLSCaptureRun.publicCapturesPresent))
+    @Test(.requires(.publicCaptures))
     func picksTLSOrHTTPPerConnection() throws {
-        guard let tlsPath = TLSCaptureRun.publicCapture("zeek__tls__tls-1.2-stream-keylog.pcap"),
-              let httpPath = TLSCaptureRun.publicCapture("zeek__http__get.pcap") else { return }
+        let tlsPath = try Requirement.publicCapture("zeek__tls__tls-1.2-stream-keylog.pcap")
+        let httpPath = try Requirement.publicCapture("zeek__http__get.pcap")
         for paths in [[tlsPath], [httpPath]] {
             let connections = try Self.analyze(paths)
             #expect(!connections.isEmpty)

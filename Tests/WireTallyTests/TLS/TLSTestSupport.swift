@@ -9,15 +9,6 @@ enum TLSCaptureRun {
         var tls: TLSConnectionAnalysis
     }
 
-    /// The public capture's path, or nil when the shared folder (or the file) is absent.
-    static func publicCapture(_ name: String) -> String? {
-        guard let folder = TestPaths.publicCaptures else { return nil }
-        let path = folder.appendingPathComponent(name).path
-        return FileManager.default.fileExists(atPath: path) ? path : nil
-    }
-
-    static var publicCapturesPresent: Bool { TestPaths.publicCaptures != nil }
-
     /// Every TCP connection of the files, in report order.
     static func analyze(_ paths: [String], options: TLSAnalysisFactory = .init()) throws -> [Connection] {
         var connections: [Connection] = []
@@ -45,18 +36,6 @@ enum TLSCaptureRun {
             for index in 0 ..< item.tls.exchangeCount { owned = owned + ledger.exchange(index).tally(direction).total }
             #expect(owned == ledger.tally(direction).total, "\(direction)", sourceLocation: sourceLocation)
         }
-    }
-
-    /// tshark's output (fields separated by `|`), nil without tshark.
-    static func tshark(_ arguments: [String]) -> [[String]]? {
-        guard let data = ExternalProgram.output("tshark", ["-n"] + arguments),
-              let text = String(data: data, encoding: .utf8) else { return nil }
-        return text.split(separator: "\n").map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
-    }
-
-    /// `tshark -T fields` with `-E separator=|`.
-    static func tsharkFields(_ path: String, filter: String, _ fields: [String], extra: [String] = []) -> [[String]]? {
-        tshark(extra + ["-r", path, "-Y", filter, "-T", "fields", "-E", "separator=|"] + fields.flatMap { ["-e", $0] })
     }
 }
 

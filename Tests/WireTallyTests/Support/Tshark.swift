@@ -1,0 +1,22 @@
+import Foundation
+
+/// tshark, the independent decoder most comparisons are made against, run by the tests that declare
+/// `.requires(.tshark)`. tshark failing (not there although required, or exiting non-zero) throws:
+/// the test fails rather than passing without its comparison.
+enum Tshark {
+    /// tshark's standard output for `arguments`, run with `-n` (no name resolution).
+    static func output(_ arguments: [String]) throws -> String {
+        String(decoding: try ExternalProgram.output("tshark", ["-n"] + arguments), as: UTF8.self)
+    }
+
+    /// `tshark -r path -T fields` for the frames the display `filter` keeps (every frame without one):
+    /// one row per frame, one value per field in `fields` (a field with several values has them
+    /// joined by ","). `options` come first (`-o name:value` preferences).
+    static func fields(_ path: String, filter: String? = nil, _ fields: [String], options: [String] = []) throws -> [[String]] {
+        let arguments = options + ["-r", path] + (filter.map { ["-Y", $0] } ?? [])
+            + ["-T", "fields", "-E", "separator=|"] + fields.flatMap { ["-e", $0] }
+        var lines = try output(arguments).split(separator: "\n", omittingEmptySubsequences: false)
+        if lines.last?.isEmpty == true { lines.removeLast() }
+        return lines.map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+    }
+}
