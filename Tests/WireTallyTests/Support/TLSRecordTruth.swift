@@ -34,6 +34,8 @@ struct TLSRecordTruth {
     var ticketFrames: [Int: Int]
     /// Per stream, the frames that complete an HTTP/1.x request, in order (decrypted `http.tsv`).
     var requestFrames: [Int: [Int]]
+    /// Per stream, the frame of the client's last handshake message (its Finished), decrypted view.
+    var clientFinishedFrames: [Int: Int]
 
     /// Reads the three truth files of capture `name`.
     static func load(_ name: String) throws -> TLSRecordTruth {
@@ -52,16 +54,24 @@ struct TLSRecordTruth {
             }
         }
         var ticketFrames: [Int: Int] = [:]
-        for row in try TruthTable.load(name, "tls-decrypted.tsv").rows {
-            let types = row.list("tls.handshake.type")
+        let decrypted = try TruthTable.load(name, "tls-decrypted.tsv").rows
+        var clientPorts: [Int: Int] = [:]  // stream → the port that sent the ClientHello
+        for row in decrypted where row.list("tls.handshake.type").contains("1") {
+            clientPorts[row.int("tcp.stream")!] = row.int("tcp.srcport")!
+        }
+        var clientFinishedFrames: [Int: Int] = [:]
+        for row in decrypted {
+            let types = row.list("tls.handshake.type"), stream = row.int("tcp.stream")!
             if !types.isEmpty && types.allSatisfy({ $0 == "4" }) { ticketFrames[row.int("frame.number")!] = types.count }
+            if row.int("tcp.srcport") == clientPorts[stream] { clientFinishedFrames[stream] = row.int("frame.number")! }
         }
         var requestFrames: [Int: [Int]] = [:]
         for row in try TruthTable.load(name, "http.tsv").rows where !row["http.request.method"].isEmpty {
             // Several requests completed in one frame count once each.
             for _ in row.list("http.request.method") { requestFrames[row.int("tcp.stream")!, default: []].append(row.int("frame.number")!) }
         }
-        return TLSRecordTruth(records: records, ticketFrames: ticketFrames, requestFrames: requestFrames)
+        return TLSRecordTruth(records: records, ticketFrames: ticketFrames, requestFrames: requestFrames,
+                              clientFinishedFrames: clientFinishedFrames)
     }
 
     /// The stream whose client used `clientPort` (each recorded TLS connection has its own port).
@@ -109,6 +119,31 @@ struct TLSRecordTruth {
 }
 
 extension TLSRecordTruth {
+    /// Stream bytes (headers included) of the client records that carry request `index` (0-based):
+    /// after the client's Finished or the previous request's last frame, up to the frame that completes
+    /// this request; the last request also takes the client's records after it (its close_notify).
+    func requestRecordBytes(_ index: Int, stream: Int, clientPort: Int) -> Int {
+        let frames = requestFrames[stream] ?? []
+        let after = index == 0 ? clientFinishedFrames[stream] ?? 0 : frames[index - 1]
+        let upTo = index + 1 < frames.count ? frames[index] : Int.max
+        return records(stream: stream, from: clientPort).filter { $0.frame > after && $0.frame <= upTo }
+            .reduce(0) { $0 + $1.streamBytes }
+    }
+
+    /// Stream bytes of the server records between request `index` and the next request (the last
+    /// response: everything after the last request), NewSessionTickets and close_notify included.
+    func responseRecordBytes(_ index: Int, stream: Int, serverPort: Int) -> Int {
+        let frames = requestFrames[stream] ?? []
+        let next = index + 1 < frames.count ? frames[index + 1] : Int.max
+        return records(stream: stream, from: serverPort).filter { $0.frame > frames[index] && $0.frame < next }
+            .reduce(0) { $0 + $1.streamBytes }
+    }
+
+    /// The server port of a stream: where its first record (the ClientHello) went.
+    func serverPort(stream: Int) -> Int? {
+        records.first { $0.stream == stream }?.destinationPort
+    }
+
     /// The server port of the connection from `clientPort`.
     func serverPort(clientPort: Int) -> Int? {
         records.first { $0.sourcePort == clientPort }?.destinationPort
