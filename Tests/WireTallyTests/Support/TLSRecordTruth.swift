@@ -45,7 +45,7 @@ struct TLSRecordTruth {
             let lengths = row.list("tls.record.length").map { Int($0)! }
             // tshark lists the cleartext types only; within a frame, cleartext records come first
             // (ServerHello and CCS before the encrypted flight; TLS 1.2 has no opaque records).
-            precondition(types.count <= lengths.count, "frame \(row["frame.number"]): more types than records")
+            guard types.count <= lengths.count else { throw Missing(what: "frame \(row["frame.number"]): more types than records") }
             for (index, length) in lengths.enumerated() {
                 records.append(Record(
                     frame: row.int("frame.number")!, stream: row.int("tcp.stream")!,
@@ -86,11 +86,13 @@ struct TLSRecordTruth {
 
     /// The server's NewSessionTicket records on a stream. A ticket frame must hold exactly the
     /// tickets' records, so that each record's length is a ticket's.
-    func ticketRecords(stream: Int, serverPort: Int) -> [Record] {
+    func ticketRecords(stream: Int, serverPort: Int) throws -> [Record] {
         let server = records(stream: stream, from: serverPort)
-        return server.filter { ticketFrames[$0.frame] != nil }.map { record in
+        return try server.filter { ticketFrames[$0.frame] != nil }.map { record in
             let inFrame = server.filter { $0.frame == record.frame }.count
-            precondition(inFrame == ticketFrames[record.frame], "frame \(record.frame): \(inFrame) records, \(ticketFrames[record.frame]!) tickets")
+            guard inFrame == ticketFrames[record.frame] else {
+                throw Missing(what: "frame \(record.frame): \(inFrame) records, \(ticketFrames[record.frame]!) tickets")
+            }
             return record
         }
     }
@@ -98,11 +100,11 @@ struct TLSRecordTruth {
     /// Plaintext bytes of the TLS 1.3 NewSessionTickets the server sent after request `index`
     /// (0-based) of the stream was complete and before the next request: the part of that response
     /// burst that is not HTTP. Tickets sent before the first request are handshake.
-    func ticketPlaintextAfterRequest(_ index: Int, stream: Int, serverPort: Int) -> Int {
+    func ticketPlaintextAfterRequest(_ index: Int, stream: Int, serverPort: Int) throws -> Int {
         let frames = requestFrames[stream] ?? []
         guard index < frames.count else { return 0 }
         let next = index + 1 < frames.count ? frames[index + 1] : Int.max
-        return ticketRecords(stream: stream, serverPort: serverPort)
+        return try ticketRecords(stream: stream, serverPort: serverPort)
             .filter { $0.frame > frames[index] && $0.frame < next }
             .reduce(0) { $0 + $1.length - Self.tls13Overhead }
     }
@@ -156,7 +158,7 @@ extension TLSRecordTruth {
         guard let stream = stream(clientPort: entry.clientPort), let serverPort = serverPort(clientPort: entry.clientPort) else {
             throw Missing(what: "no TLS records from client port \(entry.clientPort)")
         }
-        var bytes = ticketPlaintextAfterRequest(entry.connectionRequests - 1, stream: stream, serverPort: serverPort)
+        var bytes = try ticketPlaintextAfterRequest(entry.connectionRequests - 1, stream: stream, serverPort: serverPort)
         let isLast = !log.contains { $0.clientPort == entry.clientPort && $0.connectionRequests > entry.connectionRequests }
         if isLast, let alert = trailingEncryptedAlert(stream: stream, serverPort: serverPort) {
             bytes += alert.length - Self.tls13Overhead
@@ -164,5 +166,6 @@ extension TLSRecordTruth {
         return bytes
     }
 
+    /// A truth file that does not say what the test needs, or says something inconsistent.
     struct Missing: Error { var what: String }
 }
