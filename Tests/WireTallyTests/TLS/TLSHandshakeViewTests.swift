@@ -1,0 +1,60 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// The `tls` object of our connection records against tshark's handshake views of the recorded TLS
+/// captures: `NAME.tls.tsv` (without keys: what we can see too) and `NAME.tls-decrypted.tsv` (with
+/// the key log: the negotiated ALPN of TLS 1.3 and the client's encrypted Finished).
+@Suite struct TLSHandshakeViewTests {
+    static let withHandshakeView = TestPaths.files(in: TestPaths.captures, endingWith: [".tls.tsv"])
+        .map { String($0.dropLast(".tls.tsv".count)) }
+
+    /// IANA names of the suites the recordings negotiate (RFC 8446, RFC 5289), independent of our table.
+    static let suiteNames = ["0x1302": "TLS_AES_256_GCM_SHA384", "0xc02c": "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"]
+
+    /// Per connection: SNI, version, cipher suite, resumption (TLS 1.3 `pre_shared_key` in the
+    /// ServerHello; TLS 1.2 no Certificate), ALPN (ServerHello in 1.2; in 1.3 the decrypted
+    /// EncryptedExtensions, ours only when the client offered a single protocol) and the times of the
+    /// ClientHello and of the client's Finished frames.
+    @Test(arguments: withHandshakeView)
+    func connectionTLSEqualsTsharkHandshake(_ name: String) throws {
+        let clear = try TruthTable.load(name, "tls.tsv").rows, decrypted = try TruthTable.load(name, "tls-decrypted.tsv").rows
+        let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
+        let connections = writer.connections.filter { $0["tls"] != nil && $0["tls"] != .null }
+        let clientHellos = clear.filter { $0.list("tls.handshake.type").contains("1") }
+        #expect(connections.count == clientHellos.count, "\(name): TLS connections = ClientHellos")
+        var compared = 0
+        for hello in clientHellos {
+            let stream = hello.int("tcp.stream")!, clientPort = hello.int("tcp.srcport")!
+            let label = "\(name) port \(clientPort)"
+            guard let tls = connections.first(where: { $0.port("client") == clientPort })?["tls"] else {
+                Issue.record("\(label): no TLS connection")
+                continue
+            }
+            let serverHello = try #require(clear.first { $0.int("tcp.stream") == stream && $0.list("tls.handshake.type").contains("2") })
+            let isTLS13 = serverHello["tls.handshake.extensions.supported_version"] == "0x0304"
+            #expect(tls.string("sni") == hello["tls.handshake.extensions_server_name"], "\(label)")
+            #expect(tls.string("version") == (isTLS13 ? "TLS 1.3" : "TLS 1.2"), "\(label)")
+            #expect(tls.string("cipher") == Self.suiteNames[serverHello["tls.handshake.ciphersuite"]], "\(label)")
+            let resumed = isTLS13
+                ? serverHello.list("tls.handshake.extension.type").contains("41")
+                : !clear.contains { $0.int("tcp.stream") == stream && $0.list("tls.handshake.type").contains("11") }
+            #expect(tls["resumed"] == .bool(resumed), "\(label): resumed")
+            let offered = hello.list("tls.handshake.extensions_alpn_str")
+            let negotiated = isTLS13
+                ? decrypted.first { $0.int("tcp.stream") == stream && $0.list("tls.handshake.type").contains("8") }?["tls.handshake.extensions_alpn_str"]
+                : serverHello["tls.handshake.extensions_alpn_str"]
+            if isTLS13 && offered.count > 1 {
+                #expect(tls["alpn"] == .null && tls.string("alpn_source") == "unknown", "\(label): the server's choice is encrypted")
+            } else {
+                #expect(tls.string("alpn") == negotiated, "\(label): ALPN")
+            }
+            #expect(tls.time("ts_client_hello") == Double(hello["frame.time_epoch"]), "\(label): ClientHello time")
+            let clientFinished = try #require(decrypted.last { $0.int("tcp.stream") == stream && $0.int("tcp.srcport") == clientPort })
+            #expect(clientFinished.list("tls.handshake.type").last == "20", "\(label): the client's last handshake message is Finished")
+            #expect(tls.time("ts_client_finished") == Double(clientFinished["frame.time_epoch"]), "\(label): client Finished time")
+            compared += 1
+        }
+        #expect(compared == clientHellos.count && compared > 0)
+    }
+}
