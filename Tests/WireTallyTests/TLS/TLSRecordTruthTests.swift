@@ -77,10 +77,10 @@ import Testing
     @Test(.requires(.tshark), arguments: withTLSRecords)
     func trailingAlertsAreCloseNotify(_ name: String) throws {
         let truth = try TLSRecordTruth.load(name)
-        let rows = try #require(TLSCaptureRun.tsharkFields(
+        let rows = try Tshark.fields(
             TestPaths.capture(name + ".pcap"), filter: "tls.alert_message",
             ["frame.number", "tcp.stream", "tcp.srcport", "tls.alert_message.desc", "tls.record.length"],
-            extra: ["-o", "tls.keylog_file:\(TestPaths.capture(name + ".keys"))"]), "tshark failed")
+            options: ["-o", "tls.keylog_file:\(TestPaths.capture(name + ".keys"))"])
         var decryptedServerCloseNotify: Set<Int> = []
         for row in rows {
             let frame = Int(row[0])!, stream = Int(row[1])!, port = Int(row[2])!
