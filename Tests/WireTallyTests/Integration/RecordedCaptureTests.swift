@@ -36,6 +36,24 @@ import Testing
         }
     }
 
+    static let withTcpdumpStatistics = TestPaths.files(in: TestPaths.captures, endingWith: [".tcpdump.txt"])
+        .map { String($0.dropLast(".tcpdump.txt".count)) }
+
+    /// tcpdump's own exit statistics (`NAME.tcpdump.txt`): the capture lost nothing in the kernel, so
+    /// the server and client logs describe the same traffic the file holds, and wiretally reads exactly
+    /// as many packets as tcpdump wrote.
+    @Test(arguments: withTcpdumpStatistics)
+    func readsEveryPacketTcpdumpCaptured(_ name: String) throws {
+        let text = try String(contentsOfFile: TestPaths.capture(name + ".tcpdump.txt"), encoding: .utf8)
+        func statistic(_ label: String) throws -> Int {
+            let line = try #require(text.split(separator: "\n").first { $0.hasSuffix(" packets \(label)") }, "\(name): no '\(label)' line")
+            return try #require(Int(line.split(separator: " ")[0]))
+        }
+        #expect(try statistic("dropped by kernel") == 0, "\(name): tcpdump dropped packets")
+        let (_, result) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
+        #expect(result.summary.read.packets == (try statistic("captured")), "\(name): packets read vs tcpdump's count")
+    }
+
     @Test func gzipAndPcapngVariantsReadTheSame() throws {
         for (original, variant) in [("nginx-chunked-gzip.pcap", "nginx-chunked-gzip.pcap.gz"),
                                     ("nginx-pipelining.pcap", "nginx-pipelining.pcapng")] {
