@@ -102,11 +102,13 @@ final class NginxLog {
     var sslProtocol: String
     var isHTTP2: Bool
     var sessionReused: Bool
+    /// `$http_host`: the request's Host header as nginx read it.
+    var host: String
 
     var isTLS: Bool { !sslProtocol.isEmpty }
 
     init(time: Double, method: String, uri: String, clientPort: Int, connection: Int, connectionRequests: Int,
-         requestLength: Int, bytesSent: Int, status: Int, sslProtocol: String, isHTTP2: Bool, sessionReused: Bool) {
+         requestLength: Int, bytesSent: Int, status: Int, sslProtocol: String, isHTTP2: Bool, sessionReused: Bool, host: String = "") {
         self.time = time
         self.method = method
         self.uri = uri
@@ -119,6 +121,7 @@ final class NginxLog {
         self.sslProtocol = sslProtocol
         self.isHTTP2 = isHTTP2
         self.sessionReused = sessionReused
+        self.host = host
     }
 
     static func load(_ path: String) throws -> [NginxLog] {
@@ -134,7 +137,7 @@ final class NginxLog {
                 connectionRequests: int("connection_requests"), requestLength: int("request_length"),
                 bytesSent: int("bytes_sent"), status: int("status"),
                 sslProtocol: object["ssl_protocol"] as? String ?? "", isHTTP2: !(object["http2"] as? String ?? "").isEmpty,
-                sessionReused: (object["ssl_session_reused"] as? String) == "r")
+                sessionReused: (object["ssl_session_reused"] as? String) == "r", host: object["http_host"] as? String ?? "")
         }
     }
 }
