@@ -100,31 +100,6 @@ import Testing
         }
     }
 
-    /// `request.headersSize + bodySize` is nginx's `$request_length` and `response._transferSize` its
-    /// `$bytes_sent`, for every request nginx logged.
-    @Test(arguments: ["nginx-curl-keepalive", "nginx-uploads"])
-    func sizesEqualNginx(_ name: String) throws {
-        let document = try #require(Self.documents.first { $0.capture.hasSuffix("/\(name).pcap") })
-        let entries = HARTestSupport.entries(document.log)
-        let log = try NginxLog.load(TestPaths.capture(name + ".nginx.jsonl"))
-        #expect(!log.isEmpty)
-        for line in log {
-            let candidates = entries.filter {
-                $0.string("_connection.client")?.hasSuffix(":\(line.clientPort)") == true
-                    && $0.int("_connection.index") == line.connectionRequests - 1
-            }
-            #expect(candidates.count == 1, "\(name): \(line.method) \(line.uri) from \(line.clientPort)")
-            guard let entry = candidates.first else { continue }
-            #expect(entry.string("request.method") == line.method)
-            #expect(entry.string("request.url")?.hasSuffix(line.uri) == true)
-            #expect(entry.int("response.status") == line.status)
-            let requestSize = (entry.int("request.headersSize") ?? 0) + (entry.int("request.bodySize") ?? 0)
-            #expect(requestSize == line.requestLength, "\(name) \(line.method) \(line.uri) request")
-            #expect(entry.int("response._transferSize") == line.bytesSent, "\(name) \(line.method) \(line.uri) response")
-            #expect((entry.int("response.headersSize") ?? 0) + (entry.int("response.bodySize") ?? 0) == line.bytesSent)
-        }
-    }
-
     /// The uploads capture's bodies: multipart and JSON posts, a 100 Continue counted in the headers.
     @Test func uploadsPostDataAndInterimResponses() throws {
         let document = try #require(Self.documents.first { $0.capture.hasSuffix("/nginx-uploads.pcap") })
