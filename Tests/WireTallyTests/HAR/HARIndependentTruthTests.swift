@@ -76,4 +76,106 @@ import Testing
         }
         #expect(compared == log.count, "\(name): every nginx line compared")
     }
+
+    /// Two durations in ms agree: within 1 ms, or 5 % of the larger when it is over 20 ms.
+    static func agree(_ a: Double, _ b: Double) -> Bool {
+        abs(a - b) <= max(1, max(a, b) > 20 ? 0.05 * max(a, b) : 0)
+    }
+
+    /// Measured exceptions to the timing tolerance (`capture path phase`), each with why one of curl's
+    /// timers fired late there and whether that makes curl's duration longer (a late end) or shorter
+    /// (a late start); the test still checks that direction.
+    /// VM stalls: captures/README.md ("the VM occasionally stalls both processes for 3–7 ms … curl's
+    /// `time_connect` recorded ms after the ACK").
+    static let curlTimingExceptions: [String: (reason: String, curlLonger: Bool)] = [
+        "ipv6 /index.html connect": ("curl's time_connect 5 ms after the handshake ACK (VM stall)", true),
+        "nginx-chunked-gzip /data.json connect": ("curl's time_connect 6.5 ms after the handshake ACK (VM stall)", true),
+        "nginx-chunked-gzip /data.json wait": ("the same stall puts time_pretransfer 1.4 ms after the request", false),
+    ]
+
+    /// Captures with a curl log and HTTP/1.x exchanges (tls13-h2's HTTP/2 has none without keys).
+    static let curlCaptures = TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
+        .map { String($0.dropLast(".curl.jsonl".count)) }.filter { $0 != "tls13-h2" }
+
+    /// Each completed curl transfer against its HAR entry (the k-th transfer on local port P is exchange
+    /// k of the connection with client port P). Sizes over plain HTTP: `size_header` = response
+    /// `headersSize` (both count an interim `100 Continue`), `size_upload` = request `bodySize` (both
+    /// with chunk framing), `size_download` = `bodySize` unless nginx chunked the response (curl counts
+    /// the body without its framing), `size_request` = request `headersSize`, or headers + body when
+    /// curl sent a small body in the same write as the headers (`--data-binary`: curl 7.88 counts it in
+    /// `size_request` too). Timings (curl's timers are seconds since the transfer's start; only
+    /// differences are compared): `receive` = `time_total − time_starttransfer` for every transfer; on
+    /// a connection's first transfer also `wait` (+ `send`) = `time_starttransfer − time_pretransfer`,
+    /// `connect` (SYN to handshake ACK, TLS included) = `time_appconnect` (or `time_connect`) −
+    /// `time_namelookup`, and `ssl` = `time_appconnect − time_connect`. Not compared: `wait` on reused
+    /// connections (curl's `time_pretransfer` is off by up to 1.5 ms there, captures/README.md) and
+    /// `dns` (curl's start is ≈0.5 ms before the query and its `time_namelookup` up to 1.1 ms after
+    /// the answer).
+    @Test(arguments: curlCaptures)
+    func sizesAndTimingsEqualCurl(_ name: String) throws {
+        let entries = try Self.entries(name)
+        let transfers = try CurlTransfer.load(name)
+        let completed = transfers.filter(\.completed)
+        // resets' only curl transfer is the one `--max-time` aborts (captures/README.md, case 1).
+        #expect(completed.count == transfers.count - (name == "resets" ? 1 : 0), "\(name)")
+        var compared = 0
+        for transfer in completed {
+            let f = transfer.fields
+            let url = f["url_effective"] as? String ?? ""
+            let label = "\(name) \(url) from \(transfer.port)"
+            guard let entry = Self.entries(entries, port: transfer.port, index: transfer.index).first else {
+                Issue.record("\(label): no HAR entry")
+                continue
+            }
+            compared += 1
+            if url.hasPrefix("http:") {  // encrypted exchanges have no status or head/body split
+                #expect(entry.int("response.status") == f["http_code"] as? Int, "\(label)")
+                let headers = entry.int("request.headersSize") ?? -1, body = entry.int("request.bodySize") ?? -1
+                let sizeRequest = f["size_request"] as? Int ?? -2
+                #expect(sizeRequest == headers || (sizeRequest == headers + body && body > 0), "\(label): size_request \(sizeRequest)")
+                #expect(f["size_upload"] as? Int == body, "\(label): size_upload")
+                #expect(f["size_header"] as? Int == entry.int("response.headersSize"), "\(label): size_header")
+                let download = f["size_download"] as? Int ?? -1, responseBody = entry.int("response.bodySize") ?? -1
+                #expect(download == responseBody || responseBody > download, "\(label): size_download")
+            }
+            let phase = { (key: String) in entry.double("timings." + key) ?? -1 }
+            let path = URL(string: url)?.path ?? url
+            let receive = transfer.milliseconds("time_total") - transfer.milliseconds("time_starttransfer")
+            if (f["size_upload"] as? Int ?? 0) == 0 {
+                // Uploads: curl 7.88 starts time_starttransfer while the body is still being sent
+                // (measured: 4.7–44 ms more than the response's first-to-last packet), so only
+                // transfers without a request body compare `receive`.
+                Self.expectAgreement(phase("receive"), receive, "\(name) \(path) receive", label)
+            }
+            guard (f["num_connects"] as? Int) == 1 else { continue }
+            let wait = transfer.milliseconds("time_starttransfer") - transfer.milliseconds("time_pretransfer")
+            Self.expectAgreement(phase("wait") + phase("send"), wait, "\(name) \(path) wait", label)
+            let appconnect = transfer.milliseconds("time_appconnect")
+            if appconnect > 0 {
+                // TLS: curl's ssl timer starts at time_connect and curl sets TLS up (CA file) before
+                // its ClientHello leaves, while the HAR's `ssl` is ClientHello to the client's Finished:
+                // measured 1.6 ms (TLS 1.3) and 2.4 ms (TLS 1.2) more in curl, never less.
+                let ssl = appconnect - transfer.milliseconds("time_connect")
+                #expect(ssl >= phase("ssl") && ssl - phase("ssl") < 3, "\(label): ssl \(phase("ssl")) vs curl \(ssl)")
+                let connect = appconnect - transfer.milliseconds("time_namelookup")
+                #expect(connect >= phase("connect") && connect - phase("connect") < 3, "\(label): connect \(phase("connect")) vs curl \(connect)")
+            } else {
+                let connect = transfer.milliseconds("time_connect") - transfer.milliseconds("time_namelookup")
+                Self.expectAgreement(phase("connect"), connect, "\(name) \(path) connect", label)
+            }
+        }
+        #expect(compared == completed.count, "\(name): every completed curl transfer compared")
+    }
+
+    /// A HAR phase against curl's figure: within the tolerance, or, where `curlTimingExceptions` names
+    /// a measured exception (`key`), on the side the exception says.
+    static func expectAgreement(_ ours: Double, _ curl: Double, _ key: String, _ label: String,
+                                sourceLocation: SourceLocation = #_sourceLocation) {
+        if let (reason, curlLonger) = curlTimingExceptions[key] {
+            #expect(curlLonger ? curl > ours : curl < ours, "\(label): \(reason), yet curl \(curl) vs ours \(ours)",
+                    sourceLocation: sourceLocation)
+        } else {
+            #expect(agree(ours, curl), "\(label): \(key) \(ours) vs curl \(curl)", sourceLocation: sourceLocation)
+        }
+    }
 }
