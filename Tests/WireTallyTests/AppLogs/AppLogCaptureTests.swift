@@ -26,6 +26,10 @@ final class ExchangeCollector: RecordWriter {
 
 /// App logs of the recorded captures against their wire exchanges.
 @Suite struct AppLogCaptureTests {
+    /// Captures with a curl log and HTTP/1.x exchanges (tls13-h2's HTTP/2 has none without keys).
+    static let curlCaptures = TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
+        .map { String($0.dropLast(".curl.jsonl".count)) }.filter { $0 != "tls13-h2" }
+
     /// curl's own `%{json}` log: every transfer matched to the exchange it really was — the k-th
     /// transfer on local port P is exchange k of the connection with client port P.
     @Test func curlLogOfKeepAliveCapture() throws {
@@ -64,8 +68,7 @@ final class ExchangeCollector: RecordWriter {
 
     /// Every recorded curl log (HTTP/2 aside, which has no exchanges without keys): each completed
     /// transfer is matched to exchange k of its port's connection; over TLS, host-only.
-    @Test(arguments: TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
-        .map { String($0.dropLast(".curl.jsonl".count)) }.filter { $0 != "tls13-h2" })
+    @Test(arguments: curlCaptures)
     func everyCurlLog(_ name: String) throws {
         let wire = ExchangeCollector.analyze([TestPaths.capture(name + ".pcap")]).wire
         let log = try AppLog.read(path: TestPaths.capture(name + ".curl.jsonl"))

@@ -93,10 +93,6 @@ import Testing
         "nginx-chunked-gzip /data.json wait": ("the same stall puts time_pretransfer 1.4 ms after the request", false),
     ]
 
-    /// Captures with a curl log and HTTP/1.x exchanges (tls13-h2's HTTP/2 has none without keys).
-    static let curlCaptures = TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
-        .map { String($0.dropLast(".curl.jsonl".count)) }.filter { $0 != "tls13-h2" }
-
     /// Each completed curl transfer against its HAR entry (the k-th transfer on local port P is exchange
     /// k of the connection with client port P). Sizes over plain HTTP: `size_header` = response
     /// `headersSize` (both count an interim `100 Continue`), `size_upload` = request `bodySize` (both
@@ -111,7 +107,7 @@ import Testing
     /// connections (curl's `time_pretransfer` is off by up to 1.5 ms there, captures/README.md) and
     /// `dns` (curl's start is ≈0.5 ms before the query and its `time_namelookup` up to 1.1 ms after
     /// the answer).
-    @Test(arguments: curlCaptures)
+    @Test(arguments: AppLogCaptureTests.curlCaptures)
     func sizesAndTimingsEqualCurl(_ name: String) throws {
         let entries = try Self.entries(name)
         let transfers = try CurlTransfer.load(name)
