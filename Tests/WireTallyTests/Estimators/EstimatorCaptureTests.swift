@@ -98,6 +98,8 @@ import Testing
         #expect(connection.ledger.unattributed(.up).payloadBytes == 0)
     }
 
+    /// The causes add up to the gap. This holds by construction (`other` takes the rest), so it only
+    /// guards the bookkeeping; `otherIsOnlyWhatNoCauseNames` checks what `other` holds.
     @Test(arguments: all)
     func gapByCauseAddsUpExactly(_ name: String) throws {
         let collector = EstimatorCollector.analyze([TestPaths.capture(name + ".pcap")])
@@ -130,7 +132,9 @@ import Testing
     }
 
     /// Exchanges' wire at every level adds up (with the connections' unattributed rest) to the
-    /// connections' totals: the estimators compare with exactly the ledger's figures.
+    /// connections' totals: the estimators compare with exactly the ledger's figures. Both sides come
+    /// from the ledger, so the totals are also set against tshark's IP bytes per direction
+    /// (`frames.tsv`, recorded with the capture).
     @Test func wireTotalsAreTheLedgers() throws {
         let collector = EstimatorCollector.analyze([TestPaths.capture("nginx-curl-keepalive.pcap")])
         let report = try #require(collector.run(level: .ip).reports().first { $0.estimator == .http })
@@ -139,6 +143,13 @@ import Testing
         let up = connections.values.reduce(0) { $0 + $1.ledger.tally(.up).total.ipBytes - $1.ledger.unattributed(.up).ipBytes }
         let down = connections.values.reduce(0) { $0 + $1.ledger.tally(.down).total.ipBytes - $1.ledger.unattributed(.down).ipBytes }
         #expect(report.wireUp == up && report.wireDown == down)
+        let tshark = try TsharkConversation.load(TestPaths.capture("nginx-curl-keepalive.frames.tsv"))
+        #expect(tshark.count == connections.count)
+        let unattributedUp = connections.values.reduce(0) { $0 + $1.ledger.unattributed(.up).ipBytes }
+        let unattributedDown = connections.values.reduce(0) { $0 + $1.ledger.unattributed(.down).ipBytes }
+        // The client opens every connection: tshark's A side is the client.
+        #expect(report.wireUp + unattributedUp == tshark.reduce(0) { $0 + $1.fromA[2] })
+        #expect(report.wireDown + unattributedDown == tshark.reduce(0) { $0 + $1.fromB[2] })
     }
 
     /// The `http` estimator on cleartext: only network causes remain (nothing in the HTTP layer).
