@@ -79,6 +79,36 @@ import Testing
         #expect(rebuiltChecked == plainNginx, "\(name)")
     }
 
+    /// A request line in three segments (synthetic): every byte is the request's exchange's, none is
+    /// left unattributed, and `other` is zero.
+    @Test func requestLineInThreeSegments() throws {
+        let client = "10.9.0.1:40000", server = "10.9.0.2:80"
+        let request = ascii("GET /index.html HTTP/1.1\r\nHost: a\r\n\r\n")
+        let response = ascii("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nhi")
+        var frames = [
+            FrameBuilder.tcp(from: client, to: server, seq: 1000, flags: [.syn]),
+            FrameBuilder.tcp(from: server, to: client, seq: 7000, ack: 1001, flags: [.syn, .ack]),
+            FrameBuilder.tcp(from: client, to: server, seq: 1001, ack: 7001, flags: [.ack]),
+        ]
+        var seq: UInt32 = 1001
+        for piece in [request[0..<7], request[7..<19], request[19...]] {
+            frames.append(FrameBuilder.tcp(from: client, to: server, seq: seq, ack: 7001, flags: [.ack, .psh], payload: Array(piece)))
+            frames.append(FrameBuilder.tcp(from: server, to: client, seq: 7001, ack: seq + UInt32(piece.count), flags: [.ack]))
+            seq += UInt32(piece.count)
+        }
+        frames.append(FrameBuilder.tcp(from: server, to: client, seq: 7001, ack: seq, flags: [.ack, .psh], payload: response))
+        let path = try EstimatorFixtures.write(FrameBuilder.pcap(frames: frames, link: .ethernet), name: "split-request-line")
+        let collector = EstimatorCollector.analyze([path])
+        let (exchange, connection) = try #require(collector.exchanges.first)
+        #expect(collector.exchanges.count == 1)
+        #expect(connection.ledger.exchange(exchange.index).tally(.up).payload.payloadBytes == request.count)
+        #expect(connection.ledger.unattributed(.up).packets == 0)
+        // The server's ACKs of the first two pieces wait for the verdict too: the exchange's.
+        #expect(connection.ledger.unattributed(.down).packets == 0)
+        let gap = try #require(GapAttribution(exchange: exchange, connection: connection, estimator: .http, level: .ip))
+        #expect(gap.byCause["other"] == 0)
+    }
+
     /// The split-writes connection of `nginx-pipelining` sends its first request line in three segments
     /// (7, 12 and 26 bytes, `write_sizes` in the client log): all of them belong to exchange 0, whose
     /// stream bytes are the 102 bytes the client wrote for it (they went to the unattributed rest while
