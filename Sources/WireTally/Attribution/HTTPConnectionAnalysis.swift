@@ -22,8 +22,11 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
 
     public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
         parser._withUnsafeGuaranteedRef { $0.streamData(data, offset: offset, direction: direction, origin: origin) }
+        // A start line split over packets is announced once complete: its first bytes are examined
+        // but not owned yet, so the ledger waits for them (else they would go to nobody).
+        var end = offset + Int64(data.count)
+        if let undecided = parser._withUnsafeGuaranteedRef({ $0.undecidedOffset(direction) }) { end = min(end, undecided) }
         // Set by name: the index subscript's modify accessor is a call per packet.
-        let end = offset + Int64(data.count)
         if direction == .up { examined.up = end } else { examined.down = end }
     }
 
@@ -31,7 +34,9 @@ public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate
         parser._withUnsafeGuaranteedRef {
             $0.streamGap(offset: offset, length: length, direction: direction, reason: reason)
         }
-        examined[direction.rawValue] = offset + length
+        var end = offset + length
+        if let undecided = parser._withUnsafeGuaranteedRef({ $0.undecidedOffset(direction) }) { end = min(end, undecided) }
+        examined[direction.rawValue] = end
     }
 
     public func streamEnded(direction: FlowDirection) {

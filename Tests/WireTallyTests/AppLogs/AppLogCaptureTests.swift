@@ -26,6 +26,10 @@ final class ExchangeCollector: RecordWriter {
 
 /// App logs of the recorded captures against their wire exchanges.
 @Suite struct AppLogCaptureTests {
+    /// Captures with a curl log and HTTP/1.x exchanges (tls13-h2's HTTP/2 has none without keys).
+    static let curlCaptures = TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
+        .map { String($0.dropLast(".curl.jsonl".count)) }.filter { $0 != "tls13-h2" }
+
     /// curl's own `%{json}` log: every transfer matched to the exchange it really was — the k-th
     /// transfer on local port P is exchange k of the connection with client port P.
     @Test func curlLogOfKeepAliveCapture() throws {
@@ -64,8 +68,7 @@ final class ExchangeCollector: RecordWriter {
 
     /// Every recorded curl log (HTTP/2 aside, which has no exchanges without keys): each completed
     /// transfer is matched to exchange k of its port's connection; over TLS, host-only.
-    @Test(arguments: TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
-        .map { String($0.dropLast(".curl.jsonl".count)) }.filter { $0 != "tls13-h2" })
+    @Test(arguments: curlCaptures)
     func everyCurlLog(_ name: String) throws {
         let wire = ExchangeCollector.analyze([TestPaths.capture(name + ".pcap")]).wire
         let log = try AppLog.read(path: TestPaths.capture(name + ".curl.jsonl"))
@@ -74,6 +77,8 @@ final class ExchangeCollector: RecordWriter {
         var byLine: [Int: AppLogMatch] = [:]
         for match in result.matches { byLine[log.entries[match.entry].sequence] = match }
         var checked = 0
+        let lines = try String(contentsOfFile: TestPaths.capture(name + ".curl.jsonl"), encoding: .utf8)
+            .split(separator: "\n").count
         let withPort = log.entries.filter { $0.localPort != nil }
         #expect(withPort.count == transfers.count)
         for (entry, transfer) in zip(withPort, transfers) where transfer.completed {
@@ -83,6 +88,9 @@ final class ExchangeCollector: RecordWriter {
             checked += 1
         }
         #expect(checked == transfers.filter(\.completed).count)
+        // Every line of curl's log but the documented failures (captures/README.md): dns-http's
+        // NXDOMAIN transfer (no connection) and resets' transfer aborted by `--max-time`.
+        #expect(checked == lines - (["dns-http": 1, "resets": 1][name] ?? 0), "\(name): compared \(checked) of \(lines)")
     }
 
     /// The HAR wiretally writes for a capture, read back as an app log: matched 1:1 by time with a
@@ -115,8 +123,10 @@ final class ExchangeCollector: RecordWriter {
         let ttfb = try #require(report.timings.phases[.ttfb])
         #expect(ttfb.compared == wire.count)
         #expect(ttfb.medianDiffMs! < 0.002)
-        if name == "dns-http" { #expect(report.timings.phases[.dns]!.compared > 0) }
-        if name == "tls13-http1" { #expect(report.timings.phases[.ssl]!.compared > 0 && report.timings.phases[.ssl]!.p95DiffMs! < 0.002) }
+        // dns: the three connections opened after a lookup (www, cdn, www -4; captures/README.md
+        // dns-http); ssl: the two TLS connections of tls13-http1 (full and resumed handshake).
+        if name == "dns-http" { #expect(report.timings.phases[.dns]!.compared == 3) }
+        if name == "tls13-http1" { #expect(report.timings.phases[.ssl]!.compared == 2 && report.timings.phases[.ssl]!.p95DiffMs! < 0.002) }
     }
 }
 
@@ -127,7 +137,7 @@ final class ExchangeCollector: RecordWriter {
     func skewedMonitorLog(_ name: String) throws {
         let capture = TestPaths.capture(name + (name == "nginx-pipelining" ? ".pcapng" : ".pcap"))
         let wire = ExchangeCollector.analyze([capture]).wire.filter { $0.method != nil }
-        #expect(!wire.isEmpty)
+        #expect(wire.count == (try NginxLog.load(TestPaths.capture(name + ".nginx.jsonl"))).count, "one request per nginx line")
         var lines: [(end: Double, text: String)] = []
         for exchange in wire {
             let start = exchange.start + 2.5

@@ -33,8 +33,11 @@ struct ZeekHTTPLogTests {
         Conservation.check(writer, result)
         #expect(!rows.isEmpty)
         var used = Set<Int>()
+        // Rows that are not HTTP/1.x transactions (documented above) occur in methods.pcap only.
+        let comparable = rows.filter { ["1.0", "1.1"].contains($0["version"] ?? "") && $0["method"] != "-" && $0["uri"] != "(empty)" }
+        #expect(comparable.count == rows.count || capture == "zeek__http__methods.pcap", "\(capture): \(rows.count - comparable.count) rows excluded")
         var compared = 0
-        for row in rows where ["1.0", "1.1"].contains(row["version"] ?? "") && row["method"] != "-" && row["uri"] != "(empty)" {
+        for row in comparable {
             let port = row["id.orig_p"] ?? ""
             let what = "\(capture) \(row["method"] ?? "") \(row["uri"] ?? "") port \(port)"
             let index = writer.exchanges.indices.first { index in
@@ -57,7 +60,7 @@ struct ZeekHTTPLogTests {
             }
             compared += 1
         }
-        #expect(compared > 0)
+        #expect(compared == comparable.count, "\(capture): every HTTP/1.x row of Zeek's log compared")
     }
 
     /// Decoded size for content-encoded bodies, else the body as sent.

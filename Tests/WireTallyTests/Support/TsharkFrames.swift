@@ -47,3 +47,27 @@ struct TsharkConversation: Equatable, CustomStringConvertible {
         return byStream.values.sorted { $0.firstTime < $1.firstTime }
     }
 }
+
+extension TsharkConversation {
+    /// TCP payload bytes sent after the other side of the same `tcp.stream` had reset it, summed over
+    /// the capture's streams, from `NAME.frames.tsv`: data that is on the wire but that no receiver
+    /// reads (a client still uploading after nginx's `return 444` reset the connection).
+    static func payloadAfterPeerReset(_ path: String) throws -> Int {
+        var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
+            $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        }
+        let header = lines.removeFirst()
+        func column(_ name: String) -> Int { header.firstIndex(of: name)! }
+        let stream = column("tcp.stream"), sourcePort = column("tcp.srcport"), tcpLength = column("tcp.len")
+        let flags = column("tcp.flags")
+        var resetBy: [Int: String] = [:]  // stream → source port of its first RST
+        var total = 0
+        for fields in lines {
+            guard let id = Int(fields[stream]) else { continue }
+            if let resetter = resetBy[id], resetter != fields[sourcePort] { total += Int(fields[tcpLength]) ?? 0 }
+            let rst = (Int(fields[flags].dropFirst(2), radix: 16) ?? 0) & 0x04 != 0
+            if rst && resetBy[id] == nil { resetBy[id] = fields[sourcePort] }
+        }
+        return total
+    }
+}

@@ -57,6 +57,15 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     deinit { releaseOpenRequests() }
 
+    /// Where the bytes whose owner is not decided yet begin: the first byte of a start line that is
+    /// still being checked (at the start of a stream or while resynchronising a message is announced
+    /// only once its start line is seen to be valid, possibly several packets later); nil when every
+    /// byte delivered so far has its owner. The ledger must not attribute bytes from here on yet.
+    public func undecidedOffset(_ direction: FlowDirection) -> Int64? {
+        guard let message = side(direction).message, !message.announced else { return nil }
+        return message.start
+    }
+
     // MARK: TCPStreamConsumer
 
     public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
