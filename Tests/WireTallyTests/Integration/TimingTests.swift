@@ -164,38 +164,51 @@ import Testing
 }
 
 /// The server's TLS records of `NAME.tls-records.tsv` (tshark lists a record at the frame that
-/// completes it): when each record was complete, and which frames held a ChangeCipherSpec.
+/// completes it): when each record was complete, which frames held a ChangeCipherSpec, and which held
+/// a TLS 1.3 NewSessionTicket (`NAME.tls-decrypted.tsv`, handshake type 4: encrypted, so without
+/// keys it looks like the start of the response).
 struct TLSRecordFrames {
     struct Row {
+        var frame: Int
         var time: Double
         var clientPort: Int
         var changeCipherSpec: Bool
     }
     var serverRows: [Row] = []
+    var sessionTicketFrames: Set<Int> = []
 
     /// The first server frame with a CCS record on the connection of `port` after `time`.
     func firstServerCCS(port: Int, after time: Double) -> Double? {
         serverRows.first { $0.clientPort == port && $0.changeCipherSpec && $0.time > time }?.time
     }
 
-    /// When the first server record that was complete at or after `time` (a response's first packet) ended.
+    /// When the first server record at or after `time` (a response's first packet) that is not a
+    /// session ticket was complete: curl's first response byte.
     func firstRecordComplete(port: Int, from time: Double) -> Double? {
-        serverRows.first { $0.clientPort == port && $0.time >= time - 1e-7 }?.time
+        serverRows.first { $0.clientPort == port && $0.time >= time - 1e-7 && !sessionTicketFrames.contains($0.frame) }?.time
     }
 
     /// Empty for captures without TLS.
     static func load(_ name: String) throws -> TLSRecordFrames {
-        let path = TestPaths.capture(name + ".tls-records.tsv")
-        guard FileManager.default.fileExists(atPath: path) else { return TLSRecordFrames() }
         var frames = TLSRecordFrames()
-        for line in try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst() {
-            let columns = line.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
+        for columns in try rows(name + ".tls-records.tsv") {
             // a frame that only continues a record has no record length (TLS 1.3 hides the content type)
-            guard columns.count >= 8, let time = Double(columns[1]), let source = Int(columns[3]),
+            guard columns.count >= 8, let frame = Int(columns[0]), let time = Double(columns[1]), let source = Int(columns[3]),
                   let destination = Int(columns[4]), source == 443 || source == 8443, !columns[7].isEmpty else { continue }
-            frames.serverRows.append(Row(time: time, clientPort: destination,
+            frames.serverRows.append(Row(frame: frame, time: time, clientPort: destination,
                                          changeCipherSpec: columns[6].split(separator: ",").contains("20")))
         }
+        for columns in try rows(name + ".tls-decrypted.tsv") where columns.count >= 7 && columns[6].split(separator: ",").contains("4") {
+            if let frame = Int(columns[0]) { frames.sessionTicketFrames.insert(frame) }
+        }
         return frames
+    }
+
+    /// The tab-separated rows of a truth file without its header; none when the file does not exist.
+    private static func rows(_ file: String) throws -> [[String]] {
+        let path = TestPaths.capture(file)
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst()
+            .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     }
 }

@@ -17,8 +17,10 @@
 ///   the *server's* Finished, one round trip after the client's where ours ends (client Finished →
 ///   the server's ChangeCipherSpec frame, added exactly).
 /// - **TLS first record**: curl's `time_starttransfer` is when the first response *record* is
-///   complete; ours is its first packet. A 16 KB record spans a dozen packets (4.7 ms on `latency`):
-///   that delay, measured per exchange, moves from `send + wait` to `receive`.
+///   complete; ours is its first packet. A 16 KB record spans a dozen packets (4.7 ms on `latency`),
+///   and in TLS 1.3 the server's NewSessionTickets (encrypted: without keys they look like the start
+///   of the response) can precede the response (nginx sent its second ticket 5.5 ms late once). That
+///   delay, measured per exchange from the truth files, moves from `send + wait` to `receive`.
 /// - **reused connection**: curl notes `time_pretransfer` after writing the request, measured up to
 ///   4.8 ms late (`nginx-uploads` `/upload/json`); the transfer's start (0.03–0.6 ms before the
 ///   request frame) is the request start instead: `time_starttransfer` and `time_total` are compared.
@@ -154,7 +156,7 @@ struct CurlPhaseComparison {
                 "upload: curl's receive is the request body, the wait and the response") }
         } else {
             let delay = ours.firstRecordDelay
-            let record = delay > 0 ? "TLS: curl's first byte is the first record's last packet" : nil
+            let record = delay > 0 ? "TLS: curl's first byte ends the first record after any session ticket" : nil
             add(.ttfb, ours.ttfb, curl.starttransfer - requestStart, delay...delay,
                 [reused, record].compactMap { $0 }.joined(separator: "; ").nilIfEmpty)
             if curl.completed { add(.receive, ours.receive, curl.total - curl.starttransfer, -delay...(-delay), record) }
