@@ -9,11 +9,12 @@
 /// - **curl's clock starts before the first packet** (`dns`, `connect` and `total` of a transfer that
 ///   opens its connection): curl times from the transfer's start; the wire shows the first DNS query,
 ///   or the SYN for an address in the URL or a cached name. In between: process and TLS library
-///   set-up, the resolver thread, socket creation. Measured 0.3–5.3 ms (`latency`, TLS 1.2
-///   invocation: 5.3 ms), up to 6.5 ms on the veth captures: expected 0…`curlStartsEarly`.
+///   set-up, the resolver thread, socket creation. Measured 0.16–3.9 ms on `latency` (5.3 ms in
+///   an earlier recording), up to 6.9 ms on the veth captures (`tls12-http1` dns 6.9 ms,
+///   `nginx-chunked-gzip` connect 6.5 ms): expected 0…`curlStartsEarly`.
 /// - **ssl**: curl's `time_appconnect − time_connect` starts at the handshake's ACK, ours at the
 ///   ClientHello, which leaves after curl has built its TLS context (ACK → ClientHello, measured
-///   0.1–4.4 ms per connection and added exactly); for a full TLS 1.2 handshake curl's appconnect is
+///   per connection from the capture and added exactly); for a full TLS 1.2 handshake curl's appconnect is
 ///   the *server's* Finished, one round trip after the client's where ours ends (client Finished →
 ///   the server's ChangeCipherSpec frame, added exactly).
 /// - **TLS first record**: curl's `time_starttransfer` is when the first response *record* is
