@@ -30,6 +30,12 @@ resolv_setup() {
     fi
     printf '%s\nnameserver %s\noptions timeout:2 attempts:1\n' "$NETNS_RESOLV_MARK" "$SERVER4" > "$NETNS_RESOLV"
 }
+# Point the client namespace's resolver at another dnsmasq address (the `latency` scenario resolves
+# through the delayed path at 10.77.1.2); the file must be ours.
+resolv_point_at() { # addr
+    grep -qxF "$NETNS_RESOLV_MARK" "$NETNS_RESOLV" || return 1
+    printf '%s\nnameserver %s\noptions timeout:2 attempts:1\n' "$NETNS_RESOLV_MARK" "$1" > "$NETNS_RESOLV"
+}
 resolv_teardown() {
     if [ -f "$NETNS_RESOLV" ] && grep -qxF "$NETNS_RESOLV_MARK" "$NETNS_RESOLV"; then
         rm -f "$NETNS_RESOLV"

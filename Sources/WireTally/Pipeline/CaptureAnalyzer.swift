@@ -262,8 +262,10 @@ public final class CaptureAnalyzer {
                 exchange.dnsAnswerIPBytes = resolution.responseWire.ipBytes
                 exchange.dnsQueryIPBytes = resolution.wire.ipBytes - resolution.responseWire.ipBytes
             }
+            // The lookup ends with its last answer (A and AAAA), unless the client connected before it.
             let lookup = resolution.map {
-                ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: $0.answerTimestamp)
+                let end = $0.lookupEndTimestamp <= (connection.synTime ?? $0.lookupEndTimestamp) ? $0.lookupEndTimestamp : $0.answerTimestamp
+                return ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: end)
             }
             exchange.timing = ExchangeTimer.timing(of: exchange, on: connection, dns: lookup, tls: handshake)
             lastExchangeID += 1

@@ -34,15 +34,21 @@ public enum ExchangeTimer {
         }
         let wire = connection.ledger.exchange(exchange.index)
         /// From the packet carrying the message's first byte to the last packet carrying the exchange's
-        /// bytes in that direction (a retransmission filling a hole can be it). Earlier packets the
-        /// exchange owns (a TLS handshake is the first exchange's setup) do not start the message.
-        func span(_ message: HTTPMessage?, _ direction: FlowDirection) -> ClosedRange<Timestamp>? {
+        /// bytes in that direction (a retransmission filling a hole can be it), unless that packet came
+        /// after `limit`. Earlier packets the exchange owns (a TLS handshake is the first exchange's
+        /// setup) do not start the message.
+        func span(_ message: HTTPMessage?, _ direction: FlowDirection, until limit: Timestamp? = nil) -> ClosedRange<Timestamp>? {
             guard let message else { return nil }
             let first = message.firstOrigin.timestamp
-            let last = max(message.lastOrigin.timestamp, wire.payloadTimes[direction.rawValue]?.upperBound ?? first)
+            var last = message.lastOrigin.timestamp
+            if let owned = wire.payloadTimes[direction.rawValue]?.upperBound, owned <= limit ?? owned { last = max(last, owned) }
             return first...max(first, last)
         }
-        let request = span(exchange.request, .up), response = span(exchange.response, .down)
+        let response = span(exchange.response, .down)
+        // The request ends before the response has ended: a later packet the exchange owns upstream
+        // (the client's TLS close_notify after the last response) is not part of sending it.
+        let request = span(exchange.request, .up, until: response?.upperBound)
+        let lastOwnedUp = exchange.request == nil ? nil : wire.payloadTimes[FlowDirection.up.rawValue]?.upperBound
         timing.requestSpan = request
         timing.responseSpan = response
         if let request {
@@ -59,7 +65,7 @@ public enum ExchangeTimer {
         timing.start = starts.min()
         // The exchange's last payload packet: normally its last response packet (a TLS close_notify
         // or a late request retransmission owned by the exchange can come after it).
-        if let start = timing.start, let end = [response?.upperBound, request?.upperBound].compactMap({ $0 }).max() {
+        if let start = timing.start, let end = [response?.upperBound, request?.upperBound, lastOwnedUp].compactMap({ $0 }).max() {
             timing.total = milliseconds(start, end)
         }
         return timing

@@ -1,10 +1,12 @@
 /// Timing phases of one exchange as seen on the wire, in milliseconds; -1 where a phase did not happen
 /// (or cannot be seen on the wire, like `blocked`).
 ///
-/// - `dns`: the DNS query for the request's host to its answer, for the resolution preceding the SYN;
+/// - `dns`: the DNS query for the request's host to the lookup's last answer (a resolver's A and AAAA
+///   queries from one socket are one lookup; the client connects after both), preceding the SYN;
 /// - `connect`: SYN to the ACK completing the TCP handshake (-1 on a reused connection);
 /// - `ssl`: ClientHello to the client's Finished as seen on the wire (-1 without TLS);
-/// - `send`: first to last packet of the request; `wait`: last request packet to first response packet;
+/// - `send`: first to last packet of the request (a TLS close_notify sent after the response is not
+///   part of it); `wait`: last request packet to first response packet;
 /// - `receive`: first to last response packet;
 /// - `total`: from the start of the first phase that happened to the exchange's last packet carrying
 ///   payload (normally its last response packet).

@@ -2,128 +2,224 @@ import Foundation
 import Testing
 @testable import WireTally
 
-/// Timing phases against curl's own `%{json}` times for the same transfers.
+/// Timing phases against curl's own `%{json}` times for the same transfers, phase by phase and
+/// two-sided: `dns`, `connect`, `ssl`, `send + wait` (curl's time to first byte), `receive` and
+/// `total` must each agree within 1 ms, or 5 % for phases over 20 ms, on every capture with a curl
+/// log. `CurlPhaseComparison` names the exceptions that come from how curl defines its times, each
+/// measured; `knownDisagreements` the single transfers where curl noted an event late.
 ///
-/// curl takes its times in user space, from the start of each transfer; the capture stamps packets in
-/// the kernel at the veth. So only intervals whose both ends curl and the wire observe are compared,
-/// with a 5 ms tolerance: most differences are tens of microseconds (syscall to kernel timestamp),
-/// but curl notes an event when its event loop wakes up, and on the shared two-core recording machine
-/// that lagged the wire by up to 4.7 ms (a handshake curl noticed 4.6 ms after the ACK left; a
-/// transfer curl closed 3.9 ms after its last byte arrived):
-/// - first request packet → last response packet (`total`, minus the time from the SYN to the request
-///   on a connection's first exchange) with `time_total − time_pretransfer`;
-/// - `connect` at most `time_connect − time_namelookup`: curl's clock also runs while it creates the
-///   socket before the SYN, which no capture sees (up to several ms on a busy machine);
-/// - `send + wait` with `time_starttransfer − time_pretransfer` and `receive` with
-///   `time_total − time_starttransfer`, for downloads whose packets all arrived in order once:
-///   with reordering the first response *packet* (our `wait` end) can precede the first in-order
-///   byte curl waits for, and for uploads curl starts `starttransfer` when it begins sending the body.
+/// The `latency` capture (15 ms each way through the impairment bridge) makes every phase tens of ms
+/// long, so a phase off by half or by half again cannot hide inside the tolerance; on the veth
+/// captures most phases are far below 1 ms. `phasesScaledByHalfOrOneAndAHalfDisagree` proves the
+/// comparison notices such a mutation of every phase; `scripts/mutate-timing` does it to the real
+/// timer source and requires this suite to fail.
 ///
-/// For HTTPS and DNS (curl resolving through the recorded dnsmasq): `ssl` lies between the
-/// ClientHello and the client's Finished, while curl's `time_appconnect − time_connect` also covers
-/// building its TLS context before the ClientHello and reading the server's last flight, so ours is at
-/// most curl's (+ tolerance) and positive; SYN → client Finished (both sides then include that set-up)
-/// is compared with `time_appconnect − time_namelookup` within the tolerance. HTTPS exchanges
-/// (estimated from records) go through the same total/wait/receive checks as cleartext ones. `dns` is the query-to-answer time on the wire, while curl's
-/// `time_namelookup` also covers starting its resolver and waiting for both A and AAAA: ours at most
-/// curl's; a connection whose address curl had cached has no lookup (`dns` -1). The TLS record's SNI
-/// is the URL's host and its ALPN, when the handshake shows it, the protocol curl used.
+/// Exchanges are found by curl's local port and the transfer's position on its connection. HTTP/2
+/// transfers have no HTTP/1 exchange: `http2HandshakeAgreesWithCurl` compares their connection's
+/// handshake.
 @Suite struct TimingTests {
-    static let tolerance = 5.0
     static let withCurlLog = TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
         .map { String($0.dropLast(".curl.jsonl".count)) }
 
-    @Test(arguments: withCurlLog)
-    func phasesAgreeWithCurl(_ name: String) throws {
-        let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
-        var compared = 0, completed = 0
-        for transfer in try CurlTransfer.load(name) where transfer.completed && transfer.fields["http_version"] as? String != "2" {
-            completed += 1
-            let curl = transfer.fields, port = transfer.port, index = transfer.index
-            let record = try #require(writer.exchanges.first {
-                ($0.string("conn.client") ?? "").hasSuffix(":\(port)") && $0.int("conn.index") == index
-            })
-            func ours(_ phase: String) -> Double { Double(record["timing"]?[phase]?.plainText ?? "") ?? -99 }
-            func theirs(_ key: String) -> Double { transfer.milliseconds(key) }
-            let what = "\(name) \(curl["url_effective"] ?? "") #\(index)"
-            if index == 0 {
-                #expect(ours("connect") >= 0 && ours("connect") <= theirs("time_connect") - theirs("time_namelookup") + Self.tolerance, "\(what) connect")
-                let connection = try #require(writer.connections.first { $0.int("id") == record.int("conn.id") })
-                let synToRequest = 1000 * ((Double(record["request"]?["ts_first"]?.plainText ?? "") ?? 0)
-                    - (Double(connection["ts_first"]?.plainText ?? "") ?? 0))
-                #expect(abs(ours("total") - synToRequest - (theirs("time_total") - theirs("time_pretransfer"))) < Self.tolerance, "\(what) total")
-            } else {
-                #expect(ours("connect") == -1, "\(what): a reused connection has no connect phase")
-                #expect(abs(ours("total") - (theirs("time_total") - theirs("time_pretransfer"))) < Self.tolerance, "\(what) total")
-            }
-            let inOrderDownload = (record.int("wire.down.retransmitted_packets") ?? 0) == 0
-                && (record.int("wire.up.retransmitted_packets") ?? 0) == 0 && (curl["size_upload"] as? Int ?? 0) == 0
-                && !name.hasPrefix("lossy")
-            if inOrderDownload {
-                #expect(abs(ours("send") + ours("wait") - (theirs("time_starttransfer") - theirs("time_pretransfer"))) < Self.tolerance, "\(what) wait")
-                #expect(abs(ours("receive") - (theirs("time_total") - theirs("time_starttransfer"))) < Self.tolerance, "\(what) receive")
-            }
-            #expect(ours("blocked") == -1)
-            // Phases may overlap (a 100-continue response starts before the request ends): the total
-            // spans them all rather than adding them up.
-            let phases = ["connect", "send", "wait", "receive"].map(ours).filter { $0 >= 0 }
-            #expect(ours("total") >= (phases.max() ?? 0) - 0.001, "\(what): total covers every phase")
-            compared += 1
+    /// A single recorded transfer whose phase disagrees with curl beyond the tolerance, with the
+    /// measured cause: curl noting an event late on the shared two-core recording VM. What is asserted
+    /// instead: the signed difference `curl − ours` stays within `measured`, and the entry is used.
+    struct KnownDisagreement {
+        var capture: String, urlSuffix: String, index: Int, phase: CurlPhaseComparison.Phase
+        var measured: ClosedRange<Double>
+        var cause: String
+
+        func matches(_ name: String, _ transfer: CurlTransfer, _ phase: CurlPhaseComparison.Phase) -> Bool {
+            name == capture && transfer.index == index && phase == self.phase
+                && ((transfer.fields["url_effective"] as? String) ?? "").hasSuffix(urlSuffix)
         }
-        #expect(compared == completed)
     }
 
-    static let withHTTPSOrDNS = withCurlLog.filter { $0.hasPrefix("tls") || $0.hasPrefix("dns") }
+    static let knownDisagreements = [
+        KnownDisagreement(capture: "ipv6", urlSuffix: "/small.txt", index: 2, phase: .ttfb, measured: 3.6...3.9,
+                          cause: "curl's loop woke 3.7 ms after the response had arrived (time_starttransfer 3.819 ms, "
+                              + "time_pretransfer 0.043 ms; the wire: request → response 0.070 ms)"),
+        KnownDisagreement(capture: "ipv6", urlSuffix: "/small.txt", index: 2, phase: .total, measured: 3.6...3.9,
+                          cause: "the same late wake-up: time_total 3.868 ms for a 0.070 ms exchange"),
+        KnownDisagreement(capture: "nginx-chunked-gzip", urlSuffix: "/data.json", index: 0, phase: .ttfb, measured: -1.5 ... -1.25,
+                          cause: "curl noted time_pretransfer 1.38 ms after its request frame: its starttransfer − "
+                              + "pretransfer is 0.074 ms while nginx took 1.45 ms to gzip and answer"),
+        KnownDisagreement(capture: "tls13-h2", urlSuffix: "/index.html", index: 0, phase: .ssl, measured: 5.4...5.7,
+                          cause: "curl noted time_appconnect 3.8 ms after its Finished left, after nginx's two NewSessionTickets "
+                              + "and SETTINGS arrived (frames 13–15, 3.6–3.7 ms after the client Finished)"),
+        KnownDisagreement(capture: "nginx-uploads", urlSuffix: "/upload/json", index: 1, phase: .receive, measured: -4.85 ... -4.6,
+                          cause: "curl noted the upload's start 4.8 ms late (time_pretransfer 4.840 ms, time_starttransfer "
+                              + "4.846 ms) while the whole 922-byte exchange took 4.76 ms on the wire"),
+    ]
 
-    @Test(arguments: withHTTPSOrDNS)
-    func tlsAndDNSPhasesAgreeWithCurl(_ name: String) throws {
-        let (writer, result) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
-        Conservation.check(writer, result)
-        var checked = 0
-        for transfer in try CurlTransfer.load(name) where transfer.completed && transfer.index == 0 {
-            let connection = try #require(writer.connections.first { ($0.string("client") ?? "").hasSuffix(":\(transfer.port)") })
-            let what = "\(name) \(transfer.fields["url_effective"] ?? "")"
-            let https = (transfer.fields["scheme"] as? String)?.lowercased() == "https"
-            let tls = connection["tls"]
-            #expect((tls != nil && tls != .null) == https, "\(what): TLS seen exactly on HTTPS")
-            let timing: JSONValue?
-            if let record = writer.exchanges.first(where: { $0.int("conn.id") == connection.int("id") && $0.int("conn.index") == 0 }) {
-                timing = record["timing"]
-            } else {
-                timing = nil  // h2: no exchanges, phases are checked on the connection's TLS record
-            }
-            func ours(_ phase: String) -> Double? { timing.flatMap { Double($0[phase]?.plainText ?? "") } }
-            if https, let tls {
-                let url = transfer.fields["url_effective"] as? String ?? ""
-                #expect(url.contains("://\(tls.string("sni") ?? "?")"), "\(what): SNI")
-                if let alpn = tls.string("alpn") {
-                    let version = transfer.fields["http_version"] as? String ?? ""
-                    #expect(alpn == (version == "2" ? "h2" : "http/1.1"), "\(what): ALPN \(alpn) for HTTP \(version)")
-                }
-                let ssl = ours("ssl") ?? Double(tls["handshake_ms"]?.plainText ?? "") ?? -1
-                let curlSSL = transfer.milliseconds("time_appconnect") - transfer.milliseconds("time_connect")
-                #expect(ssl > 0 && ssl <= curlSSL + Self.tolerance, "\(what): ssl \(ssl) vs curl \(curlSSL)")
-                // SYN → client Finished on the wire against curl's resolved → TLS connected: both include
-                // the client's TLS set-up before its ClientHello.
-                let finished = Double(tls["ts_client_finished"]?.plainText ?? "") ?? 0
-                let syn = Double(connection["ts_first"]?.plainText ?? "") ?? 0
-                let curlSetup = transfer.milliseconds("time_appconnect") - transfer.milliseconds("time_namelookup")
-                #expect(abs((finished - syn) * 1000 - curlSetup) < Self.tolerance, "\(what): SYN→Finished vs curl")
-            }
-            if let dns = ours("dns") {
-                let lookup = transfer.milliseconds("time_namelookup")
-                let record = writer.exchanges.first { $0.int("conn.id") == connection.int("id") && $0.int("conn.index") == 0 }
-                let dnsBytes = record?.int("wire.dns_ip_bytes") ?? 0
-                if lookup > 0.1 {
-                    #expect(dns > 0 && dns <= lookup + Self.tolerance, "\(what): dns \(dns) vs curl \(lookup)")
-                    // the lookup's packets are the DNS record's, claimed by this first exchange
-                    #expect(writer.dns.contains { $0.int("wire.ip_bytes") == dnsBytes && dnsBytes > 0 }, "\(what): dns_ip_bytes")
-                } else {
-                    #expect(dns == -1 && dnsBytes == 0, "\(what): curl had the address cached, no lookup on the wire")
-                }
-            }
-            checked += 1
+    /// Expects `result` to agree with curl, or, for a known disagreement, its signed difference to lie
+    /// within what was measured; returns whether a known disagreement was used.
+    static func expectAgreement(_ result: CurlPhaseComparison.Result, _ name: String, _ transfer: CurlTransfer, _ what: String) -> Bool {
+        if let known = knownDisagreements.first(where: { $0.matches(name, transfer, result.phase) }) {
+            #expect(known.measured.contains(result.difference), "\(what) \(result) (\(known.cause))")
+            return true
         }
-        #expect(checked > 0)
+        #expect(result.agrees, "\(what) \(result)")
+        return false
+    }
+
+    /// Every transfer of `name` that used a connection with our phases and curl's.
+    static func pairs(_ name: String) throws -> [(transfer: CurlTransfer, ours: CurlPhaseComparison.WirePhases, curl: CurlPhaseComparison.CurlTimes)] {
+        let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
+        let tlsRecords = try TLSRecordFrames.load(name)
+        var pairs: [(CurlTransfer, CurlPhaseComparison.WirePhases, CurlPhaseComparison.CurlTimes)] = []
+        for transfer in try CurlTransfer.load(name) {
+            let curl = transfer.curlTimes
+            let connection = try #require(writer.connections.first { ($0.string("client") ?? "").hasSuffix(":\(transfer.port)") })
+            var ours = CurlPhaseComparison.WirePhases()
+            guard let record = writer.exchanges.first(where: { $0.int("conn.id") == connection.int("id") && $0.int("conn.index") == transfer.index }) else {
+                #expect(transfer.fields["http_version"] as? String == "2", "\(name) #\(transfer.index): no exchange for an HTTP/1 transfer")
+                continue  // HTTP/2: compared by `http2HandshakeAgreesWithCurl`
+            }
+            func phase(_ key: String) -> Double { Double(record["timing"]?[key]?.plainText ?? "") ?? -99 }
+            ours.dns = phase("dns")
+            ours.connect = phase("connect")
+            ours.ssl = phase("ssl")
+            ours.ttfb = phase("send") + phase("wait")
+            ours.receive = phase("receive")
+            ours.total = phase("total")
+            func time(_ value: JSONValue?) -> Double? { Double(value?.plainText ?? "") }
+            if let requestFirst = time(record["request"]?["ts_first"]), let responseLast = time(record["response"]?["ts_last"]) {
+                ours.requestStart = max(0, ours.total - (responseLast - requestFirst) * 1000)
+            }
+            if let tls = connection["tls"], tls != .null {
+                let finished = time(tls["ts_client_finished"]) ?? 0
+                if transfer.index == 0, let hello = time(tls["ts_client_hello"]), let syn = time(connection["ts_first"]) {
+                    ours.clientHelloAfterConnect = (hello - syn) * 1000 - ours.connect
+                }
+                if let ccs = tlsRecords.firstServerCCS(port: transfer.port, after: finished), transfer.index == 0 {
+                    ours.serverFinishedDelay = (ccs - finished) * 1000
+                }
+                if let responseFirst = time(record["response"]?["ts_first"]),
+                   let complete = tlsRecords.firstRecordComplete(port: transfer.port, from: responseFirst) {
+                    ours.firstRecordDelay = max(0, (complete - responseFirst) * 1000)
+                }
+            }
+            pairs.append((transfer, ours, curl))
+        }
+        return pairs
+    }
+
+    /// Captures whose curl log has an HTTP/1 transfer (tls13-h2 has only HTTP/2 ones).
+    static let withHTTP1Transfers = withCurlLog.filter { name in
+        (try? CurlTransfer.load(name))?.contains { $0.fields["http_version"] as? String != "2" } == true
+    }
+
+    @Test(arguments: withHTTP1Transfers)
+    func phasesAgreeWithCurl(_ name: String) throws {
+        var compared: [CurlPhaseComparison.Phase: Int] = [:]
+        var usedExceptions = 0
+        let pairs = try Self.pairs(name)
+        for (transfer, ours, curl) in pairs {
+            let what = "\(name) \(transfer.fields["url_effective"] ?? "") #\(transfer.index)"
+            for result in CurlPhaseComparison.compare(ours: ours, curl: curl) {
+                if Self.expectAgreement(result, name, transfer, what) { usedExceptions += 1 }
+                compared[result.phase, default: 0] += 1
+            }
+        }
+        #expect(usedExceptions == Self.knownDisagreements.count { $0.capture == name }, "\(name): every named exception is used")
+        // every transfer compares its time to first byte; an empty comparison fails
+        #expect(!pairs.isEmpty && compared[.ttfb] == pairs.count, "\(name): compared \(compared) for \(pairs.count) transfers")
+        if name == "latency" {
+            // the capture of long phases compares every phase: dns, connect, ssl (TLS 1.2 and 1.3), …
+            #expect(CurlPhaseComparison.Phase.allCases.allSatisfy { compared[$0, default: 0] > 0 }, "latency: \(compared)")
+        }
+    }
+
+    /// The mutation proof inside the suite: our phases scaled by 0.5 or 1.5, one phase at a time, make
+    /// the comparison report disagreements for that phase on the recorded transfers.
+    @Test(arguments: [0.5, 1.5])
+    func phasesScaledByHalfOrOneAndAHalfDisagree(_ factor: Double) throws {
+        let pairs = try Self.withCurlLog.flatMap { try Self.pairs($0) }
+        for phase in CurlPhaseComparison.Phase.allCases {
+            let caught = pairs.filter { _, ours, curl in
+                CurlPhaseComparison.compare(ours: ours.scaling(phase, by: factor), curl: curl)
+                    .contains { $0.phase == phase && !$0.agrees }
+            }
+            #expect(!caught.isEmpty, "\(phase) × \(factor) went unnoticed")
+        }
+    }
+
+    /// HTTP/2 transfers (no HTTP/1 exchange): the first transfer of each connection compares the
+    /// connection's phases, `connect` (its `handshake_rtt_ms`, SYN → ACK like an exchange's) and `ssl`
+    /// (the TLS record's `handshake_ms`), through the same comparison. Its streams are not exchanges
+    /// (no `send + wait`, `receive`, `total` to compare), and `dns` is an exchange's field only.
+    @Test(arguments: withCurlLog.filter { (try? CurlTransfer.load($0))?.contains { $0.fields["http_version"] as? String == "2" } == true })
+    func http2HandshakeAgreesWithCurl(_ name: String) throws {
+        let transfers = try CurlTransfer.load(name).filter { $0.completed && $0.index == 0 && $0.fields["http_version"] as? String == "2" }
+        let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
+        var compared = 0, usedExceptions = 0
+        for transfer in transfers {
+            let connection = try #require(writer.connections.first { ($0.string("client") ?? "").hasSuffix(":\(transfer.port)") })
+            let tls = try #require(connection["tls"])
+            func value(_ field: JSONValue?) -> Double { Double(field?.plainText ?? "") ?? .nan }
+            var ours = CurlPhaseComparison.WirePhases()
+            ours.connect = value(connection["handshake_rtt_ms"])
+            ours.ssl = value(tls["handshake_ms"])
+            ours.clientHelloAfterConnect = (value(tls["ts_client_hello"]) - value(connection["ts_first"])) * 1000 - ours.connect
+            for result in CurlPhaseComparison.compare(ours: ours, curl: transfer.curlTimes) where [.connect, .ssl].contains(result.phase) {
+                if Self.expectAgreement(result, name, transfer, "\(name) \(transfer.fields["url_effective"] ?? "") :\(transfer.port)") {
+                    usedExceptions += 1
+                }
+                compared += 1
+            }
+        }
+        #expect(compared == 2 * transfers.count && compared > 0, "\(name): compared \(compared) for \(transfers.count) connections")
+        #expect(usedExceptions == Self.knownDisagreements.count { $0.capture == name }, "\(name): every named exception is used")
+    }
+}
+
+/// The server's TLS records of `NAME.tls-records.tsv` (tshark lists a record at the frame that
+/// completes it): when each record was complete, which frames held a ChangeCipherSpec, and which held
+/// a TLS 1.3 NewSessionTicket (`NAME.tls-decrypted.tsv`, handshake type 4: encrypted, so without
+/// keys it looks like the start of the response).
+struct TLSRecordFrames {
+    struct Row {
+        var frame: Int
+        var time: Double
+        var clientPort: Int
+        var changeCipherSpec: Bool
+    }
+    var serverRows: [Row] = []
+    var sessionTicketFrames: Set<Int> = []
+
+    /// The first server frame with a CCS record on the connection of `port` after `time`.
+    func firstServerCCS(port: Int, after time: Double) -> Double? {
+        serverRows.first { $0.clientPort == port && $0.changeCipherSpec && $0.time > time }?.time
+    }
+
+    /// When the first server record at or after `time` (a response's first packet) that is not a
+    /// session ticket was complete: curl's first response byte.
+    func firstRecordComplete(port: Int, from time: Double) -> Double? {
+        serverRows.first { $0.clientPort == port && $0.time >= time - 1e-7 && !sessionTicketFrames.contains($0.frame) }?.time
+    }
+
+    /// Empty for captures without TLS.
+    static func load(_ name: String) throws -> TLSRecordFrames {
+        var frames = TLSRecordFrames()
+        for columns in try rows(name + ".tls-records.tsv") {
+            // a frame that only continues a record has no record length (TLS 1.3 hides the content type)
+            guard columns.count >= 8, let frame = Int(columns[0]), let time = Double(columns[1]), let source = Int(columns[3]),
+                  let destination = Int(columns[4]), source == 443 || source == 8443, !columns[7].isEmpty else { continue }
+            frames.serverRows.append(Row(frame: frame, time: time, clientPort: destination,
+                                         changeCipherSpec: columns[6].split(separator: ",").contains("20")))
+        }
+        for columns in try rows(name + ".tls-decrypted.tsv") where columns.count >= 7 && columns[6].split(separator: ",").contains("4") {
+            if let frame = Int(columns[0]) { frames.sessionTicketFrames.insert(frame) }
+        }
+        return frames
+    }
+
+    /// The tab-separated rows of a truth file without its header; none when the file does not exist.
+    private static func rows(_ file: String) throws -> [[String]] {
+        let path = TestPaths.capture(file)
+        guard FileManager.default.fileExists(atPath: path) else { return [] }
+        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst()
+            .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     }
 }

@@ -28,3 +28,15 @@ struct CurlTransfer {
             }
     }
 }
+
+extension CurlTransfer {
+    /// curl's times of this transfer, in ms, for `CurlPhaseComparison`.
+    var curlTimes: CurlPhaseComparison.CurlTimes {
+        CurlPhaseComparison.CurlTimes(
+            namelookup: milliseconds("time_namelookup"), connect: milliseconds("time_connect"),
+            appconnect: milliseconds("time_appconnect"), pretransfer: milliseconds("time_pretransfer"),
+            starttransfer: milliseconds("time_starttransfer"), total: milliseconds("time_total"),
+            opensConnection: (fields["num_connects"] as? Int ?? 0) > 0,
+            uploads: (fields["size_upload"] as? Int ?? 0) > 0, completed: completed)
+    }
+}

@@ -7,6 +7,12 @@ public struct DNSResolution: Hashable, Sendable {
     /// The first query's time; nil when the capture missed the query.
     public var queryTimestamp: Timestamp?
     public var answerTimestamp: Timestamp
+    /// When the whole lookup ended: the last answer to the same client socket for the same name whose
+    /// query went out before this answer came (a resolver's A and AAAA queries of one lookup, sent
+    /// back to back; the client connects only after both answers). `answerTimestamp` when alone.
+    public var lookupEndTimestamp: Timestamp
+    /// The client socket that asked (joins the A and AAAA transactions of one lookup).
+    public var client: DNSEndpoint
     /// The addresses the name resolved to after following the CNAME chain.
     public var addresses: [IPAddress]
     /// The lookup's packets (queries, retries, answer) when it was reported, and the answer's part.
@@ -40,19 +46,50 @@ public final class DNSAnswerIndex {
     /// Number of resolutions remembered.
     public var count: Int { nextSequence - firstSequence }
 
-    /// Remembers `transaction` if it was answered with addresses (the analyzer adds every transaction).
+    /// The last answered transaction, with or without addresses: the sibling of the next one when both
+    /// belong to one lookup (an empty AAAA answer before the A answer).
+    private var lastAnswer: (name: String, client: DNSEndpoint, query: Timestamp?, answer: Timestamp)?
+
+    /// Remembers `transaction` if it was answered with addresses (the analyzer adds every transaction);
+    /// an answer of the same lookup (same client socket and name, asked before the other was answered)
+    /// extends that resolution's `lookupEndTimestamp`.
     public func add(_ transaction: DNSTransaction) {
         guard let answered = transaction.answerTimestamp, let question = transaction.question,
               transaction.response?.rcode == .noError, !transaction.flags.contains(.duplicateResponse)
         else { return }
+        let previous = lastAnswer
+        lastAnswer = (question.name, transaction.client, transaction.queryTimestamp, answered)
+        /// Whether an earlier answer at `earlierAnswer` belongs to this transaction's lookup.
+        func sameLookup(_ client: DNSEndpoint, _ earlierAnswer: Timestamp) -> Bool {
+            client == transaction.client && (transaction.queryTimestamp.map { $0 <= earlierAnswer } ?? false)
+        }
         let addresses = transaction.addresses
-        guard !addresses.isEmpty else { return }
+        guard !addresses.isEmpty else {
+            // a later, empty answer of a kept resolution's lookup: the lookup ended with it
+            if let latest = byName[question.name]?.last, var resolution = ring[latest % capacity],
+               sameLookup(resolution.client, resolution.answerTimestamp) {
+                resolution.lookupEndTimestamp = max(resolution.lookupEndTimestamp, answered)
+                ring[latest % capacity] = resolution
+            }
+            return
+        }
+        var lookupEnd = answered
+        if let previous, previous.name == question.name, sameLookup(previous.client, previous.answer) {
+            lookupEnd = max(lookupEnd, previous.answer)
+        }
+        // a later answer with addresses of a kept resolution's lookup (A and AAAA both answered)
+        if let latest = byName[question.name]?.last, var resolution = ring[latest % capacity],
+           sameLookup(resolution.client, resolution.answerTimestamp) {
+            resolution.lookupEndTimestamp = max(resolution.lookupEndTimestamp, answered)
+            ring[latest % capacity] = resolution
+        }
         if count == capacity { forgetOldest() }
         let sequence = nextSequence
         nextSequence += 1
         ring[sequence % capacity] = DNSResolution(
             name: question.name, transactionID: transaction.id, queryTimestamp: transaction.queryTimestamp,
-            answerTimestamp: answered, addresses: addresses, wire: transaction.wire,
+            answerTimestamp: answered, lookupEndTimestamp: lookupEnd, client: transaction.client,
+            addresses: addresses, wire: transaction.wire,
             responseWire: transaction.responseWire)
         for address in Set(addresses) { byAddress[address, default: []].append(sequence) }
         byName[question.name, default: []].append(sequence)

@@ -57,6 +57,10 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     private var endedDirections = 0
     /// Exchange whose burst owns each direction's current run.
     private var currentRun: [Int?] = [nil, nil]
+    /// Where each direction's first alert record (a TLS 1.2 alert, or a TLS 1.3 close_notify) starts:
+    /// packets from there on still belong to the current burst's bytes, but are not its last packet
+    /// for timing (the client's close_notify after the last response is not part of the request).
+    private var closingFrom: [Int64?] = [nil, nil]
     private var lastApplicationDirection: FlowDirection?
     private var changeCipherSpecSeen = [false, false]
     private var serverHelloDone = false
@@ -92,7 +96,9 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         let d = direction.rawValue
         readers[d].feed(data, offset: offset, origin: origin)
         examined[d] = offset + Int64(data.count)
-        if let k = currentRun[d], !data.isEmpty { extend(k, direction, to: examined[d], origin: origin) }
+        if let k = currentRun[d], !data.isEmpty {
+            extend(k, direction, to: examined[d], origin: offset < (closingFrom[d] ?? .max) ? origin : nil)
+        }
     }
 
     public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
@@ -238,6 +244,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
             stats.protectionOverheadBytes += overhead
             stats.protectedRecords += 1
         }
+        if type == .alert, closingFrom[d] == nil { closingFrom[d] = offset }
         if type == .alert && encrypted {
             addAlert(TLSAlertInfo(direction: direction, level: nil, description: nil, origin: origin))
         }
@@ -359,6 +366,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         if direction == .up && lastApplicationDirection != .up && hasEstimated && session.version == 0x0304 && plaintext <= 2 {
             // No HTTP/1 request is 2 bytes long: a TLS 1.3 client record this small is an encrypted
             // alert (close_notify), which stays with the current exchange instead of opening one.
+            if closingFrom[direction.rawValue] == nil { closingFrom[direction.rawValue] = offset }
             return
         }
         let d = direction.rawValue
@@ -396,11 +404,12 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         // The bytes already delivered in this call are credited when `streamData` extends the burst.
     }
 
-    private func extend(_ k: Int, _ direction: FlowDirection, to end: Int64, origin: PacketOrigin) {
+    /// Extends burst `k` to `end`; `origin` (nil: a closing alert's packet) becomes its last packet.
+    private func extend(_ k: Int, _ direction: FlowDirection, to end: Int64, origin: PacketOrigin?) {
         update(k, direction) {
             if end > $0.end {
                 $0.end = end
-                $0.lastOrigin = origin
+                if let origin { $0.lastOrigin = origin }
             }
         }
     }
