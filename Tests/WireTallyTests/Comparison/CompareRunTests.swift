@@ -48,7 +48,7 @@ import Testing
     /// TLS the split cannot be applied (head and body of an encrypted exchange are not told apart) and
     /// the whole difference is `other` by design: measured 21 B (tls12-http1) and 597 B (tls13-http1,
     /// mostly the session tickets that ride in the first response's burst), not asserted here.
-    @Test(arguments: AppLogCaptureTests.curlCaptures.filter { !$0.hasPrefix("tls") })
+    @Test(arguments: AppLogCaptureTests.curlCaptures.filter { (try? CurlTransfer.load($0))?.allSatisfy(\.isPlainHTTP) == true })
     func curlLogLeavesNothingInOther(_ name: String) throws {
         let result = CompareRun(files: [TestPaths.capture(name + ".pcap")], appLogs: [TestPaths.capture(name + ".curl.jsonl")]).run()
         let log = try #require(result.appLogs.first)

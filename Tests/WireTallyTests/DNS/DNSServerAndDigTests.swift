@@ -29,7 +29,8 @@ import Testing
             } else if let match = line.firstMatch(of: /: (\d+) [0-9a-f.:]+\/\d+ config \S+ is (\S+)/) {
                 let serial = Int(match.1)!, answer = String(match.2)
                 if answer == "NXDOMAIN" { bySerial[serial]?.nxdomain = true }
-                else if answer != "<CNAME>" { bySerial[serial]?.addresses.append(answer) }
+                // `<CNAME>` stands for a CNAME record, `NODATA-IPv6` for an empty answer (a name without AAAA).
+                else if answer != "<CNAME>" && !answer.hasPrefix("NODATA") { bySerial[serial]?.addresses.append(answer) }
             }
         }
         return order.map { var query = bySerial[$0]!; query.addresses.sort(); return query }

@@ -11,6 +11,8 @@ struct CurlTransfer {
 
     /// True when curl finished the transfer (exit code 0); aborted transfers have partial figures.
     var completed: Bool { (fields["exitcode"] as? Int) == 0 }
+    /// The transfer was cleartext HTTP (curl's `scheme`), not HTTPS.
+    var isPlainHTTP: Bool { (fields["scheme"] as? String)?.lowercased() == "http" }
 
     /// A duration field in milliseconds.
     func milliseconds(_ key: String) -> Double { ((fields[key] as? Double) ?? Double(fields[key] as? Int ?? 0)) * 1000 }

@@ -66,7 +66,9 @@ struct TLSRecordTruth {
             if row.int("tcp.srcport") == clientPorts[stream] { clientFinishedFrames[stream] = row.int("frame.number")! }
         }
         var requestFrames: [Int: [Int]] = [:]
-        for row in try TruthTable.load(name, "http.tsv").rows where !row["http.request.method"].isEmpty {
+        let tlsStreams = Set(records.map(\.stream))  // a capture may also hold cleartext HTTP (`latency`)
+        for row in try TruthTable.load(name, "http.tsv").rows
+        where !row["http.request.method"].isEmpty && tlsStreams.contains(row.int("tcp.stream")!) {
             // Several requests completed in one frame count once each.
             for _ in row.list("http.request.method") { requestFrames[row.int("tcp.stream")!, default: []].append(row.int("frame.number")!) }
         }
