@@ -27,8 +27,7 @@ final class ExchangeCollector: RecordWriter {
 /// App logs of the recorded captures against their wire exchanges.
 @Suite struct AppLogCaptureTests {
     /// Captures with a curl log and HTTP/1.x exchanges (tls13-h2's HTTP/2 has none without keys).
-    static let curlCaptures = TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
-        .map { String($0.dropLast(".curl.jsonl".count)) }.filter { $0 != "tls13-h2" }
+    static let curlCaptures = TestPaths.recordedCaptures(beside: ".curl.jsonl").filter { $0 != "tls13-h2" }
 
     /// curl's own `%{json}` log: every transfer matched to the exchange it really was — the k-th
     /// transfer on local port P is exchange k of the connection with client port P.

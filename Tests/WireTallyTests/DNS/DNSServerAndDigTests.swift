@@ -5,8 +5,7 @@ import Testing
 /// DNS transactions of the recorded captures against the resolver's own query log
 /// (`NAME.dnsmasq.log`, `log-queries=extra`) and dig's printed answers (`dns-http.dig.txt`).
 @Suite struct DNSServerAndDigTests {
-    static let withResolverLog = TestPaths.files(in: TestPaths.captures, endingWith: [".dnsmasq.log"])
-        .map { String($0.dropLast(".dnsmasq.log".count)) }
+    static let withResolverLog = TestPaths.recordedCaptures(beside: ".dnsmasq.log")
 
     /// One query dnsmasq logged, with what it answered from its configuration.
     struct LoggedQuery: Hashable {

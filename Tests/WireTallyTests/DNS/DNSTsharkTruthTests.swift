@@ -5,8 +5,7 @@ import Testing
 /// DNS transactions of the recorded captures against tshark's DNS view written at recording time
 /// (`NAME.dns.tsv`): every query is one of our transactions, with its answer.
 @Suite struct DNSTsharkTruthTests {
-    static let withDNSView = TestPaths.files(in: TestPaths.captures, endingWith: [".dns.tsv"])
-        .map { String($0.dropLast(".dns.tsv".count)) }
+    static let withDNSView = TestPaths.recordedCaptures(beside: ".dns.tsv")
 
     /// What both sides say about one transaction.
     struct Transaction: Hashable {

@@ -5,8 +5,7 @@ import Testing
 /// The estimators on the recorded captures: `http` against nginx's own counts, and the gap by cause
 /// adding up exactly for every request, estimator and level.
 @Suite struct EstimatorCaptureTests {
-    static let all = TestPaths.files(in: TestPaths.captures, endingWith: [".pcap"])
-        .map { String($0.dropLast(".pcap".count)) }
+    static let all = TestPaths.recordedCaptures(beside: ".pcap")
 
     @Test(arguments: HTTPWireTruthTests.withNginxLog)
     func httpEstimatorEqualsNginx(_ name: String) throws {

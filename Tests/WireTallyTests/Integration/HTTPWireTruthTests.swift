@@ -5,8 +5,7 @@ import Testing
 /// HTTP exchanges of the recorded captures against what nginx and curl logged themselves, and
 /// conservation of every connection over its exchanges.
 @Suite struct HTTPWireTruthTests {
-    static let withNginxLog = TestPaths.files(in: TestPaths.captures, endingWith: [".nginx.jsonl"])
-        .map { String($0.dropLast(".nginx.jsonl".count)) }
+    static let withNginxLog = TestPaths.recordedCaptures(beside: ".nginx.jsonl")
 
     /// Our exchanges keyed by (client port, index on the connection), with the connection's time span.
     struct Indexed {
@@ -91,8 +90,7 @@ import Testing
         }
     }
 
-    static let withCurlLog = TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
-        .map { String($0.dropLast(".curl.jsonl".count)) }
+    static let withCurlLog = TestPaths.recordedCaptures(beside: ".curl.jsonl")
 
     /// curl's own sizes: `size_request` is the request head, `size_upload` the body as sent (chunk
     /// framing included), `size_header` the response heads including interim 1xx responses,

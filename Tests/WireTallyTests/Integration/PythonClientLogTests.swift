@@ -6,8 +6,7 @@ import Testing
 /// written and read on raw sockets per connection, and status and body size per standard-library
 /// request or poller request.
 @Suite struct PythonClientLogTests {
-    static let withClientLog = TestPaths.files(in: TestPaths.captures, endingWith: [".client.jsonl"])
-        .map { String($0.dropLast(".client.jsonl".count)) }
+    static let withClientLog = TestPaths.recordedCaptures(beside: ".client.jsonl")
 
     @Test(arguments: withClientLog)
     func clientLogMatchesConnectionsAndExchanges(_ name: String) throws {

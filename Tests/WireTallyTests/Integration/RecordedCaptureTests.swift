@@ -36,8 +36,7 @@ import Testing
         }
     }
 
-    static let withTcpdumpStatistics = TestPaths.files(in: TestPaths.captures, endingWith: [".tcpdump.txt"])
-        .map { String($0.dropLast(".tcpdump.txt".count)) }
+    static let withTcpdumpStatistics = TestPaths.recordedCaptures(beside: ".tcpdump.txt")
 
     /// tcpdump's own exit statistics (`NAME.tcpdump.txt`): the capture lost nothing in the kernel, so
     /// the server and client logs describe the same traffic the file holds, and wiretally reads exactly

@@ -18,8 +18,7 @@ import Testing
 /// transfers have no HTTP/1 exchange: `http2HandshakeAgreesWithCurl` compares their connection's
 /// handshake.
 @Suite struct TimingTests {
-    static let withCurlLog = TestPaths.files(in: TestPaths.captures, endingWith: [".curl.jsonl"])
-        .map { String($0.dropLast(".curl.jsonl".count)) }
+    static let withCurlLog = TestPaths.recordedCaptures(beside: ".curl.jsonl")
 
     /// A single recorded transfer whose phase disagrees with curl beyond the tolerance, with the
     /// measured cause: curl noting an event late on the shared two-core recording VM. What is asserted

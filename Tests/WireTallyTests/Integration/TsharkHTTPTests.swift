@@ -4,8 +4,7 @@ import Testing
 
 /// Our HTTP exchanges against tshark's HTTP dissector (`NAME.http.tsv` written at recording time).
 @Suite struct TsharkHTTPTests {
-    static let withHTTPView = TestPaths.files(in: TestPaths.captures, endingWith: [".http.tsv"])
-        .map { String($0.dropLast(".http.tsv".count)) }
+    static let withHTTPView = TestPaths.recordedCaptures(beside: ".http.tsv")
 
     /// What we parse that tshark's view does not show, per capture, and why (captures/README.md).
     /// Anything else we have more, or anything tshark has that we lack, fails.

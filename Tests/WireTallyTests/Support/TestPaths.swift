@@ -31,6 +31,12 @@ enum TestPaths {
         publicCaptures.map { files(in: $0, endingWith: [".pcap", ".pcapng", ".pcap.gz", ".pcapng.gz"]) } ?? []
     }
 
+    /// Names (without extension) of the recorded captures in `captures/` that have a truth file ending
+    /// in `suffix` beside them (`".nginx.jsonl"`), sorted.
+    static func recordedCaptures(beside suffix: String) -> [String] {
+        files(in: captures, endingWith: [suffix]).map { String($0.dropLast(suffix.count)) }
+    }
+
     /// Names of files in a folder with one of the extensions, sorted.
     static func files(in folder: URL, endingWith suffixes: [String]) -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: folder.path)) ?? []

@@ -6,8 +6,7 @@ import Testing
 /// captures: `NAME.tls.tsv` (without keys: what we can see too) and `NAME.tls-decrypted.tsv` (with
 /// the key log: the negotiated ALPN of TLS 1.3 and the client's encrypted Finished).
 @Suite struct TLSHandshakeViewTests {
-    static let withHandshakeView = TestPaths.files(in: TestPaths.captures, endingWith: [".tls.tsv"])
-        .map { String($0.dropLast(".tls.tsv".count)) }
+    static let withHandshakeView = TestPaths.recordedCaptures(beside: ".tls.tsv")
 
     /// IANA names of the suites the recordings negotiate (RFC 8446, RFC 5289), independent of our table.
     static let suiteNames = ["0x1302": "TLS_AES_256_GCM_SHA384", "0xc02c": "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384"]

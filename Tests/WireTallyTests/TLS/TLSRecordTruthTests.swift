@@ -7,8 +7,7 @@ import Testing
 /// per connection and direction the records of each content type and their bytes, and per estimated
 /// exchange the record bytes of its request and response bursts.
 @Suite struct TLSRecordTruthTests {
-    static let withTLSRecords = TestPaths.files(in: TestPaths.captures, endingWith: [".tls-records.tsv"])
-        .map { String($0.dropLast(".tls-records.tsv".count)) }
+    static let withTLSRecords = TestPaths.recordedCaptures(beside: ".tls-records.tsv")
 
     /// Our TLS connections, each with its client and server port.
     static func tlsConnections(_ writer: CollectingWriter) -> [(connection: JSONValue, clientPort: Int, serverPort: Int)] {
