@@ -65,7 +65,7 @@ import Testing
     /// Every transfer of `name` that used a connection with our phases and curl's.
     static func pairs(_ name: String) throws -> [(transfer: CurlTransfer, ours: CurlPhaseComparison.WirePhases, curl: CurlPhaseComparison.CurlTimes)] {
         let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
-        let tlsRecords = try TLSRecordFrames.load(name)
+        let tlsRecords = try TLSRecordTruth.loadIfRecorded(name)
         var pairs: [(CurlTransfer, CurlPhaseComparison.WirePhases, CurlPhaseComparison.CurlTimes)] = []
         for transfer in try CurlTransfer.load(name) {
             let curl = transfer.curlTimes
@@ -91,11 +91,11 @@ import Testing
                 if transfer.index == 0, let hello = time(tls["ts_client_hello"]), let syn = time(connection["ts_first"]) {
                     ours.clientHelloAfterConnect = (hello - syn) * 1000 - ours.connect
                 }
-                if let ccs = tlsRecords.firstServerCCS(port: transfer.port, after: finished), transfer.index == 0 {
+                if let ccs = tlsRecords?.firstServerChangeCipherSpec(clientPort: transfer.port, after: finished), transfer.index == 0 {
                     ours.serverFinishedDelay = (ccs - finished) * 1000
                 }
                 if let responseFirst = time(record["response"]?["ts_first"]),
-                   let complete = tlsRecords.firstRecordComplete(port: transfer.port, from: responseFirst) {
+                   let complete = tlsRecords?.firstServerRecordComplete(clientPort: transfer.port, from: responseFirst) {
                     ours.firstRecordDelay = max(0, (complete - responseFirst) * 1000)
                 }
             }
@@ -170,55 +170,5 @@ import Testing
         }
         #expect(compared == 2 * transfers.count && compared > 0, "\(name): compared \(compared) for \(transfers.count) connections")
         #expect(usedExceptions == Self.knownDisagreements.count { $0.capture == name }, "\(name): every named exception is used")
-    }
-}
-
-/// The server's TLS records of `NAME.tls-records.tsv` (tshark lists a record at the frame that
-/// completes it): when each record was complete, which frames held a ChangeCipherSpec, and which held
-/// a TLS 1.3 NewSessionTicket (`NAME.tls-decrypted.tsv`, handshake type 4: encrypted, so without
-/// keys it looks like the start of the response).
-struct TLSRecordFrames {
-    struct Row {
-        var frame: Int
-        var time: Double
-        var clientPort: Int
-        var changeCipherSpec: Bool
-    }
-    var serverRows: [Row] = []
-    var sessionTicketFrames: Set<Int> = []
-
-    /// The first server frame with a CCS record on the connection of `port` after `time`.
-    func firstServerCCS(port: Int, after time: Double) -> Double? {
-        serverRows.first { $0.clientPort == port && $0.changeCipherSpec && $0.time > time }?.time
-    }
-
-    /// When the first server record at or after `time` (a response's first packet) that is not a
-    /// session ticket was complete: curl's first response byte.
-    func firstRecordComplete(port: Int, from time: Double) -> Double? {
-        serverRows.first { $0.clientPort == port && $0.time >= time - 1e-7 && !sessionTicketFrames.contains($0.frame) }?.time
-    }
-
-    /// Empty for captures without TLS.
-    static func load(_ name: String) throws -> TLSRecordFrames {
-        var frames = TLSRecordFrames()
-        for columns in try rows(name + ".tls-records.tsv") {
-            // a frame that only continues a record has no record length (TLS 1.3 hides the content type)
-            guard columns.count >= 8, let frame = Int(columns[0]), let time = Double(columns[1]), let source = Int(columns[3]),
-                  let destination = Int(columns[4]), source == 443 || source == 8443, !columns[7].isEmpty else { continue }
-            frames.serverRows.append(Row(frame: frame, time: time, clientPort: destination,
-                                         changeCipherSpec: columns[6].split(separator: ",").contains("20")))
-        }
-        for columns in try rows(name + ".tls-decrypted.tsv") where columns.count >= 7 && columns[6].split(separator: ",").contains("4") {
-            if let frame = Int(columns[0]) { frames.sessionTicketFrames.insert(frame) }
-        }
-        return frames
-    }
-
-    /// The tab-separated rows of a truth file without its header; none when the file does not exist.
-    private static func rows(_ file: String) throws -> [[String]] {
-        let path = TestPaths.capture(file)
-        guard FileManager.default.fileExists(atPath: path) else { return [] }
-        return try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").dropFirst()
-            .map { $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init) }
     }
 }

@@ -9,6 +9,8 @@ struct TLSRecordTruth {
     /// One TLS record, listed by tshark in the frame that completes it.
     struct Record: Equatable {
         var frame: Int
+        /// When the frame completing the record was captured (`frame.time_epoch`).
+        var time: Double
         var stream: Int
         var sourcePort: Int
         var destinationPort: Int
@@ -37,6 +39,11 @@ struct TLSRecordTruth {
     /// Per stream, the frame of the client's last handshake message (its Finished), decrypted view.
     var clientFinishedFrames: [Int: Int]
 
+    /// The truth of capture `name` when it was recorded with TLS record files, else nil (cleartext).
+    static func loadIfRecorded(_ name: String) throws -> TLSRecordTruth? {
+        FileManager.default.fileExists(atPath: TestPaths.capture(name + ".tls-records.tsv")) ? try load(name) : nil
+    }
+
     /// Reads the three truth files of capture `name`.
     static func load(_ name: String) throws -> TLSRecordTruth {
         var records: [Record] = []
@@ -48,7 +55,7 @@ struct TLSRecordTruth {
             guard types.count <= lengths.count else { throw Missing(what: "frame \(row["frame.number"]): more types than records") }
             for (index, length) in lengths.enumerated() {
                 records.append(Record(
-                    frame: row.int("frame.number")!, stream: row.int("tcp.stream")!,
+                    frame: row.int("frame.number")!, time: Double(row["frame.time_epoch"])!, stream: row.int("tcp.stream")!,
                     sourcePort: row.int("tcp.srcport")!, destinationPort: row.int("tcp.dstport")!,
                     clearContentType: index < types.count ? types[index] : nil, length: length))
             }
@@ -141,6 +148,23 @@ extension TLSRecordTruth {
         let next = index + 1 < frames.count ? frames[index + 1] : Int.max
         return records(stream: stream, from: serverPort).filter { $0.frame > frames[index] && $0.frame < next }
             .reduce(0) { $0 + $1.streamBytes }
+    }
+
+    /// When the first server record with a ChangeCipherSpec after `time` on the connection from
+    /// `clientPort` was complete (a full TLS 1.2 handshake: the server's CCS + Finished).
+    func firstServerChangeCipherSpec(clientPort: Int, after time: Double) -> Double? {
+        serverRecords(clientPort: clientPort).first { $0.clearContentType == 20 && $0.time > time }?.time
+    }
+
+    /// When the first server record at or after `time` (a response's first packet) that is not a
+    /// session ticket was complete on the connection from `clientPort`: curl's first response byte.
+    func firstServerRecordComplete(clientPort: Int, from time: Double) -> Double? {
+        serverRecords(clientPort: clientPort).first { $0.time >= time - 1e-7 && ticketFrames[$0.frame] == nil }?.time
+    }
+
+    /// The records the server sent on the connection from `clientPort`, in order.
+    private func serverRecords(clientPort: Int) -> [Record] {
+        records.filter { $0.destinationPort == clientPort && $0.sourcePort == serverPort(clientPort: clientPort) }
     }
 
     /// The server port of a stream: where its first record (the ClientHello) went.
