@@ -15,7 +15,7 @@ public enum PercentDecoding {
         while index < utf8.count {
             let byte = utf8[index]
             if byte == UInt8(ascii: "%"), index + 2 < utf8.count,
-               let high = hexValue(utf8[index + 1]), let low = hexValue(utf8[index + 2])
+               let high = HexDigit.value(utf8[index + 1]), let low = HexDigit.value(utf8[index + 2])
             {
                 bytes.append(high << 4 | low)
                 index += 3
@@ -44,14 +44,5 @@ public enum PercentDecoding {
         guard let mark = target.firstIndex(of: "?") else { return nil }
         let rest = target[target.index(after: mark)...]
         return rest.prefix { $0 != "#" }
-    }
-
-    private static func hexValue(_ byte: UInt8) -> UInt8? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return byte - UInt8(ascii: "0")
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return byte - UInt8(ascii: "a") + 10
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return byte - UInt8(ascii: "A") + 10
-        default: return nil
-        }
     }
 }

@@ -29,15 +29,6 @@ enum HTTP1Syntax {
             || byte == UInt8(ascii: "_")
     }
 
-    static func hexValue(_ byte: UInt8) -> Int64? {
-        switch byte {
-        case UInt8(ascii: "0")...UInt8(ascii: "9"): return Int64(byte - UInt8(ascii: "0"))
-        case UInt8(ascii: "a")...UInt8(ascii: "f"): return Int64(byte - UInt8(ascii: "a") + 10)
-        case UInt8(ascii: "A")...UInt8(ascii: "F"): return Int64(byte - UInt8(ascii: "A") + 10)
-        default: return nil
-        }
-    }
-
     /// Chunk sizes above this are treated as malformed (no overflow on `ffffffffffffffffffff`).
     static let maxChunkSize: Int64 = 1 << 62
 
@@ -46,9 +37,9 @@ enum HTTP1Syntax {
         var index = 0
         var value: Int64 = 0
         var digits = 0
-        while index < line.count, let digit = hexValue(line[index]) {
+        while index < line.count, let digit = HexDigit.value(line[index]) {
             if value > maxChunkSize >> 4 { return nil }
-            value = value << 4 | digit
+            value = value << 4 | Int64(digit)
             digits += 1
             index += 1
         }
