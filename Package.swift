@@ -9,12 +9,15 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
     ],
     targets: [
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
-            name: "WireTally", dependencies: ["CPcap", "CZlib"], path: "Sources/WireTally",
+            name: "WireTally",
+            dependencies: ["CPcap", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Sources/WireTally",
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
         .executableTarget(

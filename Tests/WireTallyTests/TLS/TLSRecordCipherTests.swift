@@ -1,0 +1,172 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// TLS 1.3 record decryption on real connections: the encrypted records tshark lists (without keys)
+/// in the recorded captures, opened with the traffic keys derived from curl's key log. An AEAD tag
+/// only verifies with the right key, nonce and additional data, so every record authenticating is the
+/// proof that the key schedule and the record protection are right; the plaintexts then say what
+/// nginx and curl sent (the handshake, NewSessionTickets, HTTP, close_notify).
+@Suite struct TLSRecordCipherTests {
+    /// One encrypted TLS 1.3 record as tshark lists it.
+    struct EncryptedRecord {
+        var frame: Int
+        var fromClient: Bool
+        var body: [UInt8]
+        var header: [UInt8] { [23, 3, 3, UInt8(body.count >> 8), UInt8(body.count & 0xff)] }
+    }
+
+    /// A TLS 1.3 connection of a capture: its client random, suite and encrypted records in order.
+    struct Connection {
+        var stream: String
+        var clientRandom: [UInt8]
+        var suite: TLSRecordCipher.TLS13Suite
+        var records: [EncryptedRecord] = []
+    }
+
+    /// The TLS 1.3 connections of `capture`, from tshark's record fields (a frame's cleartext records
+    /// come first, its opaque records then pair with its `tls.app_data` values in order).
+    static func tls13Connections(_ capture: String) throws -> [Connection] {
+        var connections: [String: Connection] = [:]
+        let hellos = try Tshark.fields(capture, filter: "tls.handshake.type == 1", ["tcp.stream", "tls.handshake.random", "tcp.srcport"])
+        let clientPorts = Dictionary(hellos.map { ($0[0], $0[2]) }, uniquingKeysWith: { first, _ in first })
+        for server in try Tshark.fields(capture, filter: "tls.handshake.type == 2",
+                                        ["tcp.stream", "tls.handshake.ciphersuite", "tls.handshake.extensions.supported_version"])
+        where server[2].contains("0x0304") {
+            let hello = try #require(hellos.first { $0[0] == server[0] })
+            let random = try #require(TLSKeyLog.hexBytes(hello[1].utf8.filter { $0 != UInt8(ascii: ":") }))
+            let suite = try #require(TLSRecordCipher.TLS13Suite(code: UInt16(server[1].dropFirst(2), radix: 16) ?? 0))
+            connections[server[0]] = Connection(stream: server[0], clientRandom: random, suite: suite)
+        }
+        for row in try Tshark.fields(capture, filter: "tls.app_data", ["frame.number", "tcp.stream", "tcp.srcport", "tls.record.length", "tls.app_data"]) {
+            guard connections[row[1]] != nil else { continue }
+            let lengths = row[3].split(separator: ","), bodies = row[4].split(separator: ",")
+            for (length, body) in zip(lengths.suffix(bodies.count), bodies) {
+                let bytes = try #require(TLSKeyLog.hexBytes(body.utf8.filter { $0 != UInt8(ascii: ":") }))
+                #expect(bytes.count == Int(length), "frame \(row[0]): tshark's app_data is the whole record")
+                connections[row[1]]!.records.append(EncryptedRecord(frame: Int(row[0])!, fromClient: row[2] == clientPorts[row[1]], body: bytes))
+            }
+        }
+        return connections.values.sorted { Int($0.stream)! < Int($1.stream)! }
+    }
+
+    static let tls13Captures = ["tls13-http1", "tls13-h2", "latency"]
+
+    /// One direction of a connection opened: its plaintexts in order, the first `handshakeRecords`
+    /// under the handshake keys, the rest under the application keys.
+    struct OpenedDirection {
+        var plaintexts: [TLSRecordCipher.TLS13Plaintext] = []
+        var handshakeRecords = 0
+        var handshakeTypes: [UInt8] { plaintexts.prefix(handshakeRecords).flatMap { TLSRecordCipherTests.handshakeTypes($0.content) } }
+    }
+
+    /// Opens one direction's records, first with the handshake keys then with the application keys,
+    /// each from sequence number 0; a record that opens under neither is an issue.
+    static func open(_ connection: Connection, fromClient: Bool, _ secrets: TLSKeyLog.Secrets, _ what: String) throws -> OpenedDirection {
+        let handshake = TLSRecordCipher(tls13: connection.suite, trafficSecret: try #require(
+            fromClient ? secrets.clientHandshakeTraffic : secrets.serverHandshakeTraffic, "\(what): handshake secret"))
+        let application = TLSRecordCipher(tls13: connection.suite, trafficSecret: try #require(
+            fromClient ? secrets.clientApplicationTraffic : secrets.serverApplicationTraffic, "\(what): traffic secret"))
+        var opened = OpenedDirection(), applicationRecords: UInt64 = 0
+        for record in connection.records where record.fromClient == fromClient {
+            if applicationRecords == 0,
+               let plaintext = handshake.openTLS13(header: record.header, body: record.body, sequence: UInt64(opened.handshakeRecords)) {
+                opened.plaintexts.append(plaintext)
+                opened.handshakeRecords += 1
+            } else if let plaintext = application.openTLS13(header: record.header, body: record.body, sequence: applicationRecords) {
+                opened.plaintexts.append(plaintext)
+                applicationRecords += 1
+            } else {
+                Issue.record("\(what) frame \(record.frame): the record does not authenticate")
+            }
+        }
+        // the server's flight: full (EncryptedExtensions, Certificate, CertificateVerify, Finished) or
+        // resumed with a PSK (no certificate: EncryptedExtensions, Finished); the client's: Finished
+        let flights: [[UInt8]] = fromClient ? [[20]] : [[8, 11, 15, 20], [8, 20]]
+        #expect(flights.contains(opened.handshakeTypes), "\(what): handshake flight \(opened.handshakeTypes)")
+        for alert in opened.plaintexts where alert.contentType == 21 {
+            #expect(alert.content == [1, 0], "\(what): a close_notify warning alert")
+        }
+        return opened
+    }
+
+    /// Every encrypted record of every TLS 1.3 connection of the recorded captures opens with the
+    /// secrets of curl's key log; the first application data is the request (`GET ` or the HTTP/2
+    /// preface) and the server's answer (`HTTP/1.1 ` or an HTTP/2 SETTINGS frame), and the server's
+    /// post-handshake messages are NewSessionTickets.
+    @Test(.requires(.tshark), arguments: tls13Captures)
+    func everyRecordOpensWithTheKeyLogsSecrets(_ name: String) throws {
+        let log = TLSKeyLog(try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture(name + ".keys"))))
+        let connections = try Self.tls13Connections(TestPaths.capture(name + ".pcap"))
+        #expect(!connections.isEmpty, "\(name): TLS 1.3 connections")
+        var opened = 0
+        for connection in connections {
+            let secrets = try #require(log.secrets(clientRandom: connection.clientRandom), "\(name) stream \(connection.stream)")
+            for fromClient in [true, false] {
+                let what = "\(name) stream \(connection.stream) \(fromClient ? "client" : "server")"
+                let direction = try Self.open(connection, fromClient: fromClient, secrets, what)
+                opened += direction.plaintexts.count
+                let firstData = try #require(direction.plaintexts.first { $0.contentType == 23 }, "\(what): no application data").content
+                let http2 = String(decoding: firstData.prefix(24), as: UTF8.self) == "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+                    || (!fromClient && firstData.count >= 9 && firstData[3] == 4)  // a SETTINGS frame
+                let http1 = String(decoding: firstData.prefix(9), as: UTF8.self).hasPrefix(fromClient ? "GET " : "HTTP/1.1 ")
+                #expect(http1 || (name != "tls13-http1" && http2), "\(what): first application data")
+                if !fromClient {
+                    let postHandshake = direction.plaintexts.dropFirst(direction.handshakeRecords).filter { $0.contentType == 22 }
+                    #expect(postHandshake.allSatisfy { Self.handshakeTypes($0.content).allSatisfy { $0 == 4 } }, "\(what): tickets")
+                }
+            }
+        }
+        #expect(opened == connections.reduce(0) { $0 + $1.records.count }, "\(name): every record opened")
+    }
+
+    /// The other TLS 1.3 suites, on public captures with their key logs: AES-128-GCM (SHA-256) and
+    /// ChaCha20-Poly1305 (the recorded captures all negotiate AES-256-GCM).
+    @Test(.requires(.tshark, .publicTLSCaptures), arguments: [
+        ("hotplace__tls-tls13__tls13_TLS_AES_128_GCM_SHA256.pcapng", TLSRecordCipher.Algorithm.aes128GCM),
+        ("hotplace__tls-tls13__tls13_TLS_CHACHA20_POLY1305_SHA256.pcapng", .chaCha20Poly1305),
+    ])
+    func otherSuitesOpenOnPublicCaptures(_ file: String, _ algorithm: TLSRecordCipher.Algorithm) throws {
+        let log = TLSKeyLog(try Data(contentsOf: URL(fileURLWithPath: try Requirement.publicTLSCapture(file + ".keylog.txt"))))
+        #expect(log.problems.isEmpty)
+        let connections = try Self.tls13Connections(try Requirement.publicTLSCapture(file))
+        #expect(!connections.isEmpty && connections.allSatisfy { $0.suite.algorithm == algorithm }, "\(file): suite")
+        var opened = 0
+        for connection in connections {
+            let secrets = try #require(log.secrets(clientRandom: connection.clientRandom), "\(file) stream \(connection.stream)")
+            for fromClient in [true, false] {
+                opened += try Self.open(connection, fromClient: fromClient, secrets, "\(file) stream \(connection.stream)").plaintexts.count
+            }
+        }
+        #expect(opened == connections.reduce(0) { $0 + $1.records.count } && opened > 0, "\(file): every record opened")
+    }
+
+    /// The handshake message types in a handshake plaintext (4-byte headers: type, 24-bit length).
+    static func handshakeTypes(_ content: [UInt8]) -> [UInt8] {
+        var types: [UInt8] = [], index = 0
+        while index + 4 <= content.count {
+            types.append(content[index])
+            index += 4 + (Int(content[index + 1]) << 16 | Int(content[index + 2]) << 8 | Int(content[index + 3]))
+        }
+        return types
+    }
+
+    /// A record whose tag, sequence number or key is wrong does not open.
+    @Test(.requires(.tshark))
+    func aWrongKeySequenceOrByteDoesNotOpen() throws {
+        let name = "tls13-http1"
+        let log = TLSKeyLog(try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture(name + ".keys"))))
+        let connection = try #require(try Self.tls13Connections(TestPaths.capture(name + ".pcap")).first)
+        let secrets = try #require(log.secrets(clientRandom: connection.clientRandom))
+        let record = try #require(connection.records.first { !$0.fromClient })
+        let cipher = TLSRecordCipher(tls13: connection.suite, trafficSecret: try #require(secrets.serverHandshakeTraffic))
+        #expect(cipher.openTLS13(header: record.header, body: record.body, sequence: 0) != nil)
+        #expect(cipher.openTLS13(header: record.header, body: record.body, sequence: 1) == nil)
+        var damaged = record.body
+        damaged[damaged.count / 2] ^= 1
+        #expect(cipher.openTLS13(header: record.header, body: damaged, sequence: 0) == nil)
+        let other = TLSRecordCipher(tls13: connection.suite, trafficSecret: try #require(secrets.clientHandshakeTraffic))
+        #expect(other.openTLS13(header: record.header, body: record.body, sequence: 0) == nil)
+        #expect(cipher.openTLS13(header: record.header, body: Array(record.body.prefix(16)), sequence: 0) == nil)
+    }
+}
