@@ -20,7 +20,7 @@ import Testing
     struct Connection {
         var stream: String
         var clientRandom: [UInt8]
-        var suite: TLSRecordCipher.TLS13Suite
+        var suite: TLSCipherSuite
         var records: [EncryptedRecord] = []
     }
 
@@ -35,7 +35,7 @@ import Testing
         where server[2].contains("0x0304") {
             let hello = try #require(hellos.first { $0[0] == server[0] })
             let random = try #require(TLSKeyLog.hexBytes(hello[1].utf8.filter { $0 != UInt8(ascii: ":") }))
-            let suite = try #require(TLSRecordCipher.TLS13Suite(code: UInt16(server[1].dropFirst(2), radix: 16) ?? 0))
+            let suite = TLSCipherSuite(code: try #require(UInt16(server[1].dropFirst(2), radix: 16)))
             connections[server[0]] = Connection(stream: server[0], clientRandom: random, suite: suite)
         }
         for row in try Tshark.fields(capture, filter: "tls.app_data", ["frame.number", "tcp.stream", "tcp.srcport", "tls.record.length", "tls.app_data"]) {
@@ -63,10 +63,10 @@ import Testing
     /// Opens one direction's records, first with the handshake keys then with the application keys,
     /// each from sequence number 0; a record that opens under neither is an issue.
     static func open(_ connection: Connection, fromClient: Bool, _ secrets: TLSKeyLog.Secrets, _ what: String) throws -> OpenedDirection {
-        let handshake = TLSRecordCipher(tls13: connection.suite, trafficSecret: try #require(
-            fromClient ? secrets.clientHandshakeTraffic : secrets.serverHandshakeTraffic, "\(what): handshake secret"))
-        let application = TLSRecordCipher(tls13: connection.suite, trafficSecret: try #require(
-            fromClient ? secrets.clientApplicationTraffic : secrets.serverApplicationTraffic, "\(what): traffic secret"))
+        let handshakeSecret = try #require(fromClient ? secrets.clientHandshakeTraffic : secrets.serverHandshakeTraffic, "\(what)")
+        let applicationSecret = try #require(fromClient ? secrets.clientApplicationTraffic : secrets.serverApplicationTraffic, "\(what)")
+        let handshake = try #require(TLSRecordCipher(tls13: connection.suite, trafficSecret: handshakeSecret), "\(what): suite")
+        let application = try #require(TLSRecordCipher(tls13: connection.suite, trafficSecret: applicationSecret), "\(what): suite")
         var opened = OpenedDirection(), applicationRecords: UInt64 = 0
         for record in connection.records where record.fromClient == fromClient {
             if applicationRecords == 0,
@@ -130,7 +130,7 @@ import Testing
         let log = TLSKeyLog(try Data(contentsOf: URL(fileURLWithPath: try Requirement.publicTLSCapture(file + ".keylog.txt"))))
         #expect(log.problems.isEmpty)
         let connections = try Self.tls13Connections(try Requirement.publicTLSCapture(file))
-        #expect(!connections.isEmpty && connections.allSatisfy { $0.suite.algorithm == algorithm }, "\(file): suite")
+        #expect(!connections.isEmpty && connections.allSatisfy { $0.suite.aeadAlgorithm == algorithm }, "\(file): suite")
         var opened = 0
         for connection in connections {
             let secrets = try #require(log.secrets(clientRandom: connection.clientRandom), "\(file) stream \(connection.stream)")
@@ -159,13 +159,14 @@ import Testing
         let connection = try #require(try Self.tls13Connections(TestPaths.capture(name + ".pcap")).first)
         let secrets = try #require(log.secrets(clientRandom: connection.clientRandom))
         let record = try #require(connection.records.first { !$0.fromClient })
-        let cipher = TLSRecordCipher(tls13: connection.suite, trafficSecret: try #require(secrets.serverHandshakeTraffic))
+        let serverSecret = try #require(secrets.serverHandshakeTraffic), clientSecret = try #require(secrets.clientHandshakeTraffic)
+        let cipher = try #require(TLSRecordCipher(tls13: connection.suite, trafficSecret: serverSecret))
         #expect(cipher.openTLS13(header: record.header, body: record.body, sequence: 0) != nil)
         #expect(cipher.openTLS13(header: record.header, body: record.body, sequence: 1) == nil)
         var damaged = record.body
         damaged[damaged.count / 2] ^= 1
         #expect(cipher.openTLS13(header: record.header, body: damaged, sequence: 0) == nil)
-        let other = TLSRecordCipher(tls13: connection.suite, trafficSecret: try #require(secrets.clientHandshakeTraffic))
+        let other = try #require(TLSRecordCipher(tls13: connection.suite, trafficSecret: clientSecret))
         #expect(other.openTLS13(header: record.header, body: record.body, sequence: 0) == nil)
         #expect(cipher.openTLS13(header: record.header, body: Array(record.body.prefix(16)), sequence: 0) == nil)
     }

@@ -12,31 +12,16 @@ public struct TLSRecordCipher {
         var keyLength: Int { self == .aes128GCM ? 16 : 32 }
     }
 
-    /// A TLS 1.3 cipher suite: its AEAD and its hash (which sets the traffic secret's length).
-    public struct TLS13Suite: Sendable, Equatable {
-        public var algorithm: Algorithm
-        /// SHA-384 (`TLS_AES_256_GCM_SHA384`) rather than SHA-256.
-        public var usesSHA384: Bool
-
-        /// The suite with IANA code `code`, or nil for one wiretally cannot decrypt (CCM suites).
-        public init?(code: UInt16) {
-            switch code {
-            case 0x1301: (algorithm, usesSHA384) = (.aes128GCM, false)
-            case 0x1302: (algorithm, usesSHA384) = (.aes256GCM, true)
-            case 0x1303: (algorithm, usesSHA384) = (.chaCha20Poly1305, false)
-            default: return nil
-            }
-        }
-    }
-
     public let algorithm: Algorithm
     let key: SymmetricKey
     let iv: [UInt8]
 
-    /// The cipher of a TLS 1.3 direction whose traffic secret is `secret` (handshake or application).
-    public init(tls13 suite: TLS13Suite, trafficSecret secret: [UInt8]) {
-        algorithm = suite.algorithm
-        key = SymmetricKey(data: Self.expandLabel(secret, "key", length: suite.algorithm.keyLength, sha384: suite.usesSHA384))
+    /// The cipher of a TLS 1.3 direction whose traffic secret is `secret` (handshake or application);
+    /// nil for a suite whose records wiretally cannot open (CCM).
+    public init?(tls13 suite: TLSCipherSuite, trafficSecret secret: [UInt8]) {
+        guard suite.protection == .tls13AEAD, let algorithm = suite.aeadAlgorithm else { return nil }
+        self.algorithm = algorithm
+        key = SymmetricKey(data: Self.expandLabel(secret, "key", length: algorithm.keyLength, sha384: suite.usesSHA384))
         iv = Self.expandLabel(secret, "iv", length: 12, sha384: suite.usesSHA384)
     }
 
@@ -93,4 +78,19 @@ public struct TLSRecordCipher {
             return nil
         }
     }
+}
+
+extension TLSCipherSuite {
+    /// The AEAD that protects the suite's records, when swift-crypto has it (AES-GCM, ChaCha20-Poly1305;
+    /// not CCM, not CBC or stream suites).
+    public var aeadAlgorithm: TLSRecordCipher.Algorithm? {
+        guard let name else { return nil }
+        if name.contains("CHACHA20_POLY1305") { return .chaCha20Poly1305 }
+        if name.contains("AES_128_GCM") { return .aes128GCM }
+        if name.contains("AES_256_GCM") { return .aes256GCM }
+        return nil
+    }
+
+    /// The suite's hash (HKDF in TLS 1.3, the PRF in TLS 1.2) is SHA-384 rather than SHA-256.
+    public var usesSHA384: Bool { name?.hasSuffix("SHA384") == true }
 }
