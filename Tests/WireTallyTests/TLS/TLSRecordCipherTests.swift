@@ -141,6 +141,54 @@ import Testing
         #expect(opened == connections.reduce(0) { $0 + $1.records.count } && opened > 0, "\(file): every record opened")
     }
 
+    /// TLS 1.2 AEAD: every application-data record opens with the master secret of the key log and the
+    /// key block derived from it (the recorded tls12-http1: AES-256-GCM with the SHA-384 PRF, resumed
+    /// session included; a public capture: AES-128-GCM with SHA-256). Each direction's encrypted
+    /// Finished is its record 0, so application data starts at record 1; in the recorded capture the
+    /// first plaintexts are curl's `GET ` and nginx's `HTTP/1.1 `.
+    @Test(.requires(.tshark, .publicTLSCaptures), arguments: [
+        ("tls12-http1.pcap", "tls12-http1.keys", true),
+        ("hotplace__tls-tls12__tls12_TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256.pcapng", "", false),
+    ])
+    func tls12ApplicationDataOpensWithTheMasterSecret(_ file: String, _ keys: String, _ recorded: Bool) throws {
+        let capture = recorded ? TestPaths.capture(file) : try Requirement.publicTLSCapture(file)
+        let keyLog = recorded ? TestPaths.capture(keys) : try Requirement.publicTLSCapture(file + ".keylog.txt")
+        let log = TLSKeyLog(try Data(contentsOf: URL(fileURLWithPath: keyLog)))
+        func random(_ text: String) throws -> [UInt8] { try #require(TLSKeyLog.hexBytes(text.utf8.filter { $0 != UInt8(ascii: ":") })) }
+        let hellos = try Tshark.fields(capture, filter: "tls.handshake.type == 1", ["tcp.stream", "tls.handshake.random", "tcp.srcport"])
+        let servers = try Tshark.fields(capture, filter: "tls.handshake.type == 2", ["tcp.stream", "tls.handshake.random", "tls.handshake.ciphersuite"])
+        let rows = try Tshark.fields(capture, filter: "tls.app_data", ["tcp.stream", "tcp.srcport", "tls.record.content_type", "tls.app_data"])
+        var opened = 0, firstPlaintexts: [String] = []
+        for server in servers {
+            let hello = try #require(hellos.first { $0[0] == server[0] })
+            let secrets = try #require(log.secrets(clientRandom: try random(hello[1])), "\(file) stream \(server[0])")
+            let master = try #require(secrets.masterSecret)
+            let suite = TLSCipherSuite(code: try #require(UInt16(server[2].dropFirst(2), radix: 16)))
+            for client in [true, false] {
+                let cipher = try #require(TLSRecordCipher(tls12: suite, masterSecret: master, clientRandom: try random(hello[1]),
+                                                          serverRandom: try random(server[1]), client: client))
+                var sequence: UInt64 = 1
+                for row in rows where row[0] == server[0] && (row[1] == hello[2]) == client {
+                    // the frame's application-data records pair with its app_data values in order
+                    for body in row[3].split(separator: ",") {
+                        let bytes = try random(String(body))
+                        let header: [UInt8] = [23, 3, 3, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xff)]
+                        let plaintext = try #require(cipher.openTLS12(header: header, body: bytes, sequence: sequence),
+                                                     "\(file) stream \(server[0]) \(client ? "client" : "server") record \(sequence)")
+                        if sequence == 1 { firstPlaintexts.append(String(decoding: plaintext.prefix(9), as: UTF8.self)) }
+                        sequence += 1
+                        opened += 1
+                    }
+                }
+            }
+        }
+        #expect(opened == rows.reduce(0) { $0 + $1[3].split(separator: ",").count } && opened > 0, "\(file): every record opened")
+        if recorded {
+            #expect(firstPlaintexts.count == 2 * servers.count)
+            #expect(firstPlaintexts.allSatisfy { $0.hasPrefix("GET ") || $0 == "HTTP/1.1 " }, "\(firstPlaintexts)")
+        }
+    }
+
     /// The handshake message types in a handshake plaintext (4-byte headers: type, 24-bit length).
     static func handshakeTypes(_ content: [UInt8]) -> [UInt8] {
         var types: [UInt8] = [], index = 0

@@ -1,9 +1,13 @@
 import Crypto
 
 /// The AEAD protection of TLS records for one direction of one connection, and the keys it is built
-/// from: TLS 1.3 traffic keys from a traffic secret (RFC 8446 §7.3, HKDF-Expand-Label), records opened
-/// with the per-record nonce (RFC 8446 §5.3: the IV XOR the 64-bit sequence number) and the record
-/// header as additional data (§5.2). All cryptography is swift-crypto's.
+/// from. All cryptography is swift-crypto's.
+/// - TLS 1.3: traffic keys from a traffic secret (RFC 8446 §7.3, HKDF-Expand-Label), the per-record
+///   nonce the IV XOR the 64-bit sequence number (§5.3), the record header as additional data (§5.2).
+/// - TLS 1.2 AEAD suites: keys from the key block (RFC 5246 §6.3, the PRF over the master secret and
+///   both randoms); AES-GCM nonce = 4-byte implicit salt + the record's 8-byte explicit nonce
+///   (RFC 5288 §3), ChaCha20-Poly1305 nonce = IV XOR sequence number (RFC 7905 §2); additional data =
+///   sequence number, type, version, plaintext length (RFC 5246 §6.2.3.3).
 public struct TLSRecordCipher {
     /// An AEAD algorithm of the record layer.
     public enum Algorithm: Sendable, Equatable {
@@ -25,6 +29,48 @@ public struct TLSRecordCipher {
         iv = Self.expandLabel(secret, "iv", length: 12, sha384: suite.usesSHA384)
     }
 
+    /// The cipher of one TLS 1.2 direction (`client`: the client's writes) of a connection with an AEAD
+    /// suite; nil for other suites.
+    public init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool) {
+        guard suite.protection != .tls13AEAD, let algorithm = suite.aeadAlgorithm else { return nil }
+        self.algorithm = algorithm
+        let ivLength = algorithm == .chaCha20Poly1305 ? 12 : 4
+        let block = Self.prf(masterSecret, "key expansion", seed: serverRandom + clientRandom,
+                             length: 2 * (algorithm.keyLength + ivLength), sha384: suite.usesSHA384)
+        let keys = client ? 0 : algorithm.keyLength, ivs = 2 * algorithm.keyLength + (client ? 0 : ivLength)
+        key = SymmetricKey(data: block[keys ..< keys + algorithm.keyLength])
+        iv = Array(block[ivs ..< ivs + ivLength])
+    }
+
+    /// The TLS 1.2 PRF (RFC 5246 §5): P_hash(secret, label + seed) with HMAC-SHA256 or HMAC-SHA384.
+    static func prf(_ secret: [UInt8], _ label: String, seed: [UInt8], length: Int, sha384: Bool) -> [UInt8] {
+        sha384 ? pHash(SHA384.self, secret, Array(label.utf8) + seed, length) : pHash(SHA256.self, secret, Array(label.utf8) + seed, length)
+    }
+
+    private static func pHash<Hash: HashFunction>(_: Hash.Type, _ secret: [UInt8], _ seed: [UInt8], _ length: Int) -> [UInt8] {
+        let key = SymmetricKey(data: secret)
+        var output: [UInt8] = [], a = seed
+        while output.count < length {
+            a = Array(HMAC<Hash>.authenticationCode(for: a, using: key))
+            output += Array(HMAC<Hash>.authenticationCode(for: a + seed, using: key))
+        }
+        return Array(output.prefix(length))
+    }
+
+    /// Opens TLS 1.2 record number `sequence` of this direction (`header`: its 5 bytes; `body`: for
+    /// AES-GCM the explicit nonce, ciphertext and tag, for ChaCha20-Poly1305 ciphertext and tag); nil
+    /// when it does not authenticate.
+    public func openTLS12(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> [UInt8]? {
+        let header = Array(header), body = Array(body)
+        let explicitNonce = algorithm == .chaCha20Poly1305 ? 0 : 8
+        guard header.count == 5, body.count >= explicitNonce + 16 else { return nil }
+        let length = body.count - explicitNonce - 16
+        var additionalData = (0 ..< 8).reversed().map { UInt8(truncatingIfNeeded: sequence >> (8 * UInt64($0))) }
+        additionalData += [header[0], header[1], header[2], UInt8(length >> 8), UInt8(length & 0xff)]
+        let nonce = explicitNonce == 0 ? nonce(sequence) : iv + body[..<explicitNonce]
+        return open(body[explicitNonce...], nonce: nonce, additionalData: additionalData)
+    }
+
     /// HKDF-Expand-Label(secret, label, "", length) of RFC 8446 §7.1.
     static func expandLabel(_ secret: [UInt8], _ label: String, length: Int, sha384: Bool) -> [UInt8] {
         let fullLabel = Array("tls13 \(label)".utf8)
@@ -36,7 +82,8 @@ public struct TLSRecordCipher {
         return output.withUnsafeBytes { Array($0) }
     }
 
-    /// The nonce of record number `sequence`: the IV XOR the sequence number, right-aligned.
+    /// The nonce of record number `sequence` (TLS 1.3, TLS 1.2 ChaCha20): the IV XOR the sequence
+    /// number, right-aligned.
     func nonce(_ sequence: UInt64) -> [UInt8] {
         var nonce = iv
         for index in 0 ..< 8 { nonce[nonce.count - 1 - index] ^= UInt8(truncatingIfNeeded: sequence >> (8 * UInt64(index))) }
@@ -54,17 +101,16 @@ public struct TLSRecordCipher {
     /// `body` the encrypted content and the 16-byte tag. Nil when it does not authenticate (wrong key,
     /// wrong sequence number, damaged bytes) or has no content type (all padding).
     public func openTLS13(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> TLS13Plaintext? {
-        guard body.count >= 17, let plaintext = open(body, additionalData: Array(header), sequence: sequence),
+        guard body.count >= 17, let plaintext = open(body, nonce: nonce(sequence), additionalData: Array(header)),
               let typeIndex = plaintext.lastIndex(where: { $0 != 0 }) else { return nil }
         return TLS13Plaintext(contentType: plaintext[typeIndex], content: Array(plaintext[..<typeIndex]))
     }
 
-    /// AEAD-opens ciphertext followed by its 16-byte tag with the nonce of `sequence`.
-    func open(_ sealed: some Collection<UInt8>, additionalData: [UInt8], sequence: UInt64) -> [UInt8]? {
+    /// AEAD-opens ciphertext followed by its 16-byte tag.
+    func open(_ sealed: some Collection<UInt8>, nonce: [UInt8], additionalData: [UInt8]) -> [UInt8]? {
         let bytes = Array(sealed)
         guard bytes.count >= 16 else { return nil }
         let ciphertext = bytes[..<(bytes.count - 16)], tag = bytes[(bytes.count - 16)...]
-        let nonce = nonce(sequence)
         do {
             switch algorithm {
             case .aes128GCM, .aes256GCM:
