@@ -1,4 +1,5 @@
 import Foundation
+@testable import WireTally
 
 /// tshark, the independent decoder most comparisons are made against, run by the tests that declare
 /// `.requires(.tshark)`. tshark failing (not there although required, or exiting non-zero) throws:
@@ -18,5 +19,14 @@ enum Tshark {
         var lines = try output(arguments).split(separator: "\n", omittingEmptySubsequences: false)
         if lines.last?.isEmpty == true { lines.removeLast() }
         return lines.map { $0.split(separator: "|", omittingEmptySubsequences: false).map(String.init) }
+    }
+
+    /// The bytes of a bytes field's value (`tls.handshake.random`, `tls.app_data`: hex, with or without
+    /// `:` between bytes); throws when it is not hex.
+    static func bytes(_ value: some StringProtocol) throws -> [UInt8] {
+        guard let bytes = TLSKeyLog.hexBytes(value.utf8.filter { $0 != UInt8(ascii: ":") }) else {
+            throw ExternalProgram.Failure(message: "tshark bytes field is not hex: \(value.prefix(40))")
+        }
+        return bytes
     }
 }

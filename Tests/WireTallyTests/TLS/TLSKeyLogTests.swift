@@ -26,7 +26,7 @@ import Testing
         let tls13Streams = Set(selected.filter { $0[1].contains("0x0304") }.map { $0[0] })
         #expect(!hellos.isEmpty, "\(name): no ClientHello")
         for hello in hellos {
-            let random = try #require(TLSKeyLog.hexBytes(hello[1].utf8.filter { $0 != UInt8(ascii: ":") }), "\(name): tshark's random")
+            let random = try Tshark.bytes(hello[1])
             let secrets = try #require(log.secrets(clientRandom: random), "\(name) stream \(hello[0]): no secrets")
             if tls13Streams.contains(hello[0]) {
                 #expect(secrets.masterSecret == nil)

@@ -34,7 +34,7 @@ import Testing
                                         ["tcp.stream", "tls.handshake.ciphersuite", "tls.handshake.extensions.supported_version"])
         where server[2].contains("0x0304") {
             let hello = try #require(hellos.first { $0[0] == server[0] })
-            let random = try #require(TLSKeyLog.hexBytes(hello[1].utf8.filter { $0 != UInt8(ascii: ":") }))
+            let random = try Tshark.bytes(hello[1])
             let suite = TLSCipherSuite(code: try #require(UInt16(server[1].dropFirst(2), radix: 16)))
             connections[server[0]] = Connection(stream: server[0], clientRandom: random, suite: suite)
         }
@@ -42,7 +42,7 @@ import Testing
             guard connections[row[1]] != nil else { continue }
             let lengths = row[3].split(separator: ","), bodies = row[4].split(separator: ",")
             for (length, body) in zip(lengths.suffix(bodies.count), bodies) {
-                let bytes = try #require(TLSKeyLog.hexBytes(body.utf8.filter { $0 != UInt8(ascii: ":") }))
+                let bytes = try Tshark.bytes(body)
                 #expect(bytes.count == Int(length), "frame \(row[0]): tshark's app_data is the whole record")
                 connections[row[1]]!.records.append(EncryptedRecord(frame: Int(row[0])!, fromClient: row[2] == clientPorts[row[1]], body: bytes))
             }
@@ -154,24 +154,23 @@ import Testing
         let capture = recorded ? TestPaths.capture(file) : try Requirement.publicTLSCapture(file)
         let keyLog = recorded ? TestPaths.capture(keys) : try Requirement.publicTLSCapture(file + ".keylog.txt")
         let log = TLSKeyLog(try Data(contentsOf: URL(fileURLWithPath: keyLog)))
-        func random(_ text: String) throws -> [UInt8] { try #require(TLSKeyLog.hexBytes(text.utf8.filter { $0 != UInt8(ascii: ":") })) }
         let hellos = try Tshark.fields(capture, filter: "tls.handshake.type == 1", ["tcp.stream", "tls.handshake.random", "tcp.srcport"])
         let servers = try Tshark.fields(capture, filter: "tls.handshake.type == 2", ["tcp.stream", "tls.handshake.random", "tls.handshake.ciphersuite"])
         let rows = try Tshark.fields(capture, filter: "tls.app_data", ["tcp.stream", "tcp.srcport", "tls.record.content_type", "tls.app_data"])
         var opened = 0, firstPlaintexts: [String] = []
         for server in servers {
             let hello = try #require(hellos.first { $0[0] == server[0] })
-            let secrets = try #require(log.secrets(clientRandom: try random(hello[1])), "\(file) stream \(server[0])")
+            let secrets = try #require(log.secrets(clientRandom: try Tshark.bytes(hello[1])), "\(file) stream \(server[0])")
             let master = try #require(secrets.masterSecret)
             let suite = TLSCipherSuite(code: try #require(UInt16(server[2].dropFirst(2), radix: 16)))
             for client in [true, false] {
-                let cipher = try #require(TLSRecordCipher(tls12: suite, masterSecret: master, clientRandom: try random(hello[1]),
-                                                          serverRandom: try random(server[1]), client: client))
+                let cipher = try #require(TLSRecordCipher(tls12: suite, masterSecret: master, clientRandom: try Tshark.bytes(hello[1]),
+                                                          serverRandom: try Tshark.bytes(server[1]), client: client))
                 var sequence: UInt64 = 1
                 for row in rows where row[0] == server[0] && (row[1] == hello[2]) == client {
                     // the frame's application-data records pair with its app_data values in order
                     for body in row[3].split(separator: ",") {
-                        let bytes = try random(String(body))
+                        let bytes = try Tshark.bytes(body)
                         let header: [UInt8] = [23, 3, 3, UInt8(bytes.count >> 8), UInt8(bytes.count & 0xff)]
                         let plaintext = try #require(cipher.openTLS12(header: header, body: bytes, sequence: sequence),
                                                      "\(file) stream \(server[0]) \(client ? "client" : "server") record \(sequence)")

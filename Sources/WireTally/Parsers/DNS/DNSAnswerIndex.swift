@@ -63,25 +63,17 @@ public final class DNSAnswerIndex {
         func sameLookup(_ client: DNSEndpoint, _ earlierAnswer: Timestamp) -> Bool {
             client == transaction.client && (transaction.queryTimestamp.map { $0 <= earlierAnswer } ?? false)
         }
-        let addresses = transaction.addresses
-        guard !addresses.isEmpty else {
-            // a later, empty answer of a kept resolution's lookup: the lookup ended with it
-            if let latest = byName[question.name]?.last, var resolution = ring[latest % capacity],
-               sameLookup(resolution.client, resolution.answerTimestamp) {
-                resolution.lookupEndTimestamp = max(resolution.lookupEndTimestamp, answered)
-                ring[latest % capacity] = resolution
-            }
-            return
-        }
-        var lookupEnd = answered
-        if let previous, previous.name == question.name, sameLookup(previous.client, previous.answer) {
-            lookupEnd = max(lookupEnd, previous.answer)
-        }
-        // a later answer with addresses of a kept resolution's lookup (A and AAAA both answered)
+        // a later answer of a kept resolution's lookup, with addresses or empty: the lookup ended with it
         if let latest = byName[question.name]?.last, var resolution = ring[latest % capacity],
            sameLookup(resolution.client, resolution.answerTimestamp) {
             resolution.lookupEndTimestamp = max(resolution.lookupEndTimestamp, answered)
             ring[latest % capacity] = resolution
+        }
+        let addresses = transaction.addresses
+        guard !addresses.isEmpty else { return }
+        var lookupEnd = answered
+        if let previous, previous.name == question.name, sameLookup(previous.client, previous.answer) {
+            lookupEnd = max(lookupEnd, previous.answer)
         }
         if count == capacity { forgetOldest() }
         let sequence = nextSequence

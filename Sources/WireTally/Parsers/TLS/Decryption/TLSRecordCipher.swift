@@ -44,7 +44,8 @@ public struct TLSRecordCipher {
 
     /// The TLS 1.2 PRF (RFC 5246 §5): P_hash(secret, label + seed) with HMAC-SHA256 or HMAC-SHA384.
     static func prf(_ secret: [UInt8], _ label: String, seed: [UInt8], length: Int, sha384: Bool) -> [UInt8] {
-        sha384 ? pHash(SHA384.self, secret, Array(label.utf8) + seed, length) : pHash(SHA256.self, secret, Array(label.utf8) + seed, length)
+        let labelAndSeed = Array(label.utf8) + seed
+        return sha384 ? pHash(SHA384.self, secret, labelAndSeed, length) : pHash(SHA256.self, secret, labelAndSeed, length)
     }
 
     private static func pHash<Hash: HashFunction>(_: Hash.Type, _ secret: [UInt8], _ seed: [UInt8], _ length: Int) -> [UInt8] {
@@ -65,8 +66,7 @@ public struct TLSRecordCipher {
         let explicitNonce = algorithm == .chaCha20Poly1305 ? 0 : 8
         guard header.count == 5, body.count >= explicitNonce + 16 else { return nil }
         let length = body.count - explicitNonce - 16
-        var additionalData = (0 ..< 8).reversed().map { UInt8(truncatingIfNeeded: sequence >> (8 * UInt64($0))) }
-        additionalData += [header[0], header[1], header[2], UInt8(length >> 8), UInt8(length & 0xff)]
+        let additionalData = Self.bigEndian(sequence) + [header[0], header[1], header[2], UInt8(length >> 8), UInt8(length & 0xff)]
         let nonce = explicitNonce == 0 ? nonce(sequence) : iv + body[..<explicitNonce]
         return open(body[explicitNonce...], nonce: nonce, additionalData: additionalData)
     }
@@ -86,8 +86,13 @@ public struct TLSRecordCipher {
     /// number, right-aligned.
     func nonce(_ sequence: UInt64) -> [UInt8] {
         var nonce = iv
-        for index in 0 ..< 8 { nonce[nonce.count - 1 - index] ^= UInt8(truncatingIfNeeded: sequence >> (8 * UInt64(index))) }
+        for (index, byte) in Self.bigEndian(sequence).enumerated() { nonce[nonce.count - 8 + index] ^= byte }
         return nonce
+    }
+
+    /// The 8 bytes of a record sequence number, most significant first.
+    static func bigEndian(_ sequence: UInt64) -> [UInt8] {
+        (0 ..< 8).reversed().map { UInt8(truncatingIfNeeded: sequence >> (8 * UInt64($0))) }
     }
 
     /// What opening a TLS 1.3 record gave: the inner content type and the content without padding.
