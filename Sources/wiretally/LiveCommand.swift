@@ -34,6 +34,8 @@ struct Live: ParsableCommand {
     @Option(help: "Output format: table, jsonl or har (HAR is one document, written when the capture stops).")
     var format: Format = .table
 
+    @OptionGroup var keyLog: KeyLogArguments
+
     enum Format: String, ExpressibleByArgument {
         case table, jsonl, har
         var value: OutputFormat { OutputFormat(rawValue: rawValue) ?? .table }
@@ -89,8 +91,10 @@ struct Live: ParsableCommand {
         limits.settleNanoseconds = Int64(settle * 1e9)
         var http = HTTPLimits()
         http.decodeBodies = decode
+        var options = CaptureAnalyzer.Options(limits: limits, http: http)
+        options.tlsKeys = try keyLog.store()
         let run = LiveAnalysisRun(
-            capture: capture, options: format.value.analyzerOptions(.init(limits: limits, http: http)), raw: rawWriter,
+            capture: capture, options: format.value.analyzerOptions(options), raw: rawWriter,
             durationSeconds: duration)
         let statusLine = isatty(STDERR_FILENO) == 1 ? StatusLine() : nil
         installStopHandlers()

@@ -28,6 +28,8 @@ struct Report: ParsableCommand {
     @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax).")
     var filter: String?
 
+    @OptionGroup var keyLog: KeyLogArguments
+
     @Option(name: .shortAndLong, help: "The HTML file to write.")
     var output: String
 
@@ -35,9 +37,11 @@ struct Report: ParsableCommand {
     var quiet = false
 
     func run() throws {
+        var options = CaptureAnalyzer.Options(filter: filter)
+        options.tlsKeys = try keyLog.store()
         let progress = ProgressDisplay(quiet: quiet)
         var reportRun = ReportRun(files: files, appLogs: appLogs, estimators: estimators, level: level.value,
-                                  options: .init(filter: filter))
+                                  options: options)
         reportRun.progress = progress.callback
         let model = reportRun.run()
         progress.clear()

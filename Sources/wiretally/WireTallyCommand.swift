@@ -32,6 +32,8 @@ struct Analyze: ParsableCommand {
     @Option(help: "Output format: table, jsonl, csv or har (HAR 1.2); with --summary: table or json.")
     var format: OutputFormatArgument = .table
 
+    @OptionGroup var keyLog: KeyLogArguments
+
     // --- endpoint summary (Insights)
     @Flag(help: """
         Instead of the records, a summary per endpoint (method + host + path template, ids folded: \
@@ -121,10 +123,11 @@ struct Analyze: ParsableCommand {
         http.maxOpenRequestsTotal = max(1, maxOpenRequestsTotal)
         http.maxDecodedBodyBytes = max(0, maxDecodedBodyBytes)
         http.maxDecodingRatio = max(1, maxDecodingRatio)
+        var options = CaptureAnalyzer.Options(filter: filter, limits: limits, http: http)
+        options.tlsKeys = try keyLog.store()
         let progress = ProgressDisplay(quiet: quiet)
         var run = AnalysisRun(
-            files: files, options: format.value.analyzerOptions(.init(filter: filter, limits: limits, http: http)),
-            threads: threads.count(for: files))
+            files: files, options: format.value.analyzerOptions(options), threads: threads.count(for: files))
         run.progress = progress.callback
         let result: AnalysisRun.Result
         do {
@@ -176,6 +179,8 @@ struct Compare: ParsableCommand {
     @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax).")
     var filter: String?
 
+    @OptionGroup var keyLog: KeyLogArguments
+
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
 
@@ -188,7 +193,9 @@ struct Compare: ParsableCommand {
 
     func run() throws {
         let progress = ProgressDisplay(quiet: quiet)
-        var comparison = CompareRun(files: files, appLogs: appLogs, level: level.value, options: .init(filter: filter))
+        var options = CaptureAnalyzer.Options(filter: filter)
+        options.tlsKeys = try keyLog.store()
+        var comparison = CompareRun(files: files, appLogs: appLogs, level: level.value, options: options)
         comparison.progress = progress.callback
         let result = comparison.run()
         progress.clear()

@@ -39,13 +39,17 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         case ended(FlowDirection)
     }
 
-    public init(httpLimits: HTTPLimits = HTTPLimits(), resolution: DNSResolution? = nil) {
+    /// The session secrets TLS connections are decrypted with (nil: none given).
+    private let tlsKeys: TLSKeyStore?
+
+    public init(httpLimits: HTTPLimits = HTTPLimits(), resolution: DNSResolution? = nil, tlsKeys: TLSKeyStore? = nil) {
         self.httpLimits = httpLimits
         self.resolution = resolution
+        self.tlsKeys = tlsKeys
     }
 
-    /// The exchanges found (estimated from record bursts for HTTP/1.x over TLS), from the first one
-    /// not discarded.
+    /// The exchanges found (HTTP/1.x over TLS: parsed from the decrypted records, else estimated from
+    /// record bursts), from the first one not discarded.
     public var exchanges: PrefixDiscardingArray<HTTPExchange> {
         switch layer {
         case let .http(http): return http.exchanges
@@ -153,7 +157,8 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     // MARK: Choice
 
     private func choose(tls: Bool) {
-        layer = tls ? .tls(TLSConnectionAnalysis()) : .http(HTTPConnectionAnalysis(limits: httpLimits))
+        layer = tls ? .tls(TLSConnectionAnalysis(keys: tlsKeys, httpLimits: httpLimits))
+            : .http(HTTPConnectionAnalysis(limits: httpLimits))
         guard let chosen = consumer else { return }
         let events = heldEvents
         heldEvents = []

@@ -13,6 +13,8 @@ public final class CaptureAnalyzer {
         /// default a connection drops each exchange once its record is written, so that memory does not
         /// grow with the exchanges of a long keep-alive connection.
         public var keepsReportedExchanges = false
+        /// TLS session secrets (key logs): connections whose secrets they have are decrypted.
+        public var tlsKeys: TLSKeyStore?
         public init(filter: String? = nil, limits: ReassemblyLimits = ReassemblyLimits(), http: HTTPLimits = HTTPLimits()) {
             self.filter = filter
             self.limits = limits
@@ -64,6 +66,7 @@ public final class CaptureAnalyzer {
         var httpLimits = options.http
         httpLimits.openRequestsTotal = OpenRequestBudget(limit: httpLimits.maxOpenRequestsTotal)
         let keepsReportedExchanges = options.keepsReportedExchanges
+        let tlsKeys = options.tlsKeys
         self.emit = emit
         filter = options.filter.map { PacketFilter(expression: $0) }
         // The trackers call back into the analyzer, which closures can capture only once every stored
@@ -78,7 +81,7 @@ public final class CaptureAnalyzer {
             }
             if let makeConsumer { return makeConsumer(endpoints) }
             return ApplicationLayerAnalysis(
-                httpLimits: httpLimits, resolution: analyzer?.claimResolution(of: endpoints.server))
+                httpLimits: httpLimits, resolution: analyzer?.claimResolution(of: endpoints.server), tlsKeys: tlsKeys)
         }
         let nextID: () -> Int = { analyzer?.assignID() ?? 0 }
         self.dnsTracker = dnsTracker

@@ -30,7 +30,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
 
     /// True when `exchanges` are estimates from record bursts (the integrator flags them
     /// `encrypted`/`estimated`).
-    public var isEstimated: Bool { mode == .estimatedExchanges }
+    public var isEstimated: Bool { mode == .estimatedExchanges && decrypted == nil }
 
     private struct Burst {
         var start: Int64
@@ -75,15 +75,42 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     private var endOfEarlyDataSeen = false
     private var sessionOnlyIfH2Unknown: Bool
 
+    // Decryption (with keys)
+    private let keys: TLSKeyStore?
+    private let httpLimits: HTTPLimits
+    /// Whether the connection is decrypted (see `decryptionStatus` for what is reported).
+    public private(set) var decryption: TLSDecryption
+    /// The plaintext layer, once the connection's secrets were found.
+    private(set) var plaintext: TLSPlaintextLayer?
+    /// Per direction: where the record being read starts, whether it was kept for decryption.
+    private var recordStart = DirectionPair<Int64>(0, 0)
+    private var recordKept = DirectionPair(false, false)
+    /// Per direction: the cleartext records read before decryption started (their stream ranges and
+    /// types), mapped as control records once it does.
+    private var clearRecords = DirectionPair<[(start: Int64, end: Int64, type: TLSContentType)]>([], [])
+
+    /// The plaintext layer while it is the connection's attribution (decrypted).
+    private var decrypted: TLSPlaintextLayer? { decryption == .decrypted ? plaintext : nil }
+
     /// - Parameters:
     ///   - maxHandshakeMessage: cap of a buffered handshake message (longer ones are skipped).
     ///   - unknownALPNWithH2IsSession: TLS 1.3 with several ALPN protocols offered including `h2` (the
     ///     server's choice is encrypted): treat as one session (true, default) or estimate HTTP/1.1
     ///     exchanges anyway (false).
-    public init(maxHandshakeMessage: Int = 64 << 10, unknownALPNWithH2IsSession: Bool = true) {
+    ///   - keys: the session secrets to decrypt with; the connection's are looked up by the
+    ///     ClientHello's random when its first protected record arrives.
+    ///   - httpLimits: caps of the HTTP/1.x parser that reads the decrypted application data.
+    public init(
+        maxHandshakeMessage: Int = 64 << 10, unknownALPNWithH2IsSession: Bool = true, keys: TLSKeyStore? = nil,
+        httpLimits: HTTPLimits = HTTPLimits()
+    ) {
         sessionOnlyIfH2Unknown = unknownALPNWithH2IsSession
+        self.keys = keys
+        self.httpLimits = httpLimits
+        decryption = keys == nil ? .notAttempted : .awaitingRecord
         for direction in FlowDirection.allCases {
             let reader = TLSRecordReader(maxHandshakeMessage: maxHandshakeMessage, isClient: direction == .up)
+            reader.keepsProtectedRecords = keys != nil
             reader.isEncrypted = { [unowned self] _ in isProtected(direction) }
             reader.handler = { [unowned self] event in handle(event, direction: direction) }
             readers.append(reader)
@@ -96,6 +123,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         let d = direction.rawValue
         readers[d].feed(data, offset: offset, origin: origin)
         examined[d] = offset + Int64(data.count)
+        plaintext?.delivered(upTo: examined[d], direction)
         if let k = currentRun[d], !data.isEmpty {
             extend(k, direction, to: examined[d], origin: offset < (closingFrom[d] ?? .max) ? origin : nil)
         }
@@ -104,37 +132,63 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
         readers[direction.rawValue].gap(offset: offset, length: length)
         examined[direction.rawValue] = offset + length
+        plaintext?.delivered(upTo: offset + length, direction)
     }
 
     public func streamEnded(direction: FlowDirection) {
         let d = direction.rawValue
         if inRecord[d], let k = currentRun[d] { update(k, direction) { $0.flags.insert(.incomplete) } }
         endedDirections += 1
+        plaintext?.ended(direction)
     }
 
     // MARK: StreamAttribution
 
+    // Decrypted, the plaintext layer attributes; while the first protected record has not opened yet
+    // nothing is attributed; without keys (or when they failed) the estimate from the bursts does.
+
     public func examinedLength(_ direction: FlowDirection) -> Int64 {
-        mode == .undecided ? 0 : examined[direction.rawValue]
+        if let decrypted { return decrypted.examinedLength(direction) }
+        return mode == .undecided || decryption == .pending ? 0 : examined[direction.rawValue]
     }
 
-    public func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
+    public func ownership(_ direction: FlowDirection) -> OwnershipRuns {
+        decrypted?.ownership(direction) ?? runs[direction.rawValue]
+    }
 
-    public var exchangeInFlight: Int? { endedDirections >= 2 || !hasEstimated ? nil : estimated.endIndex - 1 }
+    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+        if let decrypted { return decrypted.ownerRun(at: offset, direction) }
+        return runs[direction.rawValue].run(containing: offset)
+    }
 
-    public var exchangeCount: Int { estimated.endIndex }
+    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+        if let decrypted { return decrypted.start(ofExchangeAfter: index, direction) }
+        return runs[direction.rawValue].start(ofExchangeAfter: index)
+    }
+
+    public var exchangeInFlight: Int? {
+        if let decrypted { return decrypted.exchangeInFlight }
+        return endedDirections >= 2 || !hasEstimated || decryption == .pending ? nil : estimated.endIndex - 1
+    }
+
+    public var exchangeCount: Int {
+        if let decrypted { return decrypted.exchangeCount }
+        return decryption == .pending ? 0 : estimated.endIndex
+    }
 
     /// Final once a later exchange exists and neither direction's current burst is its own: a new
     /// exchange starts with the client's first record after the server's, so exchange k is final once
     /// the server's records for k + 1 began (or a loss ended its response) — no later record changes
     /// it, and its ownership runs are over.
     public func isFinal(_ index: Int) -> Bool {
-        index < estimated.endIndex - 1 && currentRun[0] != index && currentRun[1] != index
+        if let decrypted { return decrypted.isFinal(index) }
+        return index < estimated.endIndex - 1 && currentRun[0] != index && currentRun[1] != index
     }
 
     /// Drops the exchanges before `index`, once their records are written (they are final and sealed).
     /// Indices stay the same; their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).
     public func discardExchanges(before index: Int) {
+        if let decrypted { return decrypted.discardExchanges(before: index) }
         estimated.discard(before: index)
         for direction in FlowDirection.allCases { runs[direction.rawValue].mergeRuns(before: index) }
     }
@@ -145,6 +199,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     /// the burst), so `bytes.total` is the burst's stream bytes. `method`, `target`, `status` are nil;
     /// `version` is the ALPN protocol or "". From the first one not discarded.
     public var exchanges: PrefixDiscardingArray<HTTPExchange> {
+        if let decrypted { return decrypted.child?.exchanges ?? PrefixDiscardingArray() }
         var exchanges = PrefixDiscardingArray<HTTPExchange>()
         exchanges.discard(before: estimated.startIndex)
         let inFlight = exchangeInFlight
@@ -187,10 +242,16 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         switch event {
         case let .recordStarted(type, _, length, headerLength, offset, origin):
             inRecord[d] = true
+            recordStart[d] = offset
             recordStarted(type, length: length, headerLength: headerLength, offset: offset, origin: origin, direction)
-        case let .recordEnded(type, _, origin):
+        case let .recordEnded(type, end, origin):
             inRecord[d] = false
+            if !recordKept[d] { clearRecord(start: recordStart[d], end: end, type: type, direction) }
+            recordKept[d] = false
             recordEnded(type, origin: origin, direction)
+        case let .protectedRecord(record):
+            recordKept[d] = true
+            protectedRecord(record, direction)
         case let .handshakeMessage(type, body, _):
             handshakeMessage(type, body, direction)
         case let .sslv2ClientHello(body, _):
@@ -199,6 +260,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         case let .alert(level, description, origin):
             addAlert(TLSAlertInfo(direction: direction, level: level, description: description, origin: origin))
         case let .lost(offset, becauseOfGap):
+            plaintext?.lost(from: offset, becauseOfGap: becauseOfGap, direction)
             session.lostAt[d] = offset
             inRecord[d] = false
             if let k = currentRun[d] {
@@ -213,7 +275,8 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
             if mode == .estimatedExchanges { runs[d].set(.nobody, from: offset) }
         case .handshakeTooLarge:
             session.handshakeTooLarge = true
-        case .resynchronized:
+        case let .resynchronized(offset):
+            plaintext?.resynchronized(at: offset, direction)
             session.resynchronizations += 1
         }
     }
@@ -421,5 +484,108 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         } else {
             if estimated[k].response != nil { change(&estimated[k].response!) }
         }
+    }
+}
+
+/// Whether a TLS connection's records were decrypted.
+public enum TLSDecryption: String, Sendable {
+    /// No key log was given to the analysis.
+    case notAttempted = "not_attempted"
+    /// Keys were given; no protected record has come yet.
+    case awaitingRecord = "awaiting_record"
+    /// The key log has no secret for the connection (or the handshake was not seen in clear).
+    case noKey = "no_key"
+    /// The key log has secrets, but the suite's records are not ones wiretally opens.
+    case unsupportedCipher = "unsupported_cipher"
+    /// Secrets found; no record has opened yet.
+    case pending
+    case decrypted
+    /// The first records did not open with the logged secrets (wrong key): estimated as without keys.
+    case failed
+}
+
+extension TLSConnectionAnalysis {
+    /// What the connection record reports as `tls.decryption`: `decrypted`, `partial` (decrypted, but
+    /// some records were lost or did not open), `no_key`, `failed`, `unsupported_cipher`; nil when no
+    /// key log was given.
+    public var decryptionStatus: String? {
+        switch decryption {
+        case .notAttempted: return nil
+        case .awaitingRecord, .noKey: return TLSDecryption.noKey.rawValue
+        case .pending: return TLSDecryption.failed.rawValue  // secrets, but nothing ever opened
+        case .decrypted: return (plaintext?.gaps ?? 0) > 0 ? "partial" : TLSDecryption.decrypted.rawValue
+        case .failed, .unsupportedCipher: return decryption.rawValue
+        }
+    }
+
+    /// Application-data plaintext bytes per direction (what `tshark -z follow,tls` shows), once
+    /// decrypted.
+    public var plaintextBytes: DirectionPair<Int64>? { decrypted.map(\.plaintextBytes) }
+
+    /// The per-direction TLS bytes of the exchanges in `range` beyond their plaintext, when decrypted.
+    public func recordBytes(of range: Range<Int>) -> DirectionPair<[Int: TLSExchangeRecordBytes]>? {
+        guard let decrypted else { return nil }
+        return DirectionPair(decrypted.recordBytes(of: range, .up), decrypted.recordBytes(of: range, .down))
+    }
+
+    /// True when the connection decrypted to a protocol wiretally does not parse yet (HTTP/2).
+    public var plaintextNotParsed: Bool { decrypted?.isUnparsedProtocol ?? false }
+
+    /// Protected records lost or not opened after decryption started (`tls_gap`).
+    public var decryptionGaps: Int { decrypted?.gaps ?? 0 }
+
+    /// A cleartext record ended: mapped once decryption started, kept for then until it does.
+    fileprivate func clearRecord(start: Int64, end: Int64, type: TLSContentType, _ direction: FlowDirection) {
+        if let plaintext {
+            plaintext.controlRecord(start: start, end: end, type: type, direction)
+        } else if decryption == .awaitingRecord, clearRecords[direction.rawValue].count < 64 {
+            clearRecords[direction.rawValue].append((start, end, type))
+        }
+    }
+
+    fileprivate func protectedRecord(_ record: TLSProtectedRecord, _ direction: FlowDirection) {
+        if decryption == .awaitingRecord { startDecryption() }
+        guard let plaintext else { return }
+        let result = plaintext.protectedRecord(record, direction)
+        if decryption == .pending {
+            switch result {
+            case .opened: decryption = .decrypted
+            case .skipped: break
+            case .failed: stopDecryption(.failed)
+            }
+        }
+        if decryption == .decrypted, plaintext.decryptor.sawEncryptedExtensions, session.alpnSource != .encryptedExtensions {
+            session.alpn = plaintext.decryptor.encryptedExtensionsALPN
+            session.alpnSource = .encryptedExtensions
+        }
+    }
+
+    /// Looks the connection's secrets up by its client random and starts the plaintext layer.
+    private func startDecryption() {
+        guard let keys, let client = session.clientHello, client.random.count == 32, let server = session.serverHello,
+              let suite = session.cipherSuite, let secrets = keys.secrets(clientRandom: client.random)
+        else { return stopDecryption(.noKey) }
+        guard let decryptor = TLSDecryptor(
+            secrets: secrets, suite: suite, version: server.version, clientRandom: client.random,
+            serverRandom: server.random, encryptThenMAC: server.encryptThenMAC)
+        else { return stopDecryption(.unsupportedCipher) }
+        let layer = TLSPlaintextLayer(decryptor: decryptor, httpLimits: httpLimits) { [unowned self] in session.alpn }
+        for direction in FlowDirection.allCases {
+            for record in clearRecords[direction.rawValue] {
+                layer.controlRecord(start: record.start, end: record.end, type: record.type, direction)
+            }
+            layer.delivered(upTo: examined[direction.rawValue], direction)
+        }
+        clearRecords = DirectionPair([], [])
+        plaintext = layer
+        decryption = .pending
+    }
+
+    /// Gives up decrypting (`reason`): the connection is estimated as without keys.
+    private func stopDecryption(_ reason: TLSDecryption) {
+        decryption = reason
+        plaintext = nil
+        clearRecords = DirectionPair([], [])
+        for reader in readers { reader.keepsProtectedRecords = false }
     }
 }

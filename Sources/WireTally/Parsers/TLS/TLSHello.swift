@@ -2,6 +2,8 @@
 public struct TLSClientHello: Hashable, Sendable {
     /// `legacy_version` of the message (0x0303 for TLS 1.2 and 1.3 clients).
     public var legacyVersion: UInt16 = 0
+    /// The 32-byte random: key logs name a connection's secrets by it (empty for SSL 2.0 format).
+    public var random: [UInt8] = []
     public var sessionID: [UInt8] = []
     public var cipherSuites: [UInt16] = []
     /// server_name (host_name) extension.
@@ -30,6 +32,8 @@ public struct TLSClientHello: Hashable, Sendable {
 /// The fields wiretally reads from a ServerHello.
 public struct TLSServerHello: Hashable, Sendable {
     public var legacyVersion: UInt16 = 0
+    /// The 32-byte random (an input of the TLS 1.2 key block).
+    public var random: [UInt8] = []
     public var sessionID: [UInt8] = []
     public var cipherSuite: UInt16 = 0
     /// supported_versions extension (TLS 1.3: the negotiated version).
@@ -38,6 +42,8 @@ public struct TLSServerHello: Hashable, Sendable {
     public var alpn: String?
     /// pre_shared_key extension present: the server accepted a PSK (TLS 1.3 resumption).
     public var acceptsPreSharedKey = false
+    /// encrypt_then_mac extension (RFC 7366): TLS 1.2 CBC records are MACed after encryption.
+    public var encryptThenMAC = false
     /// This is a HelloRetryRequest (the special random of RFC 8446 §4.1.3).
     public var isHelloRetryRequest = false
     public var extensions: [UInt16] = []
@@ -97,12 +103,13 @@ enum TLSHelloParser {
     static func clientHello(_ body: [UInt8]) -> TLSClientHello? {
         var cursor = TLSByteCursor(body)
         var hello = TLSClientHello()
-        guard let version = cursor.u16(), cursor.take(32) != nil,
+        guard let version = cursor.u16(), let random = cursor.take(32),
               let sessionLength = cursor.u8(), let session = cursor.take(sessionLength),
               let suitesLength = cursor.u16(), var suites = cursor.sub(suitesLength),
               let compressionLength = cursor.u8(), cursor.take(compressionLength) != nil
         else { return nil }
         hello.legacyVersion = UInt16(version)
+        hello.random = Array(random)
         hello.sessionID = Array(session)
         while let suite = suites.u16() { hello.cipherSuites.append(UInt16(suite)) }
         guard let extensionsLength = cursor.u16(), var extensions = cursor.sub(extensionsLength) else { return hello }
@@ -138,7 +145,8 @@ enum TLSHelloParser {
               let suite = cursor.u16(), cursor.u8() != nil
         else { return nil }
         hello.legacyVersion = UInt16(version)
-        hello.isHelloRetryRequest = Array(random) == helloRetryRandom
+        hello.random = Array(random)
+        hello.isHelloRetryRequest = hello.random == helloRetryRandom
         hello.sessionID = Array(session)
         hello.cipherSuite = UInt16(suite)
         guard let extensionsLength = cursor.u16(), var extensions = cursor.sub(extensionsLength) else { return hello }
@@ -146,6 +154,7 @@ enum TLSHelloParser {
             hello.extensions.append(UInt16(type))
             switch type {
             case 16: hello.alpn = protocolNames(&data).first
+            case 22: hello.encryptThenMAC = true
             case 43: hello.selectedVersion = data.u16().map { UInt16($0) }
             case 41: hello.acceptsPreSharedKey = true
             default: break
@@ -169,6 +178,16 @@ enum TLSHelloParser {
             if high == 0 { hello.cipherSuites.append(UInt16(low)) }
         }
         return hello
+    }
+
+    /// The ALPN protocol of a TLS 1.3 EncryptedExtensions body (its extension list), if selected.
+    static func encryptedExtensionsALPN(_ body: [UInt8]) -> String? {
+        var cursor = TLSByteCursor(body)
+        guard let extensionsLength = cursor.u16(), var extensions = cursor.sub(extensionsLength) else { return nil }
+        while let type = extensions.u16(), let length = extensions.u16(), var data = extensions.sub(length) {
+            if type == 16 { return protocolNames(&data).first }
+        }
+        return nil
     }
 
     private static func protocolNames(_ data: inout TLSByteCursor) -> [String] {

@@ -26,6 +26,35 @@ enum TLSRecordEvent {
     case resynchronized(offset: Int64)
     /// A handshake message longer than the buffer cap was skipped (counted, not parsed).
     case handshakeTooLarge
+    /// A protected record is complete (only with `TLSRecordReader.keepsProtectedRecords`): sent just
+    /// before its `recordEnded`. Its arrays are the reader's buffers, valid during the call.
+    case protectedRecord(TLSProtectedRecord)
+}
+
+/// The packet that delivered the record bytes from stream offset `offset` on.
+struct TLSRecordSegment {
+    var offset: Int64
+    var origin: PacketOrigin
+}
+
+/// A protected record as read from the stream (kept for decryption).
+struct TLSProtectedRecord {
+    var type: TLSContentType
+    var version: UInt16
+    /// Stream offset of the record's first header byte.
+    var offset: Int64
+    /// The record body (explicit nonce or IV, ciphertext, tag or MAC and padding).
+    var body: [UInt8]
+    /// The packets that delivered the body, in stream order, each from the offset of its first body byte.
+    var segments: [TLSRecordSegment]
+
+    /// The 5-byte record header (the additional data of TLS 1.3 AEAD).
+    var header: [UInt8] {
+        [type.rawValue, UInt8(version >> 8), UInt8(version & 0xff), UInt8(body.count >> 8), UInt8(body.count & 0xff)]
+    }
+
+    /// Stream offset just past the record.
+    var end: Int64 { offset + 5 + Int64(body.count) }
 }
 
 /// Incremental reader of one direction's TLS records: records split across segments, several records
@@ -41,10 +70,14 @@ final class TLSRecordReader {
     var isEncrypted: (TLSContentType) -> Bool = { _ in false }
     /// Receives the events.
     var handler: (TLSRecordEvent) -> Void = { _ in }
+    /// Keep each protected record's bytes (application data, and handshake/alert records `isEncrypted`
+    /// calls encrypted) and send them as `protectedRecord`: set when there are keys to open them.
+    var keepsProtectedRecords = false
 
     private enum State {
         case header
-        case body(type: TLSContentType, remaining: Int, encrypted: Bool)
+        /// `kept`: the body is collected for a `protectedRecord` event.
+        case body(type: TLSContentType, remaining: Int, encrypted: Bool, kept: Bool)
         case sslv2(remaining: Int)
         /// After a gap: looking for two consecutive plausible record headers.
         case resync
@@ -61,6 +94,7 @@ final class TLSRecordReader {
     private var skipHandshake = 0
     private var alertBytes: [UInt8] = []
     private var sslv2Body: [UInt8] = []
+    private var protectedRecord = TLSProtectedRecord(type: .applicationData, version: 0, offset: 0, body: [], segments: [])
     private(set) var isLost = false
     private var resyncBuffer: [UInt8] = []
     private var resyncBase: Int64 = 0
@@ -103,10 +137,13 @@ final class TLSRecordReader {
                     index += 1
                 }
                 if header.count == 5 { startRecord() }
-            case let .body(type, remaining, encrypted):
+            case let .body(type, remaining, encrypted, kept):
                 let n = min(remaining, count - index)
-                if !encrypted {
-                    let chunk = UnsafeRawBufferPointer(rebasing: data[index ..< index + n])
+                let chunk = UnsafeRawBufferPointer(rebasing: data[index ..< index + n])
+                if kept {
+                    protectedRecord.segments.append(TLSRecordSegment(offset: offset + Int64(index), origin: origin))
+                    protectedRecord.body.append(contentsOf: chunk)
+                } else if !encrypted {
                     if type == .handshake { takeHandshake(chunk, origin: origin) }
                     if type == .alert { takeAlert(chunk, origin: origin) }
                 }
@@ -115,9 +152,10 @@ final class TLSRecordReader {
                     state = .header
                     header.removeAll(keepingCapacity: true)
                     if type == .alert { alertBytes.removeAll() }
+                    if kept { handler(.protectedRecord(protectedRecord)) }
                     handler(.recordEnded(type: type, end: offset + Int64(index), origin: origin))
                 } else {
-                    state = .body(type: type, remaining: remaining - n, encrypted: encrypted)
+                    state = .body(type: type, remaining: remaining - n, encrypted: encrypted, kept: kept)
                 }
             case let .sslv2(remaining):
                 let n = min(remaining, count - index)
@@ -223,12 +261,21 @@ final class TLSRecordReader {
             handshake.removeAll()
             skipHandshake = 0
         }
+        let kept = keepsProtectedRecords && (type == .applicationData || encrypted)
+        if kept {
+            protectedRecord.type = type
+            protectedRecord.version = version
+            protectedRecord.offset = headerOffset
+            protectedRecord.body.removeAll(keepingCapacity: true)
+            protectedRecord.segments.removeAll(keepingCapacity: true)
+        }
         if length == 0 {
             state = .header
             header.removeAll(keepingCapacity: true)
+            if kept { handler(.protectedRecord(protectedRecord)) }
             handler(.recordEnded(type: type, end: headerOffset + 5, origin: headerOrigin))
         } else {
-            state = .body(type: type, remaining: length, encrypted: encrypted)
+            state = .body(type: type, remaining: length, encrypted: encrypted, kept: kept)
         }
     }
 

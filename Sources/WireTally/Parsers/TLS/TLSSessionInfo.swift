@@ -61,6 +61,8 @@ public enum TLSALPNSource: String, Sendable {
     case onlyOffered = "only_offered"
     /// TLS 1.3 with several protocols offered: the choice is encrypted and unknown (`alpn` nil).
     case unknown
+    /// TLS 1.3 with keys: the decrypted EncryptedExtensions (nil `alpn`: the server selected none).
+    case encryptedExtensions = "encrypted_extensions"
     /// The client offered no ALPN, or the server (TLS ≤ 1.2) selected none.
     case none
 }

@@ -1,0 +1,302 @@
+/// Opens the protected records of one TLS connection with its secrets from a key log, following the
+/// key changes of both directions (all cryptography in `TLSRecordCipher`):
+/// - TLS 1.3: the client's early data (0-RTT) under the early traffic secret until EndOfEarlyData, the
+///   handshake under each side's handshake traffic secret until its Finished, then the application
+///   traffic secrets, each KeyUpdate deriving the next one (RFC 8446 §7.2). A record that does not open
+///   under the expected keys is tried under the later ones: 0-RTT data the server rejected is followed
+///   by the client's Finished without EndOfEarlyData, and a key log without handshake secrets leaves
+///   the handshake records closed (`handshakeWithoutKey`) until one opens under the application secret.
+/// - TLS 1.2: one key per direction, from the master secret and both randoms, for the records after
+///   the direction's ChangeCipherSpec.
+///
+/// Every record consumes a sequence number. After records were lost in a gap, the next record's number
+/// is searched near the estimate from the lost bytes and the direction's average record size (first
+/// the explicit nonce of a TLS 1.2 AES-GCM record, which senders set to the sequence number).
+final class TLSDecryptor {
+    /// What opening a record gave.
+    struct Opened {
+        /// The record's real content type (TLS 1.3: the inner type).
+        var contentType: UInt8
+        var plaintext: [UInt8]
+        /// Body bytes before the ciphertext (TLS 1.2 explicit nonce or CBC IV): plaintext byte i was
+        /// carried by body byte `leading + i`.
+        var leading: Int
+    }
+
+    enum Outcome {
+        case opened(Opened)
+        /// A TLS 1.3 handshake record while the key log has no handshake secret for its direction.
+        case handshakeWithoutKey
+        /// The record did not open under any key the log gives.
+        case failed
+    }
+
+    /// The key generations of a TLS 1.3 direction, in order.
+    private enum Stage: Int, Comparable {
+        case early, handshake, application
+        static func < (a: Stage, b: Stage) -> Bool { a.rawValue < b.rawValue }
+    }
+
+    private struct Direction {
+        var stage: Stage
+        var cipher: TLSRecordCipher?
+        /// TLS 1.3: the current traffic secret (KeyUpdate derives the next from it).
+        var secret: [UInt8]?
+        var sequence: UInt64 = 0
+        /// A record has opened under the current stage (before that, failures may be records of an
+        /// earlier stage the log has no key for).
+        var openedInStage = false
+        var handshake = TLSHandshakeScanner()
+        /// Stream bytes lost since the last record: the next sequence number must be searched.
+        var lostBytes: Int64 = 0
+        var openedRecords: Int64 = 0
+        var openedRecordBytes: Int64 = 0
+    }
+
+    let secrets: TLSKeyLog.Secrets
+    let suite: TLSCipherSuite
+    let isTLS13: Bool
+    private let clientRandom: [UInt8]
+    private let serverRandom: [UInt8]
+    private let encryptThenMAC: Bool
+    private var directions: DirectionPair<Direction>
+    /// TLS 1.3: the application protocol from the server's EncryptedExtensions, once decrypted.
+    private(set) var encryptedExtensionsALPN: String?
+    /// The server's EncryptedExtensions was decrypted (`encryptedExtensionsALPN` is then the choice).
+    private(set) var sawEncryptedExtensions = false
+    /// Records opened, and records that did not open, over both directions.
+    private(set) var openedRecords = 0
+    private(set) var failedRecords = 0
+
+    /// Most records a search for the sequence number after a gap tries.
+    static let maxSequenceSearch = 2048
+
+    /// The decryptor of a connection with `suite` at `version` (wire code) and the given randoms;
+    /// nil when the log has no secret it can use or the suite's records are not ones wiretally opens.
+    init?(secrets: TLSKeyLog.Secrets, suite: TLSCipherSuite, version: UInt16, clientRandom: [UInt8],
+          serverRandom: [UInt8], encryptThenMAC: Bool) {
+        self.secrets = secrets
+        self.suite = suite
+        self.clientRandom = clientRandom
+        self.serverRandom = serverRandom
+        self.encryptThenMAC = encryptThenMAC
+        isTLS13 = version == 0x0304
+        if isTLS13 {
+            guard suite.protection == .tls13AEAD, suite.aeadAlgorithm != nil,
+                  secrets.clientApplicationTraffic != nil || secrets.serverApplicationTraffic != nil
+                    || secrets.clientHandshakeTraffic != nil || secrets.serverHandshakeTraffic != nil
+            else { return nil }
+            directions = DirectionPair(
+                Direction(stage: secrets.clientEarlyTraffic != nil ? .early : .handshake),
+                Direction(stage: .handshake))
+        } else {
+            guard secrets.masterSecret != nil, clientRandom.count == 32, serverRandom.count == 32,
+                  TLSRecordCipher(tls12: suite, masterSecret: secrets.masterSecret!, clientRandom: clientRandom,
+                                  serverRandom: serverRandom, client: true) != nil
+            else { return nil }
+            directions = DirectionPair(Direction(stage: .application), Direction(stage: .application))
+        }
+        for direction in FlowDirection.allCases { enter(directions[direction.rawValue].stage, direction) }
+    }
+
+    /// Stream bytes of `direction` were lost (a gap): records may have gone with them.
+    func lost(_ bytes: Int64, _ direction: FlowDirection) {
+        directions.update(direction.rawValue) { $0.lostBytes += max(1, bytes) }
+    }
+
+    /// Opens the next protected record of `direction`.
+    func open(_ record: TLSProtectedRecord, _ direction: FlowDirection) -> Outcome {
+        let d = direction.rawValue
+        let state = directions[d]
+        let candidates = sequenceCandidates(state, record)
+        var outcome: Outcome = .failed
+        var opened: (Opened, UInt64)?
+        for sequence in candidates {
+            if let result = attempt(state.cipher, record, sequence) {
+                opened = (result, sequence)
+                break
+            }
+        }
+        if opened == nil, isTLS13 {
+            // Later key generations: 0-RTT rejected, handshake records without a logged secret.
+            var stage = state.stage
+            while opened == nil, let next = Stage(rawValue: stage.rawValue + 1) {
+                stage = next
+                enter(stage, direction)
+                let fresh = directions[d]
+                for sequence in sequenceCandidates(fresh, record) {
+                    if let result = attempt(fresh.cipher, record, sequence) {
+                        opened = (result, sequence)
+                        break
+                    }
+                }
+                if opened == nil { directions[d] = state }  // keep the expected keys for the next record
+            }
+        }
+        if let (result, sequence) = opened {
+            directions.update(d) {
+                $0.sequence = sequence + 1
+                $0.openedInStage = true
+                $0.lostBytes = 0
+                $0.openedRecords += 1
+                $0.openedRecordBytes += Int64(5 + record.body.count)
+            }
+            openedRecords += 1
+            if result.contentType == TLSContentType.handshake.rawValue { handshake(result.plaintext, direction) }
+            outcome = .opened(result)
+        } else if isTLS13 && !state.openedInStage && state.stage < .application && !hasSecret(for: state.stage, direction) {
+            directions.update(d) { $0.sequence += 1 }
+            outcome = .handshakeWithoutKey
+        } else {
+            directions.update(d) { $0.sequence += 1 }
+            failedRecords += 1
+        }
+        return outcome
+    }
+
+    // MARK: Keys
+
+    private func hasSecret(for stage: Stage, _ direction: FlowDirection) -> Bool {
+        trafficSecret(stage, direction) != nil
+    }
+
+    private func trafficSecret(_ stage: Stage, _ direction: FlowDirection) -> [UInt8]? {
+        switch (stage, direction) {
+        case (.early, .up): secrets.clientEarlyTraffic
+        case (.early, .down): nil
+        case (.handshake, .up): secrets.clientHandshakeTraffic
+        case (.handshake, .down): secrets.serverHandshakeTraffic
+        case (.application, .up): secrets.clientApplicationTraffic
+        case (.application, .down): secrets.serverApplicationTraffic
+        }
+    }
+
+    /// Switches `direction` to the keys of `stage`, sequence number 0.
+    private func enter(_ stage: Stage, _ direction: FlowDirection) {
+        let cipher: TLSRecordCipher?
+        var secret: [UInt8]?
+        if isTLS13 {
+            secret = trafficSecret(stage, direction)
+            cipher = secret.flatMap { TLSRecordCipher(tls13: suite, trafficSecret: $0) }
+        } else {
+            cipher = TLSRecordCipher(tls12: suite, masterSecret: secrets.masterSecret ?? [], clientRandom: clientRandom,
+                                     serverRandom: serverRandom, client: direction == .up)
+        }
+        directions.update(direction.rawValue) {
+            $0.stage = stage
+            $0.cipher = cipher
+            $0.secret = secret
+            $0.sequence = 0
+            $0.openedInStage = false
+        }
+    }
+
+    /// TLS 1.3 handshake messages change keys: Finished ends a side's handshake keys, EndOfEarlyData
+    /// the client's early keys, KeyUpdate replaces the sender's application keys; EncryptedExtensions
+    /// names the application protocol.
+    private func handshake(_ content: [UInt8], _ direction: FlowDirection) {
+        guard isTLS13 else { return }
+        var messages: [(type: UInt8, body: [UInt8]?)] = []
+        directions.update(direction.rawValue) { $0.handshake.scan(content) { messages.append(($0, $1)) } }
+        for (type, body) in messages {
+            let stage = directions[direction.rawValue].stage
+            switch type {
+            case 8 where direction == .down:  // EncryptedExtensions
+                sawEncryptedExtensions = true
+                if let body { encryptedExtensionsALPN = TLSHelloParser.encryptedExtensionsALPN(body) }
+            case 5 where stage == .early:  // EndOfEarlyData
+                enter(.handshake, direction)
+            case 20 where stage == .handshake:  // Finished
+                enter(.application, direction)
+            case 24 where stage == .application:  // KeyUpdate
+                guard let secret = directions[direction.rawValue].secret else { break }
+                let next = TLSRecordCipher.expandLabel(secret, "traffic upd", length: secret.count, sha384: suite.usesSHA384)
+                directions.update(direction.rawValue) {
+                    $0.secret = next
+                    $0.cipher = TLSRecordCipher(tls13: suite, trafficSecret: next)
+                    $0.sequence = 0
+                }
+            default:
+                break
+            }
+        }
+    }
+
+    // MARK: Records
+
+    private func attempt(_ cipher: TLSRecordCipher?, _ record: TLSProtectedRecord, _ sequence: UInt64) -> Opened? {
+        guard let cipher else { return nil }
+        if isTLS13 {
+            guard let opened = cipher.openTLS13(header: record.header, body: record.body, sequence: sequence) else { return nil }
+            return Opened(contentType: opened.contentType, plaintext: opened.content, leading: 0)
+        }
+        guard let plaintext = cipher.openTLS12(header: record.header, body: record.body, sequence: sequence) else { return nil }
+        return Opened(contentType: record.type.rawValue, plaintext: plaintext, leading: leadingBytes)
+    }
+
+    /// TLS 1.2 body bytes before the ciphertext: the AES-GCM explicit nonce, the CBC IV.
+    private var leadingBytes: Int {
+        switch suite.protection {
+        case .aeadExplicitNonce: 8
+        case .cbc: 16
+        default: 0
+        }
+    }
+
+    /// The sequence numbers to try for the next record: the expected one, or after lost bytes the
+    /// estimate and its neighbours (the explicit nonce of an AES-GCM record first).
+    private func sequenceCandidates(_ state: Direction, _ record: TLSProtectedRecord) -> [UInt64] {
+        guard state.lostBytes > 0 else { return [state.sequence] }
+        let next = state.sequence
+        let average = state.openedRecords > 0 ? max(22, state.openedRecordBytes / state.openedRecords) : 1024
+        let most = min(UInt64(Self.maxSequenceSearch), UInt64(state.lostBytes / 22 + 1))
+        let estimate = next + min(most, UInt64((state.lostBytes + average / 2) / average))
+        var candidates: [UInt64] = []
+        if !isTLS13, suite.protection == .aeadExplicitNonce, record.body.count >= 8 {
+            let nonce = record.body.prefix(8).reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+            if nonce >= next && nonce <= next + most { candidates.append(nonce) }
+        }
+        candidates.append(estimate)
+        var step: UInt64 = 1
+        while candidates.count < Self.maxSequenceSearch && (estimate >= next + step || estimate + step <= next + most) {
+            if estimate + step <= next + most { candidates.append(estimate + step) }
+            if estimate >= next + step { candidates.append(estimate - step) }
+            step += 1
+        }
+        return candidates
+    }
+}
+
+/// Splits decrypted handshake content (which may cut messages across records) into messages: each
+/// message's type, and its body when it is small (at most `maxKeptBody` bytes; larger ones, such as
+/// certificates, are skipped).
+struct TLSHandshakeScanner {
+    private var header: [UInt8] = []
+    private var body: [UInt8] = []
+    private var remaining = 0
+    private var keeps = false
+    static let maxKeptBody = 16 << 10
+
+    mutating func scan(_ bytes: [UInt8], _ found: (UInt8, [UInt8]?) -> Void) {
+        var index = 0
+        while index < bytes.count {
+            if header.count < 4 {
+                header.append(bytes[index])
+                index += 1
+                guard header.count == 4 else { continue }
+                remaining = Int(header[1]) << 16 | Int(header[2]) << 8 | Int(header[3])
+                keeps = remaining <= Self.maxKeptBody
+                body.removeAll(keepingCapacity: true)
+            } else {
+                let n = min(remaining, bytes.count - index)
+                if keeps { body.append(contentsOf: bytes[index ..< index + n]) }
+                index += n
+                remaining -= n
+            }
+            if header.count == 4 && remaining == 0 {
+                found(header[0], keeps ? body : nil)
+                header.removeAll(keepingCapacity: true)
+            }
+        }
+    }
+}

@@ -1,0 +1,332 @@
+/// The plaintext of a TLS connection whose keys are known, as a layer between the TCP streams and the
+/// application protocol: opens each protected record (`TLSDecryptor`), hands the application data of
+/// each direction to the child analysis (HTTP/1.x: the same parser and attribution as cleartext) as one
+/// continuous stream, and keeps, per direction, the map from every plaintext byte back to the record and
+/// the TCP stream bytes that carried it (`StreamOffsetMap`). As the connection's `StreamAttribution` it
+/// answers the ledger in TCP stream offsets by walking that map down to the child's ownership:
+/// - a record's ciphertext bytes belong to the exchange owning the plaintext bytes they carry; its
+///   header and leading bytes (explicit nonce, IV) to the owner of its first plaintext byte; its
+///   trailing bytes (tag or MAC, padding, the TLS 1.3 inner type) to the owner of its last — so a record
+///   carrying the end of one exchange and the start of the next is split by plaintext bytes;
+/// - a record without application data (handshake, ChangeCipherSpec, post-handshake messages, alerts)
+///   belongs to the owner of the plaintext byte before it in its direction: the records before the
+///   direction's first plaintext are the setup of the connection's first exchange, a close_notify after
+///   the last response the teardown of the last exchange;
+/// - records that did not open, bytes after a gap until records resume, and bytes that are not records
+///   belong to nobody.
+final class TLSPlaintextLayer: StreamAttribution {
+    let decryptor: TLSDecryptor
+    /// The application protocol's analysis; nil when the protocol is not one wiretally parses (h2).
+    private(set) var child: HTTPConnectionAnalysis?
+    /// True once the negotiated protocol decided `child`.
+    private(set) var childChosen = false
+    private let httpLimits: HTTPLimits
+    private var maps = DirectionPair(StreamOffsetMap(), StreamOffsetMap())
+    /// Per direction: stream offset where bytes stopped being TLS records for good, if they did.
+    private var lostFrom = DirectionPair<Int64?>(nil, nil)
+    /// Per direction: where the records were lost after a gap, until they resume.
+    private var gapFrom = DirectionPair<Int64?>(nil, nil)
+    /// Per direction: bytes delivered or declared missing (the TCP layer's examined length).
+    private var delivered = DirectionPair<Int64>(0, 0)
+    /// Application-data plaintext bytes per direction.
+    private(set) var plaintextBytes = DirectionPair<Int64>(0, 0)
+    /// Plaintext estimated lost per direction (records lost in gaps or that did not open).
+    private(set) var lostPlaintextBytes = DirectionPair<Int64>(0, 0)
+    /// Records lost in gaps and resumed after (`tls_gap`), and records that did not open.
+    private(set) var gaps = 0
+    private(set) var resynchronizations = 0
+    /// Alerts read from decrypted records (level, description), per direction, in order (at most 64).
+    private(set) var alerts: [(direction: FlowDirection, level: UInt8, description: UInt8)] = []
+    /// The first exchange index not discarded.
+    private var discardedBefore = 0
+    /// Decides from the negotiated protocol whether plaintext is HTTP/1.x (nil: not known in clear).
+    private let negotiatedProtocol: () -> String?
+
+    init(decryptor: TLSDecryptor, httpLimits: HTTPLimits, negotiatedProtocol: @escaping () -> String?) {
+        self.decryptor = decryptor
+        self.httpLimits = httpLimits
+        self.negotiatedProtocol = negotiatedProtocol
+    }
+
+    /// The application protocol: TLS 1.3 EncryptedExtensions' ALPN once decrypted, else what the
+    /// handshake showed in clear.
+    var applicationProtocol: String? {
+        decryptor.sawEncryptedExtensions ? decryptor.encryptedExtensionsALPN : negotiatedProtocol()
+    }
+
+    /// True when the plaintext is a protocol wiretally does not parse yet (HTTP/2).
+    var isUnparsedProtocol: Bool { childChosen && child == nil }
+
+    // MARK: Input from the TLS record reader
+
+    /// Maps stream bytes `start..<end` of `direction` that carry no plaintext (cleartext handshake
+    /// records, ChangeCipherSpec).
+    func controlRecord(start: Int64, end: Int64, type: TLSContentType, _ direction: FlowDirection) {
+        maps.update(direction.rawValue) { $0.append(start: start, end: end, kind: .control, contentType: type.rawValue) }
+    }
+
+    /// What became of a protected record.
+    enum RecordResult {
+        case opened
+        /// A TLS 1.3 handshake record the key log has no secret for: mapped as handshake.
+        case skipped
+        case failed
+    }
+
+    /// Opens a protected record and maps it.
+    @discardableResult
+    func protectedRecord(_ record: TLSProtectedRecord, _ direction: FlowDirection) -> RecordResult {
+        let d = direction.rawValue
+        resumeAfterGap(at: record.offset, direction)
+        switch decryptor.open(record, direction) {
+        case let .opened(opened):
+            let protection = record.body.count - opened.plaintext.count
+            guard opened.contentType == TLSContentType.applicationData.rawValue, !opened.plaintext.isEmpty else {
+                if opened.contentType == TLSContentType.alert.rawValue, opened.plaintext.count >= 2, alerts.count < 64 {
+                    alerts.append((direction, opened.plaintext[0], opened.plaintext[1]))
+                }
+                maps.update(d) {
+                    $0.append(start: record.offset, end: record.end, kind: .control, contentType: opened.contentType,
+                              protection: protection)
+                }
+                return .opened
+            }
+            let dataStart = record.offset + 5 + Int64(opened.leading)
+            let plainStart = maps[d].derivedEnd
+            maps.update(d) {
+                $0.append(start: record.offset, end: record.end, kind: .payload, dataStart: dataStart,
+                          derivedLength: Int64(opened.plaintext.count), contentType: opened.contentType,
+                          protection: protection)
+            }
+            plaintextBytes.update(d) { $0 += Int64(opened.plaintext.count) }
+            deliver(opened.plaintext, at: plainStart, dataStart: dataStart, record: record, direction)
+            return .opened
+        case .handshakeWithoutKey:
+            maps.update(d) {
+                $0.append(start: record.offset, end: record.end, kind: .control,
+                          contentType: TLSContentType.handshake.rawValue, protection: min(record.body.count, 17))
+            }
+            return .skipped
+        case .failed:
+            // Its plaintext is lost for the child: about the record minus the suite's overhead.
+            let overhead = decryptor.suite.protectionOverhead(recordLength: record.body.count, version: decryptor.isTLS13 ? 0x0304 : 0x0303)
+            let lost = Int64(max(0, record.body.count - overhead))
+            gaps += 1
+            maps.update(d) { $0.append(start: record.offset, end: record.end, kind: .lost, derivedLength: lost) }
+            declareGap(lost, direction)
+            return .failed
+        }
+    }
+
+    /// Bytes from `offset` on are lost: a gap (`becauseOfGap`, the records may resume) or bytes that
+    /// are not TLS records (for good).
+    func lost(from offset: Int64, becauseOfGap: Bool, _ direction: FlowDirection) {
+        if becauseOfGap {
+            if gapFrom[direction.rawValue] == nil { gapFrom[direction.rawValue] = offset }
+        } else {
+            lostFrom[direction.rawValue] = offset
+        }
+    }
+
+    /// Record boundaries were found again at `offset` after a gap.
+    func resynchronized(at offset: Int64, _ direction: FlowDirection) {
+        resynchronizations += 1
+        resumeAfterGap(at: offset, direction)
+    }
+
+    /// Notes how far the TCP layer delivered (or declared missing) `direction`'s bytes.
+    func delivered(upTo offset: Int64, _ direction: FlowDirection) {
+        delivered[direction.rawValue] = offset
+    }
+
+    func ended(_ direction: FlowDirection) {
+        child?.streamEnded(direction: direction)
+    }
+
+    /// Closes a gap: the bytes from where records were lost to `offset` are lost, and the plaintext
+    /// they carried too — estimated from the stream bytes at the direction's plaintext ratio.
+    private func resumeAfterGap(at offset: Int64, _ direction: FlowDirection) {
+        let d = direction.rawValue
+        guard let from = gapFrom[d], offset > from else { return }
+        gapFrom[d] = nil
+        gaps += 1
+        let carried = maps[d].carrierEnd
+        let ratio = carried > 0 ? Double(maps[d].derivedEnd) / Double(carried) : 0.95
+        let lost = Int64(Double(offset - from) * ratio)
+        maps.update(d) { $0.append(start: from, end: offset, kind: .lost, derivedLength: lost) }
+        decryptor.lost(offset - from, direction)
+        declareGap(lost, direction)
+    }
+
+    private func declareGap(_ length: Int64, _ direction: FlowDirection) {
+        guard length > 0 else { return }
+        let d = direction.rawValue
+        lostPlaintextBytes.update(d) { $0 += length }
+        child?.streamGap(offset: maps[d].derivedEnd - length, length: length, direction: direction, reason: .missing)
+    }
+
+    /// Hands a record's plaintext to the child, in pieces by the packets that carried its ciphertext
+    /// (each piece's origin is that packet; the last piece's is the packet that completed the record).
+    private func deliver(_ plaintext: [UInt8], at plainStart: Int64, dataStart: Int64, record: TLSProtectedRecord, _ direction: FlowDirection) {
+        if !childChosen {
+            childChosen = true
+            if let name = applicationProtocol, !name.hasPrefix("http/1") {
+                child = nil
+            } else {
+                child = HTTPConnectionAnalysis(limits: httpLimits)
+            }
+        }
+        guard let child else { return }
+        let count = Int64(plaintext.count)
+        let segments = record.segments
+        let lastOrigin = segments.last?.origin ?? PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))
+        plaintext.withUnsafeBytes { bytes in
+            var from: Int64 = 0
+            for (index, segment) in segments.enumerated() where from < count {
+                let segmentEnd = index + 1 < segments.count ? segments[index + 1].offset : record.end
+                let to = min(count, segmentEnd - dataStart)
+                guard to > from else { continue }
+                child.streamData(
+                    UnsafeRawBufferPointer(rebasing: bytes[Int(from) ..< Int(to)]), offset: plainStart + from,
+                    direction: direction, origin: to == count ? lastOrigin : segment.origin)
+                from = to
+            }
+        }
+    }
+
+    // MARK: StreamAttribution (TCP stream offsets)
+
+    func examinedLength(_ direction: FlowDirection) -> Int64 {
+        let d = direction.rawValue
+        guard let child else { return childChosen ? delivered[d] : 0 }
+        // Until the child has found an exchange or given up on some bytes, setup records wait: they go
+        // to the first exchange.
+        if child.exchangeCount == 0 && child.examinedLength(.up) == 0 && child.examinedLength(.down) == 0 { return 0 }
+        if lostFrom[d] != nil || gapFrom[d] != nil { return delivered[d] }
+        let examined = child.examinedLength(direction)
+        return examined >= maps[d].derivedEnd ? maps[d].carrierEnd : maps[d].carrierOffset(derived: examined)
+    }
+
+    func ownership(_ direction: FlowDirection) -> OwnershipRuns {
+        // Built by walking the map: only for callers that want every run (tests, diagnostics).
+        var runs = OwnershipRuns()
+        var offset = maps[direction.rawValue].keptPieces.first?.start ?? 0
+        let end = examinedLength(direction)
+        while offset < end {
+            let run = ownerRun(at: offset, direction)
+            runs.set(run.owner, from: offset)
+            offset = run.end
+        }
+        return runs
+    }
+
+    func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+        let d = direction.rawValue
+        let map = maps[d]
+        guard let child else { return OwnerRun(owner: .nobody, end: .max) }
+        guard let index = map.pieceIndex(carrier: offset) else {
+            if let first = map.firstKeptStart, offset < first {
+                return OwnerRun(owner: discardedBefore > 0 ? StreamOwner(exchange: discardedBefore - 1) : .nobody, end: first)
+            }
+            // Past the mapped records: lost bytes, or the tail of a record the capture did not complete.
+            if lostFrom[d] != nil || gapFrom[d] != nil { return OwnerRun(owner: .nobody, end: .max) }
+            return OwnerRun(owner: owner(before: map.derivedEnd, child, direction), end: .max)
+        }
+        let piece = map.pieces[index]
+        switch piece.kind {
+        case .lost:
+            return OwnerRun(owner: .nobody, end: piece.end)
+        case .control:
+            return OwnerRun(owner: owner(before: piece.derivedStart, child, direction), end: piece.end)
+        case .payload:
+            let derived = offset < piece.dataStart ? piece.derivedStart
+                : offset >= piece.dataEnd ? piece.derivedEnd - 1 : piece.derivedStart + (offset - piece.dataStart)
+            let run = child.ownerRun(at: derived, direction)
+            let end = offset >= piece.dataEnd || run.end >= piece.derivedEnd ? piece.end : piece.dataStart + (run.end - piece.derivedStart)
+            return OwnerRun(owner: run.owner, end: end)
+        }
+    }
+
+    /// The owner of a record carrying no plaintext after `derivedOffset` plaintext bytes: the owner of
+    /// the byte before it, or — before any — the connection's first exchange (setup).
+    private func owner(before derivedOffset: Int64, _ child: HTTPConnectionAnalysis, _ direction: FlowDirection) -> StreamOwner {
+        guard derivedOffset > 0 else { return child.exchangeCount > 0 ? StreamOwner(exchange: 0) : .nobody }
+        return child.ownerRun(at: derivedOffset - 1, direction).owner
+    }
+
+    func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+        guard let derived = child?.start(ofExchangeAfter: index, direction) else { return nil }
+        return maps[direction.rawValue].carrierOffset(derived: derived)
+    }
+
+    var exchangeInFlight: Int? { child?.exchangeInFlight }
+
+    var exchangeCount: Int { child?.exchangeCount ?? 0 }
+
+    func isFinal(_ index: Int) -> Bool { child?.isFinal(index) ?? false }
+
+    func discardExchanges(before index: Int) {
+        guard let child, index > discardedBefore else { return }
+        for direction in FlowDirection.allCases {
+            let keepFrom = start(ofExchangeAfter: index - 1, direction) ?? maps[direction.rawValue].carrierEnd
+            maps.update(direction.rawValue) { $0.discard(before: keepFrom) }
+        }
+        discardedBefore = index
+        child.discardExchanges(before: index)
+    }
+
+    // MARK: Per-exchange record bytes
+
+    /// What the records of `direction` owned by exchanges `range` cost beyond their plaintext, by the
+    /// ownership rules above (a record's header goes with its first plaintext byte, its trailing
+    /// protection with its last).
+    func recordBytes(of range: Range<Int>, _ direction: FlowDirection) -> [Int: TLSExchangeRecordBytes] {
+        var result: [Int: TLSExchangeRecordBytes] = [:]
+        guard let child else { return result }
+        for piece in maps[direction.rawValue].keptPieces where piece.kind != .lost {
+            let first = ownerRun(at: piece.start, direction).owner
+            if !first.isNobody && range.contains(first.exchange) {
+                result[first.exchange, default: TLSExchangeRecordBytes()].add(piece)
+            }
+            guard piece.kind == .payload, piece.end > piece.dataEnd else { continue }
+            let last = child.ownerRun(at: piece.derivedEnd - 1, direction).owner
+            if !last.isNobody && range.contains(last.exchange) {
+                result[last.exchange, default: TLSExchangeRecordBytes()].protectionBytes += Int(piece.end - piece.dataEnd)
+            }
+        }
+        return result
+    }
+}
+
+/// The TLS bytes of one exchange in one direction beyond its plaintext: record headers, protection
+/// (explicit nonces and IVs, tags and MACs, padding, TLS 1.3 inner content types), handshake and other
+/// control records (ChangeCipherSpec, post-handshake messages), alerts; and the records it owns.
+public struct TLSExchangeRecordBytes: Hashable, Sendable {
+    /// Records whose header the exchange owns.
+    public var records = 0
+    public var recordHeaderBytes = 0
+    public var protectionBytes = 0
+    /// Content of handshake, ChangeCipherSpec and other non-application records.
+    public var handshakeBytes = 0
+    /// Content of alert records.
+    public var alertBytes = 0
+
+    public init() {}
+
+    /// Adds a record's header (and, for a control record, all of it; for a record with plaintext, its
+    /// leading protection bytes).
+    mutating func add(_ piece: StreamOffsetMap.Piece) {
+        records += 1
+        recordHeaderBytes += 5
+        switch piece.kind {
+        case .payload:
+            protectionBytes += Int(piece.dataStart - piece.start) - 5
+        case .control:
+            let content = Int(piece.end - piece.start) - 5 - Int(piece.protection)
+            protectionBytes += Int(piece.protection)
+            if piece.contentType == TLSContentType.alert.rawValue { alertBytes += content } else { handshakeBytes += content }
+        case .lost:
+            break
+        }
+    }
+}

@@ -1,0 +1,30 @@
+import ArgumentParser
+import WireTally
+
+/// `--keylog FILE` (repeatable): TLS session secrets for decrypting HTTPS.
+struct KeyLogArguments: ParsableArguments {
+    @Option(name: .customLong("keylog"), help: ArgumentHelp("""
+        A TLS key log (NSS format, as written by SSLKEYLOGFILE in curl, browsers, Python, OpenSSL): \
+        the connections it has secrets for are decrypted and their HTTP/1.x exchanges parsed \
+        (repeatable). Secrets are never printed.
+        """, valueName: "file"))
+    var files: [String] = []
+
+    /// The secrets of the `--keylog` files; nil when none was given. A line that cannot be used is
+    /// reported (file and line number, never its content) and skipped; an unreadable file ends the run.
+    func store() throws -> TLSKeyStore? {
+        guard !files.isEmpty else { return nil }
+        let store: TLSKeyStore
+        do {
+            store = try TLSKeyStore.reading(files: files)
+        } catch {
+            printError("wiretally: \(error)")
+            throw ExitCode(1)
+        }
+        for (path, problems) in zip(files, store.problems) {
+            for problem in problems.prefix(20) { printError("wiretally: key log \(path): \(problem) (line skipped)") }
+            if problems.count > 20 { printError("wiretally: key log \(path): \(problems.count - 20) more lines skipped") }
+        }
+        return store
+    }
+}
