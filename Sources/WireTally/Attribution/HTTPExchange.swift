@@ -15,6 +15,9 @@ public struct HTTPExchange: Sendable {
     public var serverName: String?
     /// IP bytes of the DNS lookup that preceded the connection — the client's queries and the server's
     /// answer — on the connection's first exchange (the first that used the answer); 0 otherwise.
+    /// On a decrypted TLS connection, per direction: the records the exchange owns and what they cost
+    /// beyond its plaintext (headers, protection, handshake, alerts). Filled in when reported.
+    public var tlsRecords: DirectionPair<TLSExchangeRecordBytes>?
     public var dnsQueryIPBytes = 0
     public var dnsAnswerIPBytes = 0
 

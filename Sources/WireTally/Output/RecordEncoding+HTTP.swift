@@ -29,7 +29,13 @@ extension RecordEncoding {
                 encoder.field("dns_ip_bytes", exchange.dnsIPBytes)
             }
             encoder.field("timing") { timing(exchange.timing, to: &$0) }
-            encoder.object("tls", tlsSession(of: connection)) { tlsSummaryFields($1.session, to: &$0) }
+            encoder.object("tls", tlsSession(of: connection)) { encoder, tls in
+                tlsSummaryFields(tls.session, to: &encoder)
+                if let records = exchange.tlsRecords {
+                    encoder.field("up") { tlsRecordBytes(records.up, to: &$0) }
+                    encoder.field("down") { tlsRecordBytes(records.down, to: &$0) }
+                }
+            }
             encoder.field("flags", strings: flags(of: exchange, on: connection))
         }
     }
@@ -55,7 +61,8 @@ extension RecordEncoding {
 
     /// The flag names of an exchange: `no_request`, `no_response`, `upgraded`, its messages' flags
     /// prefixed `request_`/`response_` (`response_gap`, `request_incomplete`…), then `encrypted` and
-    /// `estimated` for exchanges estimated from TLS records.
+    /// `estimated` for exchanges estimated from TLS records, `encrypted` and `decrypted` for exchanges
+    /// parsed from decrypted TLS records.
     public static func flags(of exchange: HTTPExchange, on connection: TCPConnection) -> [String] {
         var flags: [String] = []
         if exchange.request == nil { flags.append("no_request") }
@@ -63,7 +70,9 @@ extension RecordEncoding {
         if exchange.upgraded { flags.append("upgraded") }
         if let request = exchange.request { flags += flagNames(request.flags, prefix: "request_") }
         if let response = exchange.response { flags += flagNames(response.flags, prefix: "response_") }
-        if let tls = tlsSession(of: connection) { flags += tls.isEstimated ? ["encrypted", "estimated"] : ["encrypted"] }
+        if let tls = tlsSession(of: connection) {
+            flags += tls.isEstimated ? ["encrypted", "estimated"] : exchange.tlsRecords != nil ? ["encrypted", "decrypted"] : ["encrypted"]
+        }
         return flags
     }
 

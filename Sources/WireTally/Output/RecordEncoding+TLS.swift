@@ -28,7 +28,14 @@ extension RecordEncoding {
         encoder.field("ts_client_finished", timestamp: session.clientFinishedTime, digits: digits)
         encoder.field("handshake_ms", milliseconds: session.handshakeNanoseconds)
         encoder.field("alerts", session.alertCount)
-        encoder.field("mode", analysis.mode.rawValue)
+        encoder.field("mode", analysis.reportedMode)
+        if let status = analysis.decryptionStatus { encoder.field("decryption", status) }
+        if let plaintext = analysis.plaintextBytes {
+            encoder.object("plaintext") { encoder in
+                encoder.field("up", Int(plaintext.up))
+                encoder.field("down", Int(plaintext.down))
+            }
+        }
         func tally(_ name: StaticString, _ tally: TLSRecordTally, to encoder: inout Encoder) {
             encoder.object(name) { encoder in
                 encoder.field("records", tally.records)
@@ -46,6 +53,18 @@ extension RecordEncoding {
                 encoder.field("record_header_bytes", stats.headerBytes)
                 encoder.field("protection_overhead_bytes", stats.protectionOverheadBytes)
             }
+        }
+    }
+
+    /// `{"records","record_header_bytes","protection_bytes","handshake_bytes","alert_bytes"}`: the TLS
+    /// records an exchange owns in one direction and what they cost beyond its plaintext.
+    static func tlsRecordBytes<Encoder: JSONEncoding>(_ bytes: TLSExchangeRecordBytes, to encoder: inout Encoder) {
+        encoder.object { encoder in
+            encoder.field("records", bytes.records)
+            encoder.field("record_header_bytes", bytes.recordHeaderBytes)
+            encoder.field("protection_bytes", bytes.protectionBytes)
+            encoder.field("handshake_bytes", bytes.handshakeBytes)
+            encoder.field("alert_bytes", bytes.alertBytes)
         }
     }
 }

@@ -55,8 +55,9 @@ public enum RecordEncoding {
             }
             encoder.field("exchanges", (connection.consumer as? ApplicationLayerAnalysis)?.exchangeCount ?? 0)
             encoder.field("handshake_rtt_ms", milliseconds: connection.handshakeNanoseconds)
-            encoder.object("tls", tlsSession(of: connection)) { tlsDetailFields($1, digits: digits, to: &$0) }
-            encoder.field("flags", strings: connection.flags.names)
+            let tls = tlsSession(of: connection)
+            encoder.object("tls", tls) { tlsDetailFields($1, digits: digits, to: &$0) }
+            encoder.field("flags", strings: connection.flags.names + (tls?.decryptionFlags ?? []))
         }
     }
 

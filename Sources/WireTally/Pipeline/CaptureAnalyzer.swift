@@ -259,8 +259,15 @@ public final class CaptureAnalyzer {
         }
         let resolution = application.resolution
         let exchanges = application.exchanges
-        for var exchange in exchanges[connection.exchangesReported..<min(end, exchanges.endIndex)] {
+        let reported = connection.exchangesReported..<min(end, exchanges.endIndex)
+        let tlsRecords = application.tls?.recordBytes(of: reported)
+        for var exchange in exchanges[reported] {
             exchange.serverName = tls?.sni ?? resolution?.name
+            if let tlsRecords {
+                exchange.tlsRecords = DirectionPair(
+                    tlsRecords.up[exchange.index] ?? TLSExchangeRecordBytes(),
+                    tlsRecords.down[exchange.index] ?? TLSExchangeRecordBytes())
+            }
             if exchange.index == 0, let resolution {
                 exchange.dnsAnswerIPBytes = resolution.responseWire.ipBytes
                 exchange.dnsQueryIPBytes = resolution.wire.ipBytes - resolution.responseWire.ipBytes

@@ -534,6 +534,23 @@ extension TLSConnectionAnalysis {
     /// Protected records lost or not opened after decryption started (`tls_gap`).
     public var decryptionGaps: Int { decrypted?.gaps ?? 0 }
 
+    /// The connection flags decryption adds: `decrypt_failed` (the secrets did not open its records:
+    /// estimated as without keys), `tls_gap` (records lost or not opened after it started),
+    /// `h2_not_parsed` (decrypted HTTP/2: one session, its plaintext counted).
+    public var decryptionFlags: [String] {
+        var flags: [String] = []
+        if decryption == .failed || decryption == .pending { flags.append("decrypt_failed") }
+        if decryptionGaps > 0 { flags.append("tls_gap") }
+        if plaintextNotParsed { flags.append("h2_not_parsed") }
+        return flags
+    }
+
+    /// `mode` as reported: `decrypted` (or `session` for a protocol not parsed) once decrypted.
+    public var reportedMode: String {
+        guard let decrypted else { return mode.rawValue }
+        return decrypted.isUnparsedProtocol ? Mode.session.rawValue : "decrypted"
+    }
+
     /// A cleartext record ended: mapped once decryption started, kept for then until it does.
     fileprivate func clearRecord(start: Int64, end: Int64, type: TLSContentType, _ direction: FlowDirection) {
         if let plaintext {

@@ -1,0 +1,189 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// HTTPS with the clients' key logs (issue 14) against what nginx, curl and tshark say: every HTTP/1.1
+/// request over TLS parsed with nginx's exact `$request_length` and `$bytes_sent`, curl's sizes, the
+/// plaintext tshark's `follow,tls` shows, every TLS record header counted once, and conservation.
+@Suite struct TLSDecryptionTruthTests {
+    /// The recorded captures with a key log (`NAME.keys`, written by curl's SSLKEYLOGFILE).
+    static let keyed = TestPaths.recordedCaptures(beside: ".keys")
+
+    static func analyze(_ name: String, keys: [String]? = nil) throws -> (CollectingWriter, AnalysisRun.Result) {
+        var options = CaptureAnalyzer.Options()
+        options.tlsKeys = try TLSKeyStore.reading(files: keys ?? [TestPaths.capture(name + ".keys")])
+        return CollectingWriter.analyze([TestPaths.capture(name + ".pcap")], options: options)
+    }
+
+    @Test func everyRecordedKeyedCaptureIsListed() {
+        // The list comes from the files: make sure it is not silently empty.
+        #expect(Set(Self.keyed).isSuperset(of: ["latency", "tls12-http1", "tls13-h2", "tls13-http1"]))
+    }
+
+    @Test(arguments: keyed)
+    func everyNginxRequestOverTLSIsExact(_ name: String) throws {
+        let (writer, result) = try Self.analyze(name)
+        Conservation.check(writer, result)
+        let ours = HTTPWireTruthTests.Indexed(writer)
+        let log = try NginxLog.load(TestPaths.capture(name + ".nginx.jsonl"))
+        var compared = 0
+        for entry in log where entry.isTLS && !entry.isHTTP2 {
+            guard let record = ours.find(port: entry.clientPort, index: entry.connectionRequests - 1, near: entry.time) else {
+                Issue.record("\(name): no exchange for nginx request \(entry.uri) from port \(entry.clientPort) #\(entry.connectionRequests)")
+                continue
+            }
+            let what = "\(name) \(entry.method) \(entry.uri) from port \(entry.clientPort) #\(entry.connectionRequests)"
+            #expect(record.flagNames.contains("decrypted"), "\(what)")
+            #expect(record["request"]?.string("method") == entry.method, "\(what)")
+            #expect(record["request"]?.string("target") == entry.uri, "\(what)")
+            #expect(record["request"]?.string("host") == entry.host, "\(what)")
+            #expect(record["response"]?.int("status") == entry.status, "\(what)")
+            #expect(record["request"]?.int("bytes.total") == entry.requestLength, "\(what): request = nginx $request_length")
+            #expect(record["response"]?.int("bytes.total") == entry.bytesSent, "\(what): response = nginx $bytes_sent")
+            // nginx's $body_bytes_sent counts chunk framing: our body plus framing.
+            #expect(record["response"].map { $0.int("bytes.body")! + $0.int("bytes.framing")! } == entry.bodyBytesSent,
+                    "\(what): body and chunk framing = nginx $body_bytes_sent")
+            compared += 1
+        }
+        #expect(compared == log.count { $0.isTLS && !$0.isHTTP2 }, "\(name): nginx lines over TLS compared")
+        // Every decrypted exchange is one nginx logged.
+        #expect(writer.exchanges.count { $0.flagNames.contains("decrypted") } == compared, "\(name): decrypted exchanges")
+        // HTTP/2 inside TLS: decrypted, one session, flagged, not parsed yet.
+        let h2Ports = Set(log.filter(\.isHTTP2).map(\.clientPort))
+        for connection in writer.connections where h2Ports.contains(connection.port("client") ?? -1) {
+            #expect(connection["tls"]?["decryption"] == .string("decrypted"))
+            #expect(connection.flagNames.contains("h2_not_parsed"))
+            #expect(connection.int("exchanges") == 0)
+        }
+        for connection in writer.connections where connection["tls"] != nil && connection["tls"] != .null {
+            #expect(connection["tls"]?["decryption"] == .string("decrypted"), "\(name) connection \(connection.int("id") ?? 0)")
+        }
+    }
+
+    /// curl's `size_request`, `size_header` and `size_download` of every HTTP/1.1 transfer over TLS.
+    @Test(arguments: keyed)
+    func sizesAgreeWithCurlOverTLS(_ name: String) throws {
+        let (writer, _) = try Self.analyze(name)
+        let ours = HTTPWireTruthTests.Indexed(writer)
+        var compared = 0
+        let transfers = try CurlTransfer.load(name).filter {
+            ($0.fields["scheme"] as? String)?.lowercased() == "https" && ($0.fields["http_version"] as? String) == "1.1"
+        }
+        for transfer in transfers where transfer.completed {
+            let curl = transfer.fields
+            let what = "\(name) \(curl["url_effective"] ?? "") from port \(transfer.port) #\(transfer.index)"
+            let record = try #require(ours.find(port: transfer.port, index: transfer.index, near: 0), "\(what)")
+            let request = try #require(record["request"]), response = try #require(record["response"])
+            let head = request.int("bytes.start_line")! + request.int("bytes.headers")!
+            #expect(curl["size_request"] as? Int == head + ((curl["size_upload"] as? Int ?? 0) > 0 ? request.int("bytes.body")! : 0)
+                || curl["size_request"] as? Int == head, "\(what): size_request")
+            #expect(curl["size_header"] as? Int == response.int("bytes.start_line")! + response.int("bytes.headers")!, "\(what): size_header")
+            #expect(curl["size_download"] as? Int == response.int("bytes.body"), "\(what): size_download")
+            compared += 1
+        }
+        #expect(compared == transfers.count)
+    }
+
+    /// Per connection and direction, `tls.plaintext` equals the bytes tshark's `follow,tls` shows with
+    /// the same key log.
+    @Test(.requires(.tshark), arguments: keyed)
+    func plaintextEqualsTsharkFollowTLS(_ name: String) throws {
+        let (writer, _) = try Self.analyze(name)
+        let path = TestPaths.capture(name + ".pcap"), keys = TestPaths.capture(name + ".keys")
+        let streams = try TruthTable.load(name, "tls-records.tsv").rows.reduce(into: [Int: Int]()) {
+            if $0[$1.int("tcp.stream")!] == nil { $0[$1.int("tcp.stream")!] = $1.int("tcp.srcport")! }  // client port
+        }
+        var compared = 0
+        for (stream, clientPort) in streams.sorted(by: { $0.key < $1.key }) {
+            let follow = try Tshark.followTLS(path, stream: stream, keyLog: keys, clientPort: clientPort)
+            let connection = try #require(writer.connections.first { $0.port("client") == clientPort }, "\(name) stream \(stream)")
+            #expect(connection.int("tls.plaintext.up") == follow.client, "\(name) stream \(stream) client plaintext")
+            #expect(connection.int("tls.plaintext.down") == follow.server, "\(name) stream \(stream) server plaintext")
+            compared += 1
+        }
+        #expect(compared == streams.count && compared > 0)
+    }
+
+    /// What each exchange owns adds up: its payload bytes are its plaintext plus the record headers,
+    /// protection, handshake and alert bytes it owns; over a connection, the record headers are 5 per
+    /// record tshark lists.
+    @Test(arguments: keyed)
+    func recordBytesAddUpToThePayload(_ name: String) throws {
+        let (writer, _) = try Self.analyze(name)
+        let truth = try TruthTable.load(name, "tls-records.tsv")
+        var headerBytes: [Int: [String: Int]] = [:]  // client port → direction → record header bytes
+        for exchange in writer.exchanges where exchange.flagNames.contains("decrypted") {
+            for (direction, message) in [("up", "request"), ("down", "response")] {
+                let tls = try #require(exchange["tls"]?[direction])
+                let plaintext = exchange[message]?.int("bytes.total") ?? 0
+                let sum = plaintext + tls.int("record_header_bytes")! + tls.int("protection_bytes")!
+                    + tls.int("handshake_bytes")! + tls.int("alert_bytes")!
+                #expect(sum == exchange.int("wire.\(direction).payload_bytes")! - exchange.int("wire.\(direction).retransmitted_bytes")!,
+                        "\(name) exchange \(exchange.int("id") ?? 0) \(direction)")
+                #expect(tls.int("record_header_bytes") == 5 * tls.int("records")!)
+                headerBytes[exchange.port("conn.client")!, default: [:]][direction, default: 0] += tls.int("record_header_bytes")!
+            }
+        }
+        var connectionsChecked = 0
+        for (clientPort, byDirection) in headerBytes {
+            guard let stream = truth.rows.first(where: { $0.int("tcp.srcport") == clientPort })?.int("tcp.stream") else {
+                Issue.record("\(name): no tshark stream for port \(clientPort)")
+                continue
+            }
+            let rows = truth.rows.filter { $0.int("tcp.stream") == stream }
+            let up = rows.filter { $0.int("tcp.srcport") == clientPort }.reduce(0) { $0 + $1.list("tls.record.length").count }
+            let down = rows.filter { $0.int("tcp.srcport") != clientPort }.reduce(0) { $0 + $1.list("tls.record.length").count }
+            #expect(byDirection["up"] == 5 * up, "\(name) port \(clientPort): client record headers")
+            #expect(byDirection["down"] == 5 * down, "\(name) port \(clientPort): server record headers")
+            connectionsChecked += 1
+        }
+        #expect(connectionsChecked == Set(writer.exchanges.filter { $0.flagNames.contains("decrypted") }.compactMap { $0.port("conn.client") }).count)
+    }
+
+    // MARK: Keys that do not fit
+
+    /// A key log whose secrets are all wrong: every connection is `failed`, flagged `decrypt_failed`,
+    /// and estimated exactly as without keys.
+    @Test func wrongKeysFallBackToTheKeylessEstimate() throws {
+        let wrong = try String(contentsOfFile: TestPaths.capture("tls13-http1.keys"), encoding: .utf8)
+            .split(separator: "\n").map { line -> String in
+                var parts = line.split(separator: " ").map(String.init)
+                guard parts.count == 3 else { return String(line) }
+                parts[2] = String(parts[2].reversed())  // same length, other secret
+                return parts.joined(separator: " ")
+            }.joined(separator: "\n")
+        let path = TestScratch.folder.appendingPathComponent("wrong.keys").path
+        try wrong.write(toFile: path, atomically: true, encoding: .utf8)
+        let (withWrongKeys, result) = try Self.analyze("tls13-http1", keys: [path])
+        Conservation.check(withWrongKeys, result)
+        let (keyless, _) = CollectingWriter.analyze([TestPaths.capture("tls13-http1.pcap")])
+        let tlsConnections = withWrongKeys.connections.filter { $0["tls"] != nil && $0["tls"] != .null }
+        #expect(tlsConnections.count == 2)
+        for connection in tlsConnections {
+            #expect(connection["tls"]?["decryption"] == .string("failed"))
+            #expect(connection.flagNames.contains("decrypt_failed"))
+        }
+        #expect(withWrongKeys.exchanges.count == keyless.exchanges.count && !keyless.exchanges.isEmpty)
+        for (ours, theirs) in zip(withWrongKeys.exchanges, keyless.exchanges) {
+            #expect(ours["wire"] == theirs["wire"] && ours["request"] == theirs["request"] && ours["response"] == theirs["response"])
+            #expect(ours.flagNames.contains("estimated"))
+        }
+    }
+
+    /// A key log with secrets of other connections only: `no_key`, estimated as without keys.
+    @Test func keysOfOtherConnectionsLeaveItUndecrypted() throws {
+        let (writer, result) = try Self.analyze("tls13-http1", keys: [TestPaths.capture("tls12-http1.keys")])
+        Conservation.check(writer, result)
+        let tlsConnections = writer.connections.filter { $0["tls"] != nil && $0["tls"] != .null }
+        #expect(tlsConnections.count == 2)
+        #expect(tlsConnections.allSatisfy { $0["tls"]?["decryption"] == .string("no_key") && $0["tls"]?["plaintext"] == nil })
+        #expect(writer.exchanges.allSatisfy { $0.flagNames.contains("estimated") })
+    }
+
+    /// Without `--keylog` nothing changes: no `decryption` member, exchanges estimated.
+    @Test func withoutKeysNothingIsDecrypted() throws {
+        let (writer, _) = CollectingWriter.analyze([TestPaths.capture("tls13-http1.pcap")])
+        #expect(writer.connections.allSatisfy { $0["tls"]?["decryption"] == nil })
+        #expect(writer.exchanges.allSatisfy { $0.flagNames.contains("estimated") })
+    }
+}
