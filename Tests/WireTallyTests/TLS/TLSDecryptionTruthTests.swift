@@ -140,6 +140,40 @@ import Testing
         #expect(connectionsChecked == Set(writer.exchanges.filter { $0.flagNames.contains("decrypted") }.compactMap { $0.port("conn.client") }).count)
     }
 
+    // MARK: Lost records
+
+    /// A server packet of the 40 KB response removed (editcap): the record it carried part of is lost,
+    /// decryption finds the next record and its sequence number, the connection is `partial` with
+    /// `tls_gap`, the response is flagged, and every other request of the connection is still exact.
+    @Test(.requires(.tshark), arguments: [24, 44])  // in the response's first 16 KB record; in its second
+    func lostPacketInsideTLSIsFlaggedAndTheRestStaysExact(_ frame: Int) throws {
+        let lossy = TestScratch.folder.appendingPathComponent("tls13-http1-without-\(frame).pcap").path
+        _ = try ExternalProgram.output("editcap", [TestPaths.capture("tls13-http1.pcap"), lossy, "\(frame)"])
+        var options = CaptureAnalyzer.Options()
+        options.tlsKeys = try TLSKeyStore.reading(files: [TestPaths.capture("tls13-http1.keys")])
+        let (writer, result) = CollectingWriter.analyze([lossy], options: options)
+        Conservation.check(writer, result)
+        let log = try NginxLog.load(TestPaths.capture("tls13-http1.nginx.jsonl"))
+        let hit = try #require(log.first { $0.uri == "/data.json" })
+        let damaged = try #require(writer.connections.first { $0.port("client") == hit.clientPort })
+        #expect(damaged["tls"]?["decryption"] == .string("partial"))
+        #expect(damaged.flagNames.contains("tls_gap") && damaged.flagNames.contains("gap"))
+        let ours = HTTPWireTruthTests.Indexed(writer)
+        var compared = 0
+        for entry in log {
+            let record = try #require(ours.find(port: entry.clientPort, index: entry.connectionRequests - 1, near: entry.time))
+            #expect(record["request"]?.string("target") == entry.uri)
+            #expect(record["request"]?.int("bytes.total") == entry.requestLength, "\(entry.uri) request")
+            if entry.uri == hit.uri && entry.clientPort == hit.clientPort {
+                #expect(record.flagNames.contains("no_response") || record.flagNames.contains("response_gap"))
+            } else {
+                #expect(record["response"]?.int("bytes.total") == entry.bytesSent, "\(entry.uri) #\(entry.connectionRequests) after the loss")
+            }
+            compared += 1
+        }
+        #expect(compared == log.count && writer.exchanges.count == log.count)
+    }
+
     // MARK: Keys that do not fit
 
     /// A key log whose secrets are all wrong: every connection is `failed`, flagged `decrypt_failed`,

@@ -260,7 +260,8 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         case let .alert(level, description, origin):
             addAlert(TLSAlertInfo(direction: direction, level: level, description: description, origin: origin))
         case let .lost(offset, becauseOfGap):
-            plaintext?.lost(from: offset, becauseOfGap: becauseOfGap, direction)
+            // A record cut by the loss is lost from its header on.
+            plaintext?.lost(from: inRecord[d] ? recordStart[d] : offset, becauseOfGap: becauseOfGap, direction)
             session.lostAt[d] = offset
             inRecord[d] = false
             if let k = currentRun[d] {

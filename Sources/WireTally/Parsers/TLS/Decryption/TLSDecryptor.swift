@@ -21,6 +21,9 @@ final class TLSDecryptor {
         /// Body bytes before the ciphertext (TLS 1.2 explicit nonce or CBC IV): plaintext byte i was
         /// carried by body byte `leading + i`.
         var leading: Int
+        /// Records that went missing before this one (its sequence number minus the one expected):
+        /// after a gap, how many records the lost bytes held.
+        var skippedRecords: Int = 0
     }
 
     enum Outcome {
@@ -133,7 +136,8 @@ final class TLSDecryptor {
                 if opened == nil { directions[d] = state }  // keep the expected keys for the next record
             }
         }
-        if let (result, sequence) = opened {
+        if var (result, sequence) = opened {
+            if directions[d].stage == state.stage { result.skippedRecords = Int(sequence - state.sequence) }
             directions.update(d) {
                 $0.sequence = sequence + 1
                 $0.openedInStage = true
@@ -232,6 +236,17 @@ final class TLSDecryptor {
         }
         guard let plaintext = cipher.openTLS12(header: record.header, body: record.body, sequence: sequence) else { return nil }
         return Opened(contentType: record.type.rawValue, plaintext: plaintext, leading: leadingBytes)
+    }
+
+    /// The stream bytes a record adds to its plaintext when that is fixed (header, explicit nonce, tag,
+    /// TLS 1.3 inner content type without padding); nil for CBC, whose padding varies.
+    var recordOverhead: Int? {
+        if isTLS13 { return 5 + 16 + 1 }
+        switch suite.protection {
+        case .aeadExplicitNonce: return 5 + 8 + 16
+        case .chacha20Poly1305: return 5 + 16
+        default: return nil
+        }
     }
 
     /// TLS 1.2 body bytes before the ciphertext: the AES-GCM explicit nonce, the CBC IV.

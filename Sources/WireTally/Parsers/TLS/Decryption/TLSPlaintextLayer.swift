@@ -62,6 +62,7 @@ final class TLSPlaintextLayer: StreamAttribution {
     /// Maps stream bytes `start..<end` of `direction` that carry no plaintext (cleartext handshake
     /// records, ChangeCipherSpec).
     func controlRecord(start: Int64, end: Int64, type: TLSContentType, _ direction: FlowDirection) {
+        resumeAfterGap(at: start, lostPlaintext: nil, direction)
         maps.update(direction.rawValue) { $0.append(start: start, end: end, kind: .control, contentType: type.rawValue) }
     }
 
@@ -77,8 +78,19 @@ final class TLSPlaintextLayer: StreamAttribution {
     @discardableResult
     func protectedRecord(_ record: TLSProtectedRecord, _ direction: FlowDirection) -> RecordResult {
         let d = direction.rawValue
-        resumeAfterGap(at: record.offset, direction)
-        switch decryptor.open(record, direction) {
+        let lostFrom = gapFrom[d].flatMap { $0 < record.offset ? $0 : nil }
+        if let lostFrom { decryptor.lost(record.offset - lostFrom, direction) }
+        let outcome = decryptor.open(record, direction)
+        if let lostFrom {
+            // The lost bytes held the records whose sequence numbers were skipped: with a fixed
+            // overhead per record, their plaintext length is exact.
+            var lostPlaintext: Int64?
+            if case let .opened(opened) = outcome, let overhead = decryptor.recordOverhead {
+                lostPlaintext = max(0, record.offset - lostFrom - Int64(opened.skippedRecords * overhead))
+            }
+            resumeAfterGap(at: record.offset, lostPlaintext: lostPlaintext, direction)
+        }
+        switch outcome {
         case let .opened(opened):
             let protection = record.body.count - opened.plaintext.count
             guard opened.contentType == TLSContentType.applicationData.rawValue, !opened.plaintext.isEmpty else {
@@ -131,7 +143,6 @@ final class TLSPlaintextLayer: StreamAttribution {
     /// Record boundaries were found again at `offset` after a gap.
     func resynchronized(at offset: Int64, _ direction: FlowDirection) {
         resynchronizations += 1
-        resumeAfterGap(at: offset, direction)
     }
 
     /// Notes how far the TCP layer delivered (or declared missing) `direction`'s bytes.
@@ -144,17 +155,17 @@ final class TLSPlaintextLayer: StreamAttribution {
     }
 
     /// Closes a gap: the bytes from where records were lost to `offset` are lost, and the plaintext
-    /// they carried too — estimated from the stream bytes at the direction's plaintext ratio.
-    private func resumeAfterGap(at offset: Int64, _ direction: FlowDirection) {
+    /// they carried too: `lostPlaintext` when known, else estimated from the stream bytes at the
+    /// direction's plaintext ratio.
+    private func resumeAfterGap(at offset: Int64, lostPlaintext: Int64?, _ direction: FlowDirection) {
         let d = direction.rawValue
         guard let from = gapFrom[d], offset > from else { return }
         gapFrom[d] = nil
         gaps += 1
         let carried = maps[d].carrierEnd
         let ratio = carried > 0 ? Double(maps[d].derivedEnd) / Double(carried) : 0.95
-        let lost = Int64(Double(offset - from) * ratio)
+        let lost = lostPlaintext ?? Int64(Double(offset - from) * ratio)
         maps.update(d) { $0.append(start: from, end: offset, kind: .lost, derivedLength: lost) }
-        decryptor.lost(offset - from, direction)
         declareGap(lost, direction)
     }
 
