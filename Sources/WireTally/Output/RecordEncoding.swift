@@ -120,6 +120,14 @@ public enum RecordEncoding {
             encoder.field("idle_expirations", summary.idleExpirations)
             encoder.field("buffer_cap_gaps", summary.bufferCapGaps)
             encoder.field("too_many_open_requests", summary.openRequestCapConnections)
+            if !summary.tlsDecryption.isEmpty {
+                encoder.object("tls_decryption") { encoder in
+                    for (status, count) in summary.tlsDecryption.sorted(by: { $0.key < $1.key }) {
+                        encoder.dynamicKey(status)
+                        encoder.integer(count)
+                    }
+                }
+            }
             encoder.object("bad_checksums") { encoder in
                 encoder.field("ip", summary.badIPChecksums)
                 encoder.field("transport", summary.badTransportChecksums)

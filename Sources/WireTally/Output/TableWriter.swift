@@ -100,6 +100,12 @@ public final class TableWriter: RecordWriter {
         }
         lines.append("packets      \(summary.read.packets) (\(summary.read.frameBytes) frame bytes, \(summary.accountedIPBytes) IP bytes)")
         lines.append("tcp          \(summary.connections) connections, \(summary.exchanges) HTTP exchanges, \(summary.inConnections.packets) packets, \(summary.inConnections.ipBytes) IP bytes (\(summary.attributedIPBytes) in exchanges)")
+        if !summary.tlsDecryption.isEmpty {
+            let counts = ["decrypted", "partial", "no_key", "failed", "unsupported_cipher"].compactMap { status in
+                summary.tlsDecryption[status].map { "\($0) \(status.replacingOccurrences(of: "_", with: " "))" }
+            }
+            lines.append("tls keys     \(summary.tlsDecryption.values.reduce(0, +)) TLS connections: \(counts.joined(separator: ", "))")
+        }
         lines.append("other ip     \(summary.flows) flows, \(summary.inFlows.packets) packets, \(summary.inFlows.ipBytes) IP bytes")
         var notCounted: [String] = []
         if summary.filtered.packets > 0 { notCounted.append("\(summary.filtered.packets) filtered") }

@@ -230,6 +230,9 @@ public final class CaptureAnalyzer {
         if connection.consumer is DNSOverTCPConsumer { reportDNS(of: connection, upTo: .max) }
         summary.connections += 1
         if connection.flags.contains(.tooManyOpenRequests) { summary.openRequestCapConnections += 1 }
+        if let status = (connection.consumer as? ApplicationLayerAnalysis)?.tls?.decryptionStatus {
+            summary.tlsDecryption[status, default: 0] += 1
+        }
         let missing = connection.ledger.tally(.up).missingBytes + connection.ledger.tally(.down).missingBytes
         if missing > 0 {
             summary.connectionsWithGaps += 1

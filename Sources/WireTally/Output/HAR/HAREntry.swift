@@ -62,9 +62,9 @@ enum HAREntry {
         return .object(members)
     }
 
-    /// `http://` + Host (else the absolute target's authority, else the server address) + target;
-    /// absolute-form targets as they are; a request without method (encrypted) `https://` + the
-    /// server's name (SNI or DNS answer) or address.
+    /// The scheme (`https://` on a TLS connection, else `http://`) + Host (else the absolute target's
+    /// authority, else the server address) + target; absolute-form targets as they are; a request
+    /// without method (encrypted, no keys) `https://` + the server's name (SNI or DNS answer) or address.
     static func url(of message: HTTPMessage, connection: TCPConnection, serverName: String? = nil) -> String {
         let address = connection.server.isIPv6 ? "[\(connection.server)]" : connection.server.description
         guard message.method != nil, let target = message.target else {
@@ -72,10 +72,12 @@ enum HAREntry {
             return "https://" + (connection.serverPort == 443 ? host : "\(host):\(connection.serverPort)")
         }
         if target.contains("://") { return target }
-        let host = RecordEncoding.host(of: message, fallback: connection.serverPort == 80 ? address : connection.serverEndpoint)
-        if target.hasPrefix("/") { return "http://" + host + target }
-        if message.method == "CONNECT" { return "http://" + target }
-        return "http://" + host + (target == "*" ? "" : "/" + target)
+        let isTLS = RecordEncoding.tlsSession(of: connection) != nil
+        let scheme = isTLS ? "https://" : "http://"
+        let host = RecordEncoding.host(of: message, fallback: connection.serverPort == (isTLS ? 443 : 80) ? address : connection.serverEndpoint)
+        if target.hasPrefix("/") { return scheme + host + target }
+        if message.method == "CONNECT" { return scheme + target }
+        return scheme + host + (target == "*" ? "" : "/" + target)
     }
 
     static func postData(_ message: HTTPMessage) -> JSONValue {
