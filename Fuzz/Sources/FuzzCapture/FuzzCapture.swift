@@ -7,8 +7,23 @@ import WireTally
 /// Removed when the process exits.
 let capturePath = "\(access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")/wiretally-fuzz-capture-\(getpid())"
 
+/// The key logs of the bundled captures (`captures/*.keys`, the fuzzer runs from the repository's
+/// root): inputs mutated from the TLS seeds keep their client randoms, so their records go through
+/// decryption, the plaintext layer and the HTTP parser behind it.
+let keys: TLSKeyStore = {
+    var paths: [String] = []
+    if let folder = opendir("captures") {
+        while let entry = readdir(folder) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+            if name.hasSuffix(".keys") { paths.append("captures/" + name) }
+        }
+        closedir(folder)
+    }
+    return (try? TLSKeyStore.reading(files: paths.sorted())) ?? TLSKeyStore()
+}()
+
 /// The input is a capture file (pcap, pcapng, or either gzip-compressed): the whole analyze pipeline
-/// to JSON Lines.
+/// to JSON Lines, with the bundled key logs.
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     guard let file = fopen(capturePath, "w") else { fatalError("cannot write \(capturePath)") }
@@ -17,7 +32,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     // `--format jsonl` to /dev/null: the encoding path the CLI uses. Odd and even input sizes take
     // one and two threads (the second reads and decodes ahead), so both pipelines are fuzzed.
     guard let output = try? TextOutput(path: "/dev/null") else { fatalError("cannot open /dev/null") }
-    let result = AnalysisRun(files: [capturePath], threads: size % 2 + 1).run(writer: JSONLinesWriter(output: output))
+    var options = CaptureAnalyzer.Options()
+    options.tlsKeys = keys
+    let result = AnalysisRun(files: [capturePath], options: options, threads: size % 2 + 1)
+        .run(writer: JSONLinesWriter(output: output))
     if !result.summary.isConserved { fatalError("summary not conserved") }
     return 0
 }

@@ -1,0 +1,96 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// Decryption under hostile input: damaged records, damaged captures, damaged key logs. Nothing
+/// crashes, conservation holds, and what can still be decrypted is.
+@Suite struct TLSDecryptionHostileTests {
+    static func options(keys: [String]) throws -> CaptureAnalyzer.Options {
+        var options = CaptureAnalyzer.Options()
+        options.tlsKeys = try TLSKeyStore.reading(files: keys)
+        return options
+    }
+
+    /// The byte offsets of each packet's data in a classic pcap file (frame number from 1).
+    static func packetOffsets(_ bytes: [UInt8]) -> [Int: Range<Int>] {
+        var offsets: [Int: Range<Int>] = [:], position = 24, frame = 1
+        while position + 16 <= bytes.count {
+            let length = Int(bytes[position + 8]) | Int(bytes[position + 9]) << 8 | Int(bytes[position + 10]) << 16 | Int(bytes[position + 11]) << 24
+            offsets[frame] = position + 16 ..< min(bytes.count, position + 16 + length)
+            position += 16 + length
+            frame += 1
+        }
+        return offsets
+    }
+
+    /// One byte changed inside an encrypted record in the middle of a 40 KB response: that record does
+    /// not authenticate; it is lost (`tls_gap`, `partial`), its plaintext length is known from its size,
+    /// and every other request of the connection is exact.
+    @Test func recordThatDoesNotAuthenticateIsLostAlone() throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture("tls13-http1.pcap"))))
+        let frame = try #require(Self.packetOffsets(bytes)[44])  // inside the response's second 16 KB record
+        bytes[frame.upperBound - 100] ^= 0x40
+        let path = TestScratch.folder.appendingPathComponent("tls13-http1-damaged-record.pcap").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let (writer, result) = CollectingWriter.analyze([path], options: try Self.options(keys: [TestPaths.capture("tls13-http1.keys")]))
+        Conservation.check(writer, result)
+        let log = try NginxLog.load(TestPaths.capture("tls13-http1.nginx.jsonl"))
+        let hit = try #require(log.first { $0.uri == "/data.json" })
+        let damaged = try #require(writer.connections.first { $0.port("client") == hit.clientPort })
+        #expect(damaged["tls"]?["decryption"] == .string("partial"))
+        #expect(damaged.flagNames.contains("tls_gap") && !damaged.flagNames.contains("gap"))
+        let ours = HTTPWireTruthTests.Indexed(writer)
+        for entry in log where entry.uri != hit.uri {
+            let record = try #require(ours.find(port: entry.clientPort, index: entry.connectionRequests - 1, near: entry.time))
+            #expect(record["request"]?.int("bytes.total") == entry.requestLength, "\(entry.uri)")
+            #expect(record["response"]?.int("bytes.total") == entry.bytesSent, "\(entry.uri) #\(entry.connectionRequests)")
+        }
+        #expect(writer.exchanges.count == log.count)
+    }
+
+    /// Random bytes changed anywhere in TLS captures analysed with their keys: no crash, the summary and
+    /// every connection conserved.
+    @Test(arguments: ["tls12-http1", "tls13-http1", "latency"])
+    func randomDamageWithKeysKeepsConservation(_ name: String) throws {
+        let original = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture(name + ".pcap"))))
+        let options = try Self.options(keys: [TestPaths.capture(name + ".keys")])
+        var generator = SeededGenerator(state: 14)
+        for variant in 0 ..< 40 {
+            var bytes = original
+            for _ in 0 ..< Int.random(in: 1 ... 8, using: &generator) {
+                bytes[Int.random(in: 40 ..< bytes.count, using: &generator)] = UInt8.random(in: 0 ... 255, using: &generator)
+            }
+            let path = TestScratch.folder.appendingPathComponent("\(name)-damaged-\(variant).pcap").path
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+            let (writer, result) = CollectingWriter.analyze([path], options: options)
+            #expect(result.summary.isConserved, "\(name) variant \(variant)")
+            Conservation.check(writer, result)
+        }
+    }
+
+    /// A key log cut anywhere: no crash; a connection whose secrets are all there is decrypted, the
+    /// others are `no_key`, `failed`, or `partial` (the handshake secrets there, the application
+    /// secrets cut off: the handshake opens, the application data does not).
+    @Test func truncatedKeyLogs() throws {
+        let keys = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture("tls13-http1.keys"))))
+        var generator = SeededGenerator(state: 1414)
+        var cuts = [0, 1, keys.count / 3, keys.count / 2, keys.count - 1]
+        for _ in 0 ..< 10 { cuts.append(Int.random(in: 0 ..< keys.count, using: &generator)) }
+        for cut in cuts {
+            var log = TLSKeyLog(keys.prefix(cut))
+            log.finish()
+            var options = CaptureAnalyzer.Options()
+            options.tlsKeys = TLSKeyStore([log])
+            let (writer, result) = CollectingWriter.analyze([TestPaths.capture("tls13-http1.pcap")], options: options)
+            Conservation.check(writer, result)
+            for connection in writer.connections where connection["tls"] != nil && connection["tls"] != .null {
+                let status = connection["tls"]?.string("decryption")
+                #expect(["decrypted", "partial", "no_key", "failed"].contains(status ?? ""), "cut at \(cut): \(status ?? "nil")")
+            }
+            if cut == keys.count - 1 || cut == 0 {
+                let expected = cut == 0 ? "no_key" : "decrypted"  // the last line loses only its newline
+                #expect(writer.connections.filter { $0["tls"] != nil && $0["tls"] != .null }.allSatisfy { $0["tls"]?.string("decryption") == expected })
+            }
+        }
+    }
+}
