@@ -60,6 +60,18 @@ struct StreamOffsetMap {
     /// The kept pieces.
     var keptPieces: ArraySlice<Piece> { pieces[firstKept...] }
 
+    /// The kept pieces that end after carrier offset `start` and begin before `end`.
+    func keptPieces(from start: Int64, to end: Int64) -> ArraySlice<Piece> {
+        var low = firstKept, high = pieces.count
+        while low < high {  // first piece ending after `start`
+            let middle = (low + high) / 2
+            if pieces[middle].end <= start { low = middle + 1 } else { high = middle }
+        }
+        var last = low
+        while last < pieces.count, pieces[last].start < end { last += 1 }
+        return pieces[low ..< last]
+    }
+
     /// Index of the kept piece containing carrier offset `offset`; nil before the first kept piece or
     /// past the last.
     func pieceIndex(carrier offset: Int64) -> Int? {

@@ -293,8 +293,13 @@ final class TLSPlaintextLayer: StreamAttribution {
     /// protection with its last).
     func recordBytes(of range: Range<Int>, _ direction: FlowDirection) -> [Int: TLSExchangeRecordBytes] {
         var result: [Int: TLSExchangeRecordBytes] = [:]
-        guard let child else { return result }
-        for piece in maps[direction.rawValue].keptPieces where piece.kind != .lost {
+        guard let child, !range.isEmpty else { return result }
+        // The records of exchanges `range` lie from the first byte of the range's first exchange (the
+        // setup records too for exchange 0) to the first byte of the exchange after the range.
+        let map = maps[direction.rawValue]
+        let from = range.lowerBound == 0 ? 0 : start(ofExchangeAfter: range.lowerBound - 1, direction) ?? map.carrierEnd
+        let to = start(ofExchangeAfter: range.upperBound - 1, direction) ?? .max
+        for piece in map.keptPieces(from: from, to: to) where piece.kind != .lost {
             let first = ownerRun(at: piece.start, direction).owner
             if !first.isNobody && range.contains(first.exchange) {
                 result[first.exchange, default: TLSExchangeRecordBytes()].add(piece)
