@@ -127,4 +127,29 @@ import Testing
         try #require(rows.count == 3)
         #expect(rows[0].hasPrefix("id,client,server,ts_first,ts_last,up_packets,up_ip_bytes"))
     }
+
+    /// `--keylog`: the secrets decrypt (every request of the capture parsed), a malformed line is
+    /// reported by file and line number only, an unreadable key log ends the run with status 1, and no
+    /// secret of the key log appears in any output, whatever the format.
+    @Test(.requires(.wiretallyBinary)) func keyLogDecryptsAndNeverEchoesSecrets() throws {
+        let keys = try String(contentsOfFile: TestPaths.capture("tls13-http1.keys"), encoding: .utf8)
+        let secrets = keys.split(separator: "\n").flatMap { $0.split(separator: " ").dropFirst() }.map { $0.lowercased() }
+        #expect(secrets.count >= 10)
+        // A malformed line holding a secret: reported, never shown.
+        let path = TestScratch.folder.appendingPathComponent("cli.keys").path
+        try (keys + "CLIENT_TRAFFIC_SECRET_0 00 \(secrets[1])\n").write(toFile: path, atomically: true, encoding: .utf8)
+        let capture = TestPaths.capture("tls13-http1.pcap")
+        for format in ["table", "jsonl", "csv", "har"] {
+            let run = try Self.run(["analyze", capture, "--keylog", path, "--format", format])
+            #expect(run.status == 0)
+            let lines = keys.split(separator: "\n").count
+            #expect(run.stderr.contains("key log \(path): line \(lines + 1): "), "\(run.stderr)")
+            for secret in secrets { #expect(!run.stdout.lowercased().contains(secret) && !run.stderr.lowercased().contains(secret)) }
+            if format == "jsonl" {
+                #expect(run.stdout.split(separator: "\n").count { $0.contains("\"decrypted\"") && $0.contains("\"type\":\"http\"") } == 6)
+            }
+        }
+        let missing = try Self.run(["analyze", capture, "--keylog", "/nonexistent/keys"])
+        #expect(missing.status == 1 && missing.stderr.contains("key log /nonexistent/keys: cannot open"))
+    }
 }
