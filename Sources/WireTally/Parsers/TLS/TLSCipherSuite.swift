@@ -17,13 +17,34 @@ public struct TLSCipherSuite: Hashable, Sendable {
         case unknown
     }
 
-    public var code: UInt16
+    public let code: UInt16
     /// IANA name (`TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`), nil for suites not in the table.
-    public var name: String?
+    public let name: String?
+    /// How records are protected.
+    public let protection: Protection
+    /// AEAD tag length (16, or 8 for the `_CCM_8` suites); 0 for non-AEAD suites.
+    public let tagLength: Int
+    /// HMAC length of the non-AEAD suites (MD5 16, SHA-1 20, SHA-256 32, SHA-384 48).
+    public let macLength: Int
+    /// Cipher block size of the CBC suites (8 for DES/3DES/IDEA, else 16).
+    public let blockSize: Int
 
+    /// The suite of IANA number `code`; what it adds to records is worked out once, from its name
+    /// (records ask for it one by one).
     public init(code: UInt16) {
         self.code = code
-        name = TLSCipherSuite.names[code]
+        let name = TLSCipherSuite.names[code]
+        self.name = name
+        protection = Self.protection(code: code, name: name)
+        switch protection {
+        case .tls13AEAD, .aeadExplicitNonce, .chacha20Poly1305:
+            tagLength = (name?.hasSuffix("CCM_8") ?? false) || (name?.contains("CCM_8_") ?? false) ? 8 : 16
+        default:
+            tagLength = 0
+        }
+        macLength = Self.macLength(protection: protection, name: name)
+        blockSize = protection == .cbc && ["DES", "IDEA", "RC2"].contains { name?.contains($0) ?? false } ? 8
+            : protection == .cbc ? 16 : 0
     }
 
     /// `0x1301`-style text.
@@ -35,7 +56,7 @@ public struct TLSCipherSuite: Hashable, Sendable {
     /// The name, or the hex code for a suite not in the table.
     public var displayName: String { name ?? hexCode }
 
-    public var protection: Protection {
+    private static func protection(code: UInt16, name: String?) -> Protection {
         guard let name else { return .unknown }
         if code >= 0x1301 && code <= 0x1305 { return .tls13AEAD }
         if name.contains("CHACHA20_POLY1305") { return .chacha20Poly1305 }
@@ -45,29 +66,13 @@ public struct TLSCipherSuite: Hashable, Sendable {
         return .unknown
     }
 
-    /// AEAD tag length (16, or 8 for the `_CCM_8` suites); 0 for non-AEAD suites.
-    public var tagLength: Int {
-        switch protection {
-        case .tls13AEAD, .aeadExplicitNonce, .chacha20Poly1305: return (name?.hasSuffix("CCM_8") ?? false) || (name?.contains("CCM_8_") ?? false) ? 8 : 16
-        default: return 0
-        }
-    }
-
-    /// HMAC length of the non-AEAD suites (MD5 16, SHA-1 20, SHA-256 32, SHA-384 48).
-    public var macLength: Int {
+    private static func macLength(protection: Protection, name: String?) -> Int {
         guard protection == .cbc || protection == .streamOrNull, let name else { return 0 }
         if name.hasSuffix("_SHA384") { return 48 }
         if name.hasSuffix("_SHA256") { return 32 }
         if name.hasSuffix("_SHA") { return 20 }
         if name.hasSuffix("_MD5") { return 16 }
         return 0
-    }
-
-    /// Cipher block size of the CBC suites (8 for DES/3DES/IDEA, else 16).
-    public var blockSize: Int {
-        guard protection == .cbc, let name else { return 0 }
-        if name.contains("DES") || name.contains("IDEA") || name.contains("RC2") { return 8 }
-        return 16
     }
 
     /// Estimated bytes one protected record of `recordLength` bytes (after the 5-byte header) spends on

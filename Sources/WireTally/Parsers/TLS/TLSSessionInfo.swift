@@ -70,7 +70,9 @@ public enum TLSALPNSource: String, Sendable {
 /// What is visible of one TLS session without keys.
 public struct TLSSessionInfo: Sendable {
     public var clientHello: TLSClientHello?
-    public var serverHello: TLSServerHello?
+    public var serverHello: TLSServerHello? {
+        didSet { cachedSuite = serverHello.map { TLSCipherSuite(code: $0.cipherSuite) } }
+    }
     /// SNI host name from the ClientHello.
     public var sni: String? { clientHello?.serverName }
     /// Negotiated version (wire code: 0x0300 SSL 3.0 … 0x0304 TLS 1.3), from the ServerHello
@@ -81,8 +83,14 @@ public struct TLSSessionInfo: Sendable {
     /// The negotiated application protocol, and where it was learnt.
     public var alpn: String?
     public var alpnSource: TLSALPNSource = .none
-    /// The cipher suite the server chose.
-    public var cipherSuite: TLSCipherSuite? { serverHello.map { TLSCipherSuite(code: $0.cipherSuite) } }
+    /// The cipher suite the server chose (worked out once per ServerHello: records ask for it).
+    public var cipherSuite: TLSCipherSuite? {
+        guard let serverHello else { return nil }
+        if let cached = cachedSuite, cached.code == serverHello.cipherSuite { return cached }
+        return TLSCipherSuite(code: serverHello.cipherSuite)
+    }
+    /// The suite of `serverHello`, set with it.
+    private var cachedSuite: TLSCipherSuite?
     /// The session was resumed: TLS ≤ 1.2 — the ServerHello echoed the client's non-empty session id, or
     /// the handshake was abbreviated (the server's ChangeCipherSpec came without a ServerHelloDone);
     /// TLS 1.3 — the ServerHello accepted a pre_shared_key.
