@@ -29,7 +29,13 @@ let package = Package(
             path: "Sources/wiretally"
         ),
         .testTarget(
-            name: "WireTallyTests", dependencies: ["WireTally", "CPcap"], path: "Tests/WireTallyTests",
+            name: "WireTallyTests",
+            dependencies: [
+                "WireTally", "CPcap",
+                // re-sealing recorded CBC records (TLSRecordCipherRecordingTests): AES-CBC and HMAC
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/WireTallyTests",
             resources: [.copy("HAR/har-1.2.schema.json")]
         ),
     ]
