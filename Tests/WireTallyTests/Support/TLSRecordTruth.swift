@@ -36,7 +36,8 @@ struct TLSRecordTruth {
     var ticketFrames: [Int: Int]
     /// Per stream, the frames that complete an HTTP/1.x request, in order (decrypted `http.tsv`).
     var requestFrames: [Int: [Int]]
-    /// Per stream, the frame of the client's last handshake message (its Finished), decrypted view.
+    /// Per stream, the frame of the client's Finished (its last handshake message but for TLS 1.3
+    /// KeyUpdates), decrypted view.
     var clientFinishedFrames: [Int: Int]
 
     /// The truth of capture `name` when it was recorded with TLS record files, else nil (cleartext).
@@ -70,7 +71,8 @@ struct TLSRecordTruth {
         for row in decrypted {
             let types = row.list("tls.handshake.type"), stream = row.int("tcp.stream")!
             if !types.isEmpty && types.allSatisfy({ $0 == "4" }) { ticketFrames[row.int("frame.number")!] = types.count }
-            if row.int("tcp.srcport") == clientPorts[stream] { clientFinishedFrames[stream] = row.int("frame.number")! }
+            // the client's Finished (20), not a later TLS 1.3 KeyUpdate (24)
+            if row.int("tcp.srcport") == clientPorts[stream] && types.contains("20") { clientFinishedFrames[stream] = row.int("frame.number")! }
         }
         var requestFrames: [Int: [Int]] = [:]
         let tlsStreams = Set(records.map(\.stream))  // a capture may also hold cleartext HTTP (`latency`)
