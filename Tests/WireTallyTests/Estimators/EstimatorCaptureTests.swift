@@ -28,18 +28,23 @@ import Testing
                 continue
             }
             let estimate = try #require(Estimator.http.estimate(exchange))
-            // TLS 1.3 KeyUpdates (tls-ciphers: openssl s_client) ride in the request and response bursts
-            let keyUpdatesUp = truth?.requestKeyUpdatePlaintext(entry) ?? 0, keyUpdatesDown = truth?.responseKeyUpdatePlaintext(entry) ?? 0
-            #expect(estimate.up == entry.requestLength + keyUpdatesUp, "\(name) \(entry.uri) up")
-            let down = estimate.down - keyUpdatesDown
+            // HTTPS: records that are not HTTP ride in the keyless estimate's bursts, measured from the
+            // truth files (TLSRecordTruth): TLS 1.3 NewSessionTickets sent after the request, KeyUpdates
+            // (tls-ciphers: openssl s_client's start the next request, nginx's precede its response) and
+            // the encrypted close_notify after the last response
+            var tlsTruth: TLSRecordTruth?
+            if entry.isTLS {
+                let recorded: TLSRecordTruth = try #require(truth, "\(name): TLS truth files")
+                tlsTruth = recorded
+            }
+            let notHTTPUp = tlsTruth?.requestKeyUpdatePlaintext(entry) ?? 0
+            #expect(estimate.up == entry.requestLength + notHTTPUp, "\(name) \(entry.uri) up")
+            let down = estimate.down
             if record.flagNames.contains("response_incomplete") || record.flagNames.contains("no_response") {
                 #expect(down <= entry.bytesSent)  // nginx counts what it handed to its kernel
-            } else if entry.isTLS && entry.sslProtocol == "TLSv1.3" && entry.connectionRequests == 1 && !entry.sessionReused {
-                #expect(down > entry.bytesSent)  // session tickets ride in the first response's burst
-            } else if entry.isTLS && entry.sslProtocol == "TLSv1.3" && down == entry.bytesSent + 2 {
-                // encrypted close_notify after the last response
             } else {
-                #expect(down == entry.bytesSent, "\(name) \(entry.uri) down")
+                let notHTTPDown = try tlsTruth?.plaintextNotHTTP(in: entry, of: log) ?? 0
+                #expect(down == entry.bytesSent + notHTTPDown, "\(name) \(entry.uri) from port \(entry.clientPort) #\(entry.connectionRequests) down")
             }
             compared += 1
         }
