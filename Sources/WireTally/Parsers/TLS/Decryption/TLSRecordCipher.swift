@@ -136,12 +136,12 @@ public struct TLSRecordCipher {
 
     /// Where the content of a protected record sits in its body: `leading` bytes come before it (the
     /// AES-GCM explicit nonce: 8; the CBC explicit IV: 16; nothing for ChaCha20-Poly1305 and TLS 1.3),
-    /// then the `plaintextLength` content bytes, then `trailing` bytes (the AEAD tag: 16, and in TLS
-    /// 1.3 the inner content type and any zero padding before it; CBC: MAC + padding + the padding
+    /// then the `plaintextLength` content bytes, then `trailing` bytes (the AEAD tag: 16, in TLS 1.3
+    /// preceded by the inner content type and any zero padding; CBC: MAC + padding + the padding
     /// length byte, or with encrypt-then-MAC padding + padding length + MAC). Content byte `i` (as
-    /// returned by `openTLS12`/`openTLS13`) is at body offset `leading + i` — for CBC too, where the
-    /// content is the first part of the encrypted data — so `leading + plaintextLength + trailing ==
-    /// bodyLength`. `bodyLength` is the record's length field (the bytes after its 5-byte header);
+    /// returned by `openTLS12`/`openTLS13`) is encrypted at body offset `leading + i` — for CBC too,
+    /// where the content is the first part of the encrypted data — so `leading + plaintextLength +
+    /// trailing == bodyLength`. `bodyLength` is the record's length field (the bytes after its 5-byte header);
     /// `plaintextLength` what opening it gave. Nil when the content cannot fit in the body.
     public func protectedLayout(bodyLength: Int, plaintextLength: Int) -> (leading: Int, trailing: Int)? {
         let leading = explicitIVLength
