@@ -16,7 +16,10 @@ let package = Package(
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .target(
             name: "WireTally",
-            dependencies: ["CPcap", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: [
+                "CPcap", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "_CryptoExtras", package: "swift-crypto"),  // AES-CBC (TLS 1.2 CBC suites)
+            ],
             path: "Sources/WireTally",
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
         ),
@@ -26,7 +29,13 @@ let package = Package(
             path: "Sources/wiretally"
         ),
         .testTarget(
-            name: "WireTallyTests", dependencies: ["WireTally", "CPcap"], path: "Tests/WireTallyTests",
+            name: "WireTallyTests",
+            dependencies: [
+                "WireTally", "CPcap",
+                // re-sealing recorded CBC records (TLSRecordCipherRecordingTests): AES-CBC and HMAC
+                .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+            ],
+            path: "Tests/WireTallyTests",
             resources: [.copy("HAR/har-1.2.schema.json")]
         ),
     ]

@@ -42,14 +42,23 @@ import Testing
                 continue
             }
             #expect(record.flagNames.contains("estimated") && record.flagNames.contains("encrypted"))
-            #expect(record["request"]?.int("bytes.body") == entry.requestLength, "\(name) \(entry.uri) request plaintext")
-            let response = record["response"]?.int("bytes.body") ?? -1
-            let notHTTP = try #require(tlsTruth).plaintextNotHTTP(in: entry, of: log)
-            // Without keys, records that are not HTTP but travel in a response's burst are counted in
-            // it: the NewSessionTickets after the first request (TLS 1.3) and the encrypted close_notify
-            // after the last response. The difference must be exactly their plaintext.
-            #expect(response == entry.bytesSent + notHTTP, "\(name) \(entry.uri) from port \(entry.clientPort) #\(entry.connectionRequests): response plaintext = nginx $bytes_sent + tickets + alert")
             compared += 1
+            // TLS 1.2 CBC (tls-ciphers, tls-lossy): each record's padding length (1…16 bytes with the
+            // length byte) is encrypted, so the keyless plaintext estimate (half a block of padding per
+            // record) is not exact: the exchange is there; its record bytes are checked by
+            // TLSRecordTruthTests, the plaintext of every record by TLSRecordCipherRecordingTests.
+            guard !entry.isCBC else { continue }
+            let truth = try #require(tlsTruth)
+            // A client's TLS 1.3 KeyUpdate (tls-ciphers: openssl s_client) starts the next request's burst.
+            #expect(record["request"]?.int("bytes.body") == entry.requestLength + truth.requestKeyUpdatePlaintext(entry),
+                    "\(name) \(entry.uri) from port \(entry.clientPort) #\(entry.connectionRequests): request plaintext (+ KeyUpdates)")
+            let response = record["response"]?.int("bytes.body") ?? -1
+            let notHTTP = try truth.plaintextNotHTTP(in: entry, of: log)
+            // Without keys, records that are not HTTP but travel in a response's burst are counted in
+            // it: the NewSessionTickets after the first request (TLS 1.3), the server's KeyUpdates and
+            // the encrypted close_notify after the last response. The difference must be exactly their
+            // plaintext.
+            #expect(response == entry.bytesSent + notHTTP, "\(name) \(entry.uri) from port \(entry.clientPort) #\(entry.connectionRequests): response plaintext = nginx $bytes_sent + tickets + KeyUpdates + alert")
         }
         for entry in log where !entry.isTLS {
             guard let record = ours.find(port: entry.clientPort, index: entry.connectionRequests - 1, near: entry.time) else {
@@ -81,7 +90,7 @@ import Testing
         #expect(!log.isEmpty)
         #expect(compared == log.count { !$0.isHTTP2 }, "\(name): nginx lines compared")
         // …and we have no exchange with nginx that it did not log.
-        let nginxPorts: Set<Int> = [80, 8080, 443, 8443]
+        let nginxPorts = Set([80, 8080, 443, 8443] + Array(4431 ... 4440))  // 4431-4440: tls-ciphers, tls-lossy
         #expect(writer.exchanges.count { nginxPorts.contains($0.port("conn.server") ?? -1) } == compared, "\(name): our exchanges with nginx")
         if log.allSatisfy(\.isHTTP2) {
             // h2 over TLS without keys: one session per connection, no estimated exchanges.

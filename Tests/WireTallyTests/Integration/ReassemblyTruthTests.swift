@@ -111,7 +111,13 @@ final class NginxLog {
     /// `$sent_http_transfer_encoding`: `chunked` when nginx framed the response in chunks.
     var transferEncoding: String
 
+    /// `$ssl_cipher`: OpenSSL's name of the suite (empty for plain HTTP).
+    var sslCipher = ""
+
     var isTLS: Bool { !sslProtocol.isEmpty }
+    /// A TLS 1.2 block-cipher suite (OpenSSL names its AEAD suites …GCM…, …CHACHA20…, …CCM…): its
+    /// records' padding length is encrypted, so their plaintext is only estimated without keys.
+    var isCBC: Bool { sslProtocol == "TLSv1.2" && !["GCM", "CHACHA20", "CCM"].contains { sslCipher.contains($0) } }
 
     init(time: Double, method: String, uri: String, clientPort: Int, connection: Int, connectionRequests: Int,
          requestLength: Int, bytesSent: Int, status: Int, sslProtocol: String, isHTTP2: Bool, sessionReused: Bool, host: String = "", bodyBytesSent: Int = -1,
@@ -141,7 +147,7 @@ final class NginxLog {
                 if let number = object[key] as? Int { return number }
                 return Int(object[key] as? String ?? "") ?? -1
             }
-            return NginxLog(
+            let entry = NginxLog(
                 time: object["msec"] as? Double ?? 0, method: object["request_method"] as? String ?? "",
                 uri: object["request_uri"] as? String ?? "", clientPort: int("remote_port"), connection: int("connection"),
                 connectionRequests: int("connection_requests"), requestLength: int("request_length"),
@@ -150,6 +156,8 @@ final class NginxLog {
                 sessionReused: (object["ssl_session_reused"] as? String) == "r", host: object["http_host"] as? String ?? "",
                 bodyBytesSent: int("body_bytes_sent"), expect: object["http_expect"] as? String ?? "",
                 transferEncoding: object["sent_http_transfer_encoding"] as? String ?? "")
+            entry.sslCipher = object["ssl_cipher"] as? String ?? ""
+            return entry
         }
     }
 }

@@ -66,6 +66,7 @@ import Testing
     static func pairs(_ name: String) throws -> [(transfer: CurlTransfer, ours: CurlPhaseComparison.WirePhases, curl: CurlPhaseComparison.CurlTimes)] {
         let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
         let tlsRecords = try TLSRecordTruth.loadIfRecorded(name)
+        let frames = try TruthTable.load(name, "frames.tsv").rows
         var pairs: [(CurlTransfer, CurlPhaseComparison.WirePhases, CurlPhaseComparison.CurlTimes)] = []
         for transfer in try CurlTransfer.load(name) {
             let curl = transfer.curlTimes
@@ -86,6 +87,11 @@ import Testing
             if let requestFirst = time(record["request"]?["ts_first"]), let responseLast = time(record["response"]?["ts_last"]) {
                 ours.requestStart = max(0, ours.total - (responseLast - requestFirst) * 1000)
             }
+            if let responseFirst = time(record["response"]?["ts_first"]), ours.receive >= 0 {
+                // our receive ends at the response's last packet, copies included (its `ts_last` is
+                // the last byte in stream order)
+                ours.lateCopies = Self.lateCopies(frames, toPort: transfer.port, from: responseFirst, to: responseFirst + ours.receive / 1000)
+            }
             if let tls = connection["tls"], tls != .null {
                 let finished = time(tls["ts_client_finished"]) ?? 0
                 if transfer.index == 0, let hello = time(tls["ts_client_hello"]), let syn = time(connection["ts_first"]) {
@@ -102,6 +108,33 @@ import Testing
             pairs.append((transfer, ours, curl))
         }
         return pairs
+    }
+
+    /// From tshark's frames (`frames.tsv`): the time (ms) from the packet that brought the last new bytes
+    /// of the server's data towards `port` between `first` and `last` (a response's packets) to `last`,
+    /// when the packets after it only repeat bytes already received (a duplicate, a spurious
+    /// retransmission); 0 when the last packet brought new bytes.
+    static func lateCopies(_ frames: [TruthTable.Row], toPort port: Int, from first: Double, to last: Double) -> Double {
+        var covered: [Range<Int64>] = [], base: UInt32?, lastNew = last
+        for row in frames where row.int("tcp.dstport") == port && (row.int("tcp.len") ?? 0) > 0 {
+            guard let time = Double(row["frame.time_epoch"]), time >= first - 2e-6, time <= last + 2e-6,
+                  let seq = UInt32(row["tcp.seq_raw"]), let length = row.int("tcp.len") else { continue }
+            let start = Int64(Int32(bitPattern: seq &- (base ?? seq)))  // relative to the first, wrap-safe
+            base = base ?? seq
+            let bytes = start ..< start + Int64(length)
+            var missing = [bytes]  // the parts of `bytes` no earlier packet brought
+            for range in covered {
+                missing = missing.flatMap { part -> [Range<Int64>] in
+                    guard part.overlaps(range) else { return [part] }
+                    let left = part.lowerBound ..< min(part.upperBound, max(part.lowerBound, range.lowerBound))
+                    let right = min(part.upperBound, max(part.lowerBound, range.upperBound)) ..< part.upperBound
+                    return [left, right].filter { !$0.isEmpty }
+                }
+            }
+            if !missing.isEmpty { lastNew = time }
+            covered.append(bytes)
+        }
+        return max(0, (last - lastNew) * 1000)
     }
 
     /// Captures whose curl log has an HTTP/1 transfer (tls13-h2 has only HTTP/2 ones).

@@ -34,9 +34,13 @@ struct TLSRecordTruth {
     /// Frames whose decrypted handshake messages are all NewSessionTicket (type 4), with the number
     /// of tickets in each.
     var ticketFrames: [Int: Int]
+    /// Frames whose decrypted handshake messages are all TLS 1.3 KeyUpdates (type 24), with the number
+    /// of KeyUpdates in each (tls-ciphers: openssl s_client's `K`/`k` and nginx's answers).
+    var keyUpdateFrames: [Int: Int]
     /// Per stream, the frames that complete an HTTP/1.x request, in order (decrypted `http.tsv`).
     var requestFrames: [Int: [Int]]
-    /// Per stream, the frame of the client's last handshake message (its Finished), decrypted view.
+    /// Per stream, the frame of the client's Finished (its last handshake message but for TLS 1.3
+    /// KeyUpdates), decrypted view.
     var clientFinishedFrames: [Int: Int]
 
     /// The truth of capture `name` when it was recorded with TLS record files, else nil (cleartext).
@@ -60,7 +64,7 @@ struct TLSRecordTruth {
                     clearContentType: index < types.count ? types[index] : nil, length: length))
             }
         }
-        var ticketFrames: [Int: Int] = [:]
+        var ticketFrames: [Int: Int] = [:], keyUpdateFrames: [Int: Int] = [:]
         let decrypted = try TruthTable.load(name, "tls-decrypted.tsv").rows
         var clientPorts: [Int: Int] = [:]  // stream → the port that sent the ClientHello
         for row in decrypted where row.list("tls.handshake.type").contains("1") {
@@ -70,7 +74,9 @@ struct TLSRecordTruth {
         for row in decrypted {
             let types = row.list("tls.handshake.type"), stream = row.int("tcp.stream")!
             if !types.isEmpty && types.allSatisfy({ $0 == "4" }) { ticketFrames[row.int("frame.number")!] = types.count }
-            if row.int("tcp.srcport") == clientPorts[stream] { clientFinishedFrames[stream] = row.int("frame.number")! }
+            if !types.isEmpty && types.allSatisfy({ $0 == "24" }) { keyUpdateFrames[row.int("frame.number")!] = types.count }
+            // the client's Finished (20), not a later TLS 1.3 KeyUpdate (24)
+            if row.int("tcp.srcport") == clientPorts[stream] && types.contains("20") { clientFinishedFrames[stream] = row.int("frame.number")! }
         }
         var requestFrames: [Int: [Int]] = [:]
         let tlsStreams = Set(records.map(\.stream))  // a capture may also hold cleartext HTTP (`latency`)
@@ -79,7 +85,7 @@ struct TLSRecordTruth {
             // Several requests completed in one frame count once each.
             for _ in row.list("http.request.method") { requestFrames[row.int("tcp.stream")!, default: []].append(row.int("frame.number")!) }
         }
-        return TLSRecordTruth(records: records, ticketFrames: ticketFrames, requestFrames: requestFrames,
+        return TLSRecordTruth(records: records, ticketFrames: ticketFrames, keyUpdateFrames: keyUpdateFrames, requestFrames: requestFrames,
                               clientFinishedFrames: clientFinishedFrames)
     }
 
@@ -116,6 +122,15 @@ struct TLSRecordTruth {
         return try ticketRecords(stream: stream, serverPort: serverPort)
             .filter { $0.frame > frames[index] && $0.frame < next }
             .reduce(0) { $0 + $1.length - Self.tls13Overhead }
+    }
+
+    /// Plaintext of one TLS 1.3 KeyUpdate record: the handshake header (4 bytes) and `request_update`.
+    static let keyUpdatePlaintext = 5
+
+    /// Plaintext bytes of the KeyUpdates `port` sent on a stream in frames after `after` up to `upTo`.
+    func keyUpdatePlaintext(stream: Int, from port: Int, after: Int, upTo: Int) -> Int {
+        Set(records(stream: stream, from: port).map(\.frame)).filter { $0 > after && $0 <= upTo }
+            .reduce(0) { $0 + (keyUpdateFrames[$1] ?? 0) } * Self.keyUpdatePlaintext
     }
 
     /// The server's last record on a stream when it is a TLS 1.3 record of 19 bytes (2 bytes of
@@ -177,14 +192,36 @@ extension TLSRecordTruth {
         records.first { $0.sourcePort == clientPort }?.destinationPort
     }
 
+    /// Plaintext bytes of the server's KeyUpdates between the request nginx logged as `entry` and the
+    /// next request (nginx answers a KeyUpdate that requested one before its next response).
+    func responseKeyUpdatePlaintext(_ entry: NginxLog) -> Int {
+        guard let stream = stream(clientPort: entry.clientPort), let serverPort = serverPort(clientPort: entry.clientPort) else { return 0 }
+        let frames = requestFrames[stream] ?? [], index = entry.connectionRequests - 1
+        guard index >= 0 && index < frames.count else { return 0 }
+        return keyUpdatePlaintext(stream: stream, from: serverPort, after: frames[index],
+                                  upTo: index + 1 < frames.count ? frames[index + 1] - 1 : Int.max)
+    }
+
+    /// Plaintext bytes of the client's KeyUpdates sent after its Finished or the previous request and
+    /// up to the request nginx logged as `entry`: without keys they start that request's burst.
+    func requestKeyUpdatePlaintext(_ entry: NginxLog) -> Int {
+        guard let stream = stream(clientPort: entry.clientPort) else { return 0 }
+        let frames = requestFrames[stream] ?? [], index = entry.connectionRequests - 1
+        guard index >= 0 && index < frames.count else { return 0 }
+        let after = index == 0 ? clientFinishedFrames[stream] ?? 0 : frames[index - 1]
+        return keyUpdatePlaintext(stream: stream, from: entry.clientPort, after: after, upTo: frames[index])
+    }
+
     /// Plaintext bytes that are not HTTP but travel in the server's burst of the response nginx logged
-    /// as `entry` (its `$bytes_sent` is the HTTP part): NewSessionTickets sent after this request and
-    /// before the next, and, for the connection's last request, a trailing encrypted close_notify.
+    /// as `entry` (its `$bytes_sent` is the HTTP part): NewSessionTickets and KeyUpdates sent after
+    /// this request and before the next, and, for the connection's last request, a trailing encrypted
+    /// close_notify.
     func plaintextNotHTTP(in entry: NginxLog, of log: [NginxLog]) throws -> Int {
         guard let stream = stream(clientPort: entry.clientPort), let serverPort = serverPort(clientPort: entry.clientPort) else {
             throw Missing(what: "no TLS records from client port \(entry.clientPort)")
         }
         var bytes = try ticketPlaintextAfterRequest(entry.connectionRequests - 1, stream: stream, serverPort: serverPort)
+            + responseKeyUpdatePlaintext(entry)
         let isLast = !log.contains { $0.clientPort == entry.clientPort && $0.connectionRequests > entry.connectionRequests }
         if isLast, let alert = trailingEncryptedAlert(stream: stream, serverPort: serverPort) {
             bytes += alert.length - Self.tls13Overhead

@@ -9,6 +9,9 @@
 ///   bytes: the suite's hash length).
 /// - Exporter secrets (`EXPORTER_SECRET`, `EARLY_EXPORTER_SECRET`) and RSA pre-master lines (`RSA`)
 ///   decrypt no record and are skipped; `#` comments and blank lines are skipped.
+/// - OpenSSL 3 also logs the traffic secret after each TLS 1.3 KeyUpdate, in order, as
+///   `CLIENT_TRAFFIC_SECRET_N` / `SERVER_TRAFFIC_SECRET_N` (not NSS labels): skipped, since each
+///   follows from the previous one (`TLSRecordCipher.nextTrafficSecret`, RFC 8446 §7.2).
 ///
 /// Input may arrive in pieces (a log that grows while capturing): `read` takes any chunk, a line is
 /// taken once its newline arrives, and `finish` takes a last line without one. A malformed line is
@@ -140,8 +143,10 @@ public struct TLSKeyLog: Sendable {
         "CLIENT_TRAFFIC_SECRET_0": Kind(field: .clientApplication, secretLengths: tls13SecretLengths),
         "SERVER_TRAFFIC_SECRET_0": Kind(field: .serverApplication, secretLengths: tls13SecretLengths),
     ]
-    /// Labels of the format that decrypt no record.
-    private static let ignoredLabels: Set = ["EXPORTER_SECRET", "EARLY_EXPORTER_SECRET", "RSA"]
+    /// Labels that decrypt no record, or none that the `_0` secrets do not already give.
+    private static let ignoredLabels: Set = [
+        "EXPORTER_SECRET", "EARLY_EXPORTER_SECRET", "RSA", "CLIENT_TRAFFIC_SECRET_N", "SERVER_TRAFFIC_SECRET_N",
+    ]
 
     /// A label as it may be shown: at most 40 printable ASCII characters.
     private static func printable(_ label: String) -> String {

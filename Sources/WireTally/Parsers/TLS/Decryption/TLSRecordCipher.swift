@@ -1,43 +1,101 @@
 import Crypto
 
-/// The AEAD protection of TLS records for one direction of one connection, and the keys it is built
-/// from. All cryptography is swift-crypto's.
+/// The protection of TLS records for one direction of one connection, and the keys it is built from.
+/// All cryptography is swift-crypto's (`Crypto`, and `_CryptoExtras` for AES-CBC).
 /// - TLS 1.3: traffic keys from a traffic secret (RFC 8446 §7.3, HKDF-Expand-Label), the per-record
-///   nonce the IV XOR the 64-bit sequence number (§5.3), the record header as additional data (§5.2).
+///   nonce the IV XOR the 64-bit sequence number (§5.3), the record header as additional data (§5.2);
+///   after a KeyUpdate the next secret is `nextTrafficSecret` (§7.2).
 /// - TLS 1.2 AEAD suites: keys from the key block (RFC 5246 §6.3, the PRF over the master secret and
 ///   both randoms); AES-GCM nonce = 4-byte implicit salt + the record's 8-byte explicit nonce
 ///   (RFC 5288 §3), ChaCha20-Poly1305 nonce = IV XOR sequence number (RFC 7905 §2); additional data =
 ///   sequence number, type, version, plaintext length (RFC 5246 §6.2.3.3).
+/// - TLS 1.2 (and 1.1) CBC suites: AES-128/256-CBC with HMAC-SHA1/SHA256/SHA384 and a per-record
+///   explicit IV (RFC 5246 §6.2.3.2); MAC-then-encrypt by default, encrypt-then-MAC when the
+///   extension was negotiated (RFC 7366). See `TLSRecordCipher+CBC.swift`.
 public struct TLSRecordCipher {
-    /// An AEAD algorithm of the record layer.
+    /// The bulk cipher of the record layer: an AEAD, or AES in CBC mode (then `mac` is its HMAC).
     public enum Algorithm: Sendable, Equatable {
         case aes128GCM, aes256GCM, chaCha20Poly1305
+        /// AES in CBC mode with an explicit IV per record (TLS 1.1 and later) and an HMAC.
+        case aes128CBC, aes256CBC
 
-        var keyLength: Int { self == .aes128GCM ? 16 : 32 }
+        var keyLength: Int { self == .aes128GCM || self == .aes128CBC ? 16 : 32 }
+
+        /// Whether it is an AEAD (GCM, ChaCha20-Poly1305) rather than CBC + HMAC.
+        public var isAEAD: Bool { self != .aes128CBC && self != .aes256CBC }
+    }
+
+    /// The HMAC of a CBC suite (RFC 5246 §6.2.3.1; SHA-1 in the `_SHA` suites).
+    public enum MAC: Sendable, Equatable {
+        case hmacSHA1, hmacSHA256, hmacSHA384
+
+        /// The MAC's length on the wire, which is also its key's length (RFC 5246 §6.3).
+        public var length: Int {
+            switch self {
+            case .hmacSHA1: return 20
+            case .hmacSHA256: return 32
+            case .hmacSHA384: return 48
+            }
+        }
     }
 
     public let algorithm: Algorithm
+    /// The HMAC of a CBC suite; nil for the AEAD suites.
+    public let mac: MAC?
+    /// CBC only: records are encrypted then MACed (RFC 7366, the `encrypt_then_mac` extension was in
+    /// both hellos); false for the AEAD suites, to which the extension does not apply.
+    public let encryptThenMAC: Bool
     let key: SymmetricKey
     let iv: [UInt8]
+    /// The HMAC key of a CBC suite (empty for the AEAD suites).
+    let macKey: SymmetricKey
+    /// Bytes of a record body before the ciphertext: the TLS 1.2 AES-GCM explicit nonce (8), the CBC
+    /// explicit IV (16); 0 for ChaCha20-Poly1305 and TLS 1.3.
+    let explicitIVLength: Int
 
     /// The cipher of a TLS 1.3 direction whose traffic secret is `secret` (handshake or application);
     /// nil for a suite whose records wiretally cannot open (CCM).
     public init?(tls13 suite: TLSCipherSuite, trafficSecret secret: [UInt8]) {
         guard suite.protection == .tls13AEAD, let algorithm = suite.aeadAlgorithm else { return nil }
         self.algorithm = algorithm
+        mac = nil
+        encryptThenMAC = false
+        macKey = SymmetricKey(data: [UInt8]())
+        explicitIVLength = 0
         key = SymmetricKey(data: Self.expandLabel(secret, "key", length: algorithm.keyLength, sha384: suite.usesSHA384))
         iv = Self.expandLabel(secret, "iv", length: 12, sha384: suite.usesSHA384)
     }
 
+    /// The traffic secret that follows `secret` after a KeyUpdate (RFC 8446 §7.2):
+    /// HKDF-Expand-Label(secret, "traffic upd", "", hash length), with the suite's hash (`sha384`:
+    /// TLS_AES_256_GCM_SHA384, else SHA-256). The sequence number starts again at 0 under it.
+    public static func nextTrafficSecret(_ secret: [UInt8], sha384: Bool) -> [UInt8] {
+        expandLabel(secret, "traffic upd", length: sha384 ? 48 : 32, sha384: sha384)
+    }
+
     /// The cipher of one TLS 1.2 direction (`client`: the client's writes) of a connection with an AEAD
-    /// suite; nil for other suites.
-    public init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool) {
-        guard suite.protection != .tls13AEAD, let algorithm = suite.aeadAlgorithm else { return nil }
+    /// suite (AES-GCM, ChaCha20-Poly1305) or an AES-CBC suite with HMAC-SHA1/SHA256/SHA384 (records
+    /// with an explicit IV: TLS 1.1 and 1.2). `encryptThenMAC`: the connection negotiated RFC 7366
+    /// (extension 22 in the ClientHello and the ServerHello); it only changes CBC suites. Nil for other
+    /// suites (CCM, 3DES, RC4, NULL, Camellia…).
+    public init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool,
+                 encryptThenMAC: Bool = false) {
+        guard suite.protection != .tls13AEAD, let algorithm = suite.aeadAlgorithm ?? suite.cbcAlgorithm else { return nil }
+        let mac = algorithm.isAEAD ? nil : suite.recordMAC
+        guard algorithm.isAEAD || mac != nil else { return nil }
         self.algorithm = algorithm
-        let ivLength = algorithm == .chaCha20Poly1305 ? 12 : 4
+        self.mac = mac
+        self.encryptThenMAC = encryptThenMAC && !algorithm.isAEAD
+        explicitIVLength = algorithm == .chaCha20Poly1305 ? 0 : algorithm.isAEAD ? 8 : 16
+        // key block (RFC 5246 §6.3): client MAC key, server MAC key, client key, server key, client IV,
+        // server IV. AEAD suites have no MAC keys; CBC suites' IVs are not used with explicit IVs.
+        let macLength = mac?.length ?? 0, ivLength = algorithm.isAEAD ? (algorithm == .chaCha20Poly1305 ? 12 : 4) : 0
         let block = Self.prf(masterSecret, "key expansion", seed: serverRandom + clientRandom,
-                             length: 2 * (algorithm.keyLength + ivLength), sha384: suite.usesSHA384)
-        let keys = client ? 0 : algorithm.keyLength, ivs = 2 * algorithm.keyLength + (client ? 0 : ivLength)
+                             length: 2 * (macLength + algorithm.keyLength + ivLength), sha384: suite.usesSHA384)
+        let macs = client ? 0 : macLength
+        let keys = 2 * macLength + (client ? 0 : algorithm.keyLength)
+        let ivs = 2 * (macLength + algorithm.keyLength) + (client ? 0 : ivLength)
+        macKey = SymmetricKey(data: block[macs ..< macs + macLength])
         key = SymmetricKey(data: block[keys ..< keys + algorithm.keyLength])
         iv = Array(block[ivs ..< ivs + ivLength])
     }
@@ -59,16 +117,36 @@ public struct TLSRecordCipher {
     }
 
     /// Opens TLS 1.2 record number `sequence` of this direction (`header`: its 5 bytes; `body`: for
-    /// AES-GCM the explicit nonce, ciphertext and tag, for ChaCha20-Poly1305 ciphertext and tag); nil
-    /// when it does not authenticate.
+    /// AES-GCM the explicit nonce, ciphertext and tag, for ChaCha20-Poly1305 ciphertext and tag, for
+    /// AES-CBC the explicit IV then the ciphertext of content + MAC + padding, or with encrypt-then-MAC
+    /// the IV, the ciphertext of content + padding, then the MAC) and returns its content. Nil when it
+    /// does not authenticate: a wrong key or sequence number, a damaged byte, a CBC record whose
+    /// padding is malformed (every padding byte must equal the padding length) or whose MAC is wrong.
     public func openTLS12(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> [UInt8]? {
         let header = Array(header), body = Array(body)
-        let explicitNonce = algorithm == .chaCha20Poly1305 ? 0 : 8
-        guard header.count == 5, body.count >= explicitNonce + 16 else { return nil }
+        guard header.count == 5 else { return nil }
+        if !algorithm.isAEAD { return openCBC(header: header, body: body, sequence: sequence) }
+        let explicitNonce = explicitIVLength
+        guard body.count >= explicitNonce + 16 else { return nil }
         let length = body.count - explicitNonce - 16
         let additionalData = Self.bigEndian(sequence) + [header[0], header[1], header[2], UInt8(length >> 8), UInt8(length & 0xff)]
         let nonce = explicitNonce == 0 ? nonce(sequence) : iv + body[..<explicitNonce]
         return open(body[explicitNonce...], nonce: nonce, additionalData: additionalData)
+    }
+
+    /// Where the content of a protected record sits in its body: `leading` bytes come before it (the
+    /// AES-GCM explicit nonce: 8; the CBC explicit IV: 16; nothing for ChaCha20-Poly1305 and TLS 1.3),
+    /// then the `plaintextLength` content bytes, then `trailing` bytes (the AEAD tag: 16, in TLS 1.3
+    /// preceded by the inner content type and any zero padding; CBC: MAC + padding + the padding
+    /// length byte, or with encrypt-then-MAC padding + padding length + MAC). Content byte `i` (as
+    /// returned by `openTLS12`/`openTLS13`) is encrypted at body offset `leading + i` — for CBC too,
+    /// where the content is the first part of the encrypted data — so `leading + plaintextLength +
+    /// trailing == bodyLength`. `bodyLength` is the record's length field (the bytes after its 5-byte header);
+    /// `plaintextLength` what opening it gave. Nil when the content cannot fit in the body.
+    public func protectedLayout(bodyLength: Int, plaintextLength: Int) -> (leading: Int, trailing: Int)? {
+        let leading = explicitIVLength
+        guard plaintextLength >= 0, leading + plaintextLength <= bodyLength else { return nil }
+        return (leading, bodyLength - leading - plaintextLength)
     }
 
     /// HKDF-Expand-Label(secret, label, "", length) of RFC 8446 §7.1.
@@ -124,6 +202,8 @@ public struct TLSRecordCipher {
             case .chaCha20Poly1305:
                 let box = try ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
                 return Array(try ChaChaPoly.open(box, using: key, authenticating: additionalData))
+            case .aes128CBC, .aes256CBC:
+                return nil  // not an AEAD: openCBC
             }
         } catch {
             return nil
@@ -139,6 +219,25 @@ extension TLSCipherSuite {
         if name.contains("CHACHA20_POLY1305") { return .chaCha20Poly1305 }
         if name.contains("AES_128_GCM") { return .aes128GCM }
         if name.contains("AES_256_GCM") { return .aes256GCM }
+        return nil
+    }
+
+    /// The AES-CBC cipher of a CBC suite (`…_WITH_AES_128_CBC_…`, `…_AES_256_CBC_…`); nil for others
+    /// (AEAD, 3DES, Camellia, SEED… in CBC mode are not opened).
+    public var cbcAlgorithm: TLSRecordCipher.Algorithm? {
+        guard protection == .cbc, let name else { return nil }
+        if name.contains("_AES_128_CBC_") { return .aes128CBC }
+        if name.contains("_AES_256_CBC_") { return .aes256CBC }
+        return nil
+    }
+
+    /// The record HMAC of a CBC suite, from the name's last part (`_SHA` SHA-1, `_SHA256`, `_SHA384`);
+    /// nil for AEAD suites (their hash is the PRF's only) and MD5 suites.
+    public var recordMAC: TLSRecordCipher.MAC? {
+        guard protection == .cbc, let name else { return nil }
+        if name.hasSuffix("_SHA384") { return .hmacSHA384 }
+        if name.hasSuffix("_SHA256") { return .hmacSHA256 }
+        if name.hasSuffix("_SHA") { return .hmacSHA1 }
         return nil
     }
 
