@@ -29,6 +29,9 @@ struct StreamOffsetMap {
         /// Bytes of the piece after its header that are protection rather than content (explicit
         /// nonce or IV, tag or MAC, padding, the TLS 1.3 inner content type).
         var protection: Int32
+        /// `control`: the exchange the piece was given when it was read (`setupOwner`: the connection's
+        /// first exchange, once there is one).
+        var owner: Int32 = StreamOffsetMap.setupOwner
 
         var derivedEnd: Int64 { derivedStart + derivedLength }
         var dataEnd: Int64 { dataStart + derivedLength }
@@ -43,16 +46,19 @@ struct StreamOffsetMap {
     private(set) var carrierEnd: Int64 = 0
 
     /// Maps carrier bytes `start..<end`, `derivedLength` of them carried from `dataStart` on.
+    /// `Piece.owner` of a control piece that goes to the connection's first exchange (setup).
+    static let setupOwner: Int32 = -2
+
     mutating func append(
         start: Int64, end: Int64, kind: Kind, dataStart: Int64 = 0, derivedLength: Int64 = 0, contentType: UInt8 = 0,
-        protection: Int = 0
+        protection: Int = 0, owner: Int32 = StreamOffsetMap.setupOwner
     ) {
         guard end > start || (kind == .lost && derivedLength > 0) else { return }
         let carries = derivedLength > 0 && kind != .control
         pieces.append(Piece(
             start: start, end: end, dataStart: carries ? dataStart : start, derivedStart: derivedEnd,
             derivedLength: carries ? derivedLength : 0, kind: kind == .payload && !carries ? .control : kind,
-            contentType: contentType, protection: Int32(clamping: protection)))
+            contentType: contentType, protection: Int32(clamping: protection), owner: owner))
         if carries { derivedEnd += derivedLength }
         carrierEnd = max(carrierEnd, end)
     }

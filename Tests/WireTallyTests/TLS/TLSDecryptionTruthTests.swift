@@ -86,7 +86,7 @@ import Testing
 
     /// Per connection and direction, `tls.plaintext` equals the bytes tshark's `follow,tls` shows with
     /// the same key log.
-    @Test(.requires(.tshark), arguments: keyed)
+    @Test(.requires(.tshark), arguments: keyed.filter { $0 != "tls-lossy" })  // tshark's follow,tls loses out-of-order records
     func plaintextEqualsTsharkFollowTLS(_ name: String) throws {
         let (writer, _) = try Self.analyze(name)
         let path = TestPaths.capture(name + ".pcap"), keys = TestPaths.capture(name + ".keys")

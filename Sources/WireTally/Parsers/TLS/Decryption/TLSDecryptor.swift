@@ -93,13 +93,14 @@ final class TLSDecryptor {
                 Direction(stage: secrets.clientEarlyTraffic != nil ? .early : .handshake),
                 Direction(stage: .handshake))
         } else {
+            // TLS 1.0 CBC chains its IV from record to record (no explicit IV): not opened.
             guard secrets.masterSecret != nil, clientRandom.count == 32, serverRandom.count == 32,
-                  TLSRecordCipher(tls12: suite, masterSecret: secrets.masterSecret!, clientRandom: clientRandom,
-                                  serverRandom: serverRandom, client: true) != nil
+                  version >= 0x0302 || suite.protection != .cbc
             else { return nil }
             directions = DirectionPair(Direction(stage: .application), Direction(stage: .application))
         }
         for direction in FlowDirection.allCases { enter(directions[direction.rawValue].stage, direction) }
+        if !isTLS13 && (directions.up.cipher == nil || directions.down.cipher == nil) { return nil }
     }
 
     /// Stream bytes of `direction` were lost (a gap): records may have gone with them.
@@ -184,7 +185,7 @@ final class TLSDecryptor {
             cipher = secret.flatMap { TLSRecordCipher(tls13: suite, trafficSecret: $0) }
         } else {
             cipher = TLSRecordCipher(tls12: suite, masterSecret: secrets.masterSecret ?? [], clientRandom: clientRandom,
-                                     serverRandom: serverRandom, client: direction == .up)
+                                     serverRandom: serverRandom, client: direction == .up, encryptThenMAC: encryptThenMAC)
         }
         directions.update(direction.rawValue) {
             $0.stage = stage
@@ -214,7 +215,7 @@ final class TLSDecryptor {
                 enter(.application, direction)
             case 24 where stage == .application:  // KeyUpdate
                 guard let secret = directions[direction.rawValue].secret else { break }
-                let next = TLSRecordCipher.expandLabel(secret, "traffic upd", length: secret.count, sha384: suite.usesSHA384)
+                let next = TLSRecordCipher.nextTrafficSecret(secret, sha384: suite.usesSHA384)
                 directions.update(direction.rawValue) {
                     $0.secret = next
                     $0.cipher = TLSRecordCipher(tls13: suite, trafficSecret: next)

@@ -8,10 +8,11 @@
 ///   header and leading bytes (explicit nonce, IV) to the owner of its first plaintext byte; its
 ///   trailing bytes (tag or MAC, padding, the TLS 1.3 inner type) to the owner of its last — so a record
 ///   carrying the end of one exchange and the start of the next is split by plaintext bytes;
-/// - a record without application data (handshake, ChangeCipherSpec, post-handshake messages, alerts)
-///   belongs to the owner of the plaintext byte before it in its direction: the records before the
-///   direction's first plaintext are the setup of the connection's first exchange, a close_notify after
-///   the last response the teardown of the last exchange;
+/// - a record without application data (handshake, ChangeCipherSpec, post-handshake messages such as
+///   NewSessionTicket and KeyUpdate, alerts) belongs to the connection's latest exchange when the record
+///   is read: the records before the direction's first plaintext are the setup of the connection's
+///   first exchange, a KeyUpdate between two exchanges goes to the one under way (never to one already
+///   written), a close_notify after the last response is the teardown of the last exchange;
 /// - records that did not open, bytes after a gap until records resume, and bytes that are not records
 ///   belong to nobody.
 final class TLSPlaintextLayer: StreamAttribution {
@@ -63,7 +64,15 @@ final class TLSPlaintextLayer: StreamAttribution {
     /// records, ChangeCipherSpec).
     func controlRecord(start: Int64, end: Int64, type: TLSContentType, _ direction: FlowDirection) {
         resumeAfterGap(at: start, lostPlaintext: nil, direction)
-        maps.update(direction.rawValue) { $0.append(start: start, end: end, kind: .control, contentType: type.rawValue) }
+        let owner = controlOwner(direction)
+        maps.update(direction.rawValue) { $0.append(start: start, end: end, kind: .control, contentType: type.rawValue, owner: owner) }
+    }
+
+    /// The owner of a record without plaintext read now: setup before the direction's first plaintext,
+    /// else the connection's latest exchange.
+    private func controlOwner(_ direction: FlowDirection) -> Int32 {
+        guard maps[direction.rawValue].derivedEnd > 0, let child, child.exchangeCount > 0 else { return StreamOffsetMap.setupOwner }
+        return Int32(clamping: child.exchangeCount - 1)
     }
 
     /// What became of a protected record.
@@ -97,9 +106,10 @@ final class TLSPlaintextLayer: StreamAttribution {
                 if opened.contentType == TLSContentType.alert.rawValue, opened.plaintext.count >= 2, alerts.count < 64 {
                     alerts.append((direction, opened.plaintext[0], opened.plaintext[1]))
                 }
+                let owner = controlOwner(direction)
                 maps.update(d) {
                     $0.append(start: record.offset, end: record.end, kind: .control, contentType: opened.contentType,
-                              protection: protection)
+                              protection: protection, owner: owner)
                 }
                 return .opened
             }
@@ -114,9 +124,10 @@ final class TLSPlaintextLayer: StreamAttribution {
             deliver(opened.plaintext, at: plainStart, dataStart: dataStart, record: record, direction)
             return .opened
         case .handshakeWithoutKey:
+            let owner = controlOwner(direction)
             maps.update(d) {
                 $0.append(start: record.offset, end: record.end, kind: .control,
-                          contentType: TLSContentType.handshake.rawValue, protection: min(record.body.count, 17))
+                          contentType: TLSContentType.handshake.rawValue, protection: min(record.body.count, 17), owner: owner)
             }
             return .skipped
         case .failed:
@@ -241,14 +252,14 @@ final class TLSPlaintextLayer: StreamAttribution {
             }
             // Past the mapped records: lost bytes, or the tail of a record the capture did not complete.
             if lostFrom[d] != nil || gapFrom[d] != nil { return OwnerRun(owner: .nobody, end: .max) }
-            return OwnerRun(owner: owner(before: map.derivedEnd, child, direction), end: .max)
+            return OwnerRun(owner: owner(of: controlOwner(direction), child), end: .max)
         }
         let piece = map.pieces[index]
         switch piece.kind {
         case .lost:
             return OwnerRun(owner: .nobody, end: piece.end)
         case .control:
-            return OwnerRun(owner: owner(before: piece.derivedStart, child, direction), end: piece.end)
+            return OwnerRun(owner: owner(of: piece.owner, child), end: piece.end)
         case .payload:
             let derived = offset < piece.dataStart ? piece.derivedStart
                 : offset >= piece.dataEnd ? piece.derivedEnd - 1 : piece.derivedStart + (offset - piece.dataStart)
@@ -258,11 +269,11 @@ final class TLSPlaintextLayer: StreamAttribution {
         }
     }
 
-    /// The owner of a record carrying no plaintext after `derivedOffset` plaintext bytes: the owner of
-    /// the byte before it, or — before any — the connection's first exchange (setup).
-    private func owner(before derivedOffset: Int64, _ child: HTTPConnectionAnalysis, _ direction: FlowDirection) -> StreamOwner {
-        guard derivedOffset > 0 else { return child.exchangeCount > 0 ? StreamOwner(exchange: 0) : .nobody }
-        return child.ownerRun(at: derivedOffset - 1, direction).owner
+    /// The owner of a record carrying no plaintext given `owner` when it was read: that exchange, or
+    /// for setup the connection's first exchange once there is one.
+    private func owner(of owner: Int32, _ child: HTTPConnectionAnalysis) -> StreamOwner {
+        guard owner == StreamOffsetMap.setupOwner else { return StreamOwner(exchange: Int(owner)) }
+        return child.exchangeCount > 0 ? StreamOwner(exchange: 0) : .nobody
     }
 
     func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
@@ -294,10 +305,11 @@ final class TLSPlaintextLayer: StreamAttribution {
     func recordBytes(of range: Range<Int>, _ direction: FlowDirection) -> [Int: TLSExchangeRecordBytes] {
         var result: [Int: TLSExchangeRecordBytes] = [:]
         guard let child, !range.isEmpty else { return result }
-        // The records of exchanges `range` lie from the first byte of the range's first exchange (the
-        // setup records too for exchange 0) to the first byte of the exchange after the range.
+        // The records of exchanges `range` lie before the first byte of the exchange after the range,
+        // and after the first byte of the exchange before the range (a control record read once
+        // exchange k began goes to k, wherever it lies in its direction; setup records for exchange 0).
         let map = maps[direction.rawValue]
-        let from = range.lowerBound == 0 ? 0 : start(ofExchangeAfter: range.lowerBound - 1, direction) ?? map.carrierEnd
+        let from = range.lowerBound <= 1 ? 0 : start(ofExchangeAfter: range.lowerBound - 2, direction) ?? map.carrierEnd
         let to = start(ofExchangeAfter: range.upperBound - 1, direction) ?? .max
         for piece in map.keptPieces(from: from, to: to) where piece.kind != .lost {
             let first = ownerRun(at: piece.start, direction).owner
