@@ -56,9 +56,14 @@ public final class PcapNGWriter {
     /// the packets of the connections they unlock (see `DecryptionSecretsScan`); wiretally uses them
     /// wherever they are.
     public func writeDecryptionSecrets(tlsKeyLog: [UInt8]) throws(CaptureError) {
+        try writeDecryptionSecrets(tlsKeyLog: tlsKeyLog, blockLimit: Self.maximumSecretsPerBlock)
+    }
+
+    /// `writeDecryptionSecrets(tlsKeyLog:)` with blocks of at most `blockLimit` secrets bytes.
+    func writeDecryptionSecrets(tlsKeyLog: [UInt8], blockLimit: Int) throws(CaptureError) {
         var rest = tlsKeyLog[...]
         while !rest.isEmpty {
-            var piece = rest.prefix(Self.maximumSecretsPerBlock)
+            var piece = rest.prefix(blockLimit)
             if piece.count < rest.count, let lastNewline = piece.lastIndex(of: UInt8(ascii: "\n")) {
                 piece = rest[..<(lastNewline + 1)]
             }
