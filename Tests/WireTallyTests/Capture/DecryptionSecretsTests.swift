@@ -371,6 +371,32 @@ extension Requirement {
         }
     }
 
+    /// `CaptureInput.skip`, which the scan passes packet blocks with: within the buffer, past it (by
+    /// lseek in a plain file, inflating in a .gz), up to the end and beyond it, the bytes after a skip
+    /// are the file's bytes at that offset and the count says how far it got.
+    @Test func skipLandsOnTheRightBytes() throws {
+        let size = 3_000_000
+        var generator = SeededGenerator(state: 3)
+        var pattern: [UInt8] = []
+        pattern.reserveCapacity(size)
+        while pattern.count < size { withUnsafeBytes(of: generator.next()) { pattern += $0 } }
+        let scratch = try TemporaryDirectory()
+        for path in [try scratch.file("plain", pattern), try scratch.file("compressed", try gzipped(pattern))] {
+            let input = try CaptureInput(path: path)
+            var position = 0
+            for step in [10, 100, 70_000, 1_500_000, 1, 65_536, 1_000_000] {
+                #expect(try input.skip(step) == step, "\(path) +\(step)")
+                position += step
+                #expect(try input.fill(16) == 16)
+                #expect(Array(UnsafeRawBufferPointer(start: input.bytes, count: 16)) == Array(pattern[position..<position + 16]),
+                        "\(path) at \(position)")
+            }
+            #expect(try input.skip(size) == size - position, "\(path): skipped to the end only")
+            #expect(try input.fill(1) == 0)
+            #expect(try input.skip(1) == 0)
+        }
+    }
+
     /// pcap files have no blocks: nothing is found (plain and gzip). What is no capture at all throws.
     @Test func pcapAndNonCaptures() throws {
         let scratch = try TemporaryDirectory()
