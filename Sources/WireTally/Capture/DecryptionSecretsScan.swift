@@ -150,7 +150,7 @@ public struct DecryptionSecretsScan: Sendable {
         let secretsType = block.load(uint32At: 8, byteOrder)
         let secretsLength = Int(block.load(uint32At: 12, byteOrder))
         // Secrets Data, padded to 4 bytes, must fit between the two fields and the trailing length.
-        guard secretsLength <= length - 20, (secretsLength + 3) & ~3 <= length - 20 else {
+        guard (secretsLength + 3) & ~3 <= length - 20 else {
             malformedSecretsBlocks += 1
             return
         }
