@@ -39,6 +39,7 @@ final class CaptureByteSink {
     func append(_ value: UInt64) { append(fixedWidth: byteOrder == .littleEndian ? value.littleEndian : value.bigEndian) }
 
     func append(_ data: UnsafeRawBufferPointer) { bytes.append(contentsOf: data) }
+    func append(bytes data: some Collection<UInt8>) { bytes.append(contentsOf: data) }
 
     /// Appends the zero bytes that pad a field of `length` bytes to a multiple of 4.
     func padToFourBytes(_ length: Int) { bytes.append(contentsOf: repeatElement(0, count: (4 - length % 4) % 4)) }

@@ -96,6 +96,56 @@ final class CaptureInput {
         start += count
     }
 
+    /// Moves the read position `count` bytes on without handing the bytes out, for records a reader
+    /// steps over. Returns how many were skipped: `count`, or fewer only at the end of the input.
+    ///
+    /// Bytes already buffered are passed by moving the position. Of a plain file whose own buffer is
+    /// in use (no lender), a rest of `seekThreshold` bytes or more is passed with `lseek`, never
+    /// read (its end checked against the file's size); anything else is read (inflated, for gzip)
+    /// through the buffer and dropped.
+    func skip(_ count: Int) throws(CaptureError) -> Int {
+        let buffered = min(count, end - start)
+        start += buffered
+        var remaining = count - buffered
+        if remaining >= Self.seekThreshold, ownsBuffer, case let .plain(descriptor) = stream, !reachedEnd,
+           let moved = try seek(descriptor, by: remaining)
+        {
+            remaining -= moved
+            start = 0
+            end = 0
+        }
+        while remaining > 0 {
+            let available = try fill(min(remaining, Self.chunkSize))
+            if available == 0 { break }
+            consume(available)
+            remaining -= available
+        }
+        return count - remaining
+    }
+
+    /// Rests of a skip at least this long are passed with `lseek` in plain files.
+    static let seekThreshold = 64 << 10
+
+    /// Moves the file position of the (empty-buffered) plain file `count` bytes on, at most to the
+    /// end of the file; returns how far it moved, or nil when the file is not a regular file (a pipe
+    /// cannot seek: it is read instead).
+    private func seek(_ descriptor: Int32, by count: Int) throws(CaptureError) -> Int? {
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw .cannotOpen(path: path, reason: "stat failed: \(Self.errnoText())")
+        }
+        guard status.st_mode & S_IFMT == S_IFREG else { return nil }
+        let position = lseek(descriptor, 0, SEEK_CUR)
+        guard position >= 0 else { throw .cannotOpen(path: path, reason: "seek failed: \(Self.errnoText())") }
+        let step = min(count, max(0, Int(status.st_size) - Int(position)))
+        guard lseek(descriptor, off_t(step), SEEK_CUR) >= 0 else {
+            throw .cannotOpen(path: path, reason: "seek failed: \(Self.errnoText())")
+        }
+        plainBytesRead += step
+        if step < count { reachedEnd = true }
+        return step
+    }
+
     /// Makes the buffer able to hold `count` bytes from the read position on.
     private func makeRoom(for count: Int) {
         if !ownsBuffer {

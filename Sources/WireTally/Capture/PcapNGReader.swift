@@ -1,6 +1,8 @@
 /// Reads a pcapng file: one or more sections (each with its own byte order and interfaces), with
 /// packets from Enhanced, Simple and obsolete Packet Blocks. Interfaces may have different link
-/// types. Other block types are skipped.
+/// types. Other block types are skipped, Decryption Secrets Blocks among them wherever they are
+/// (before, between or after the packets, in any section): `DecryptionSecretsScan` reads their
+/// secrets in a walk of its own before the packets are read.
 ///
 /// Simple Packet Blocks carry no timestamp: they get the previous packet's timestamp (0 when first).
 /// A packet whose captured length exceeds its original length is reported with
@@ -16,6 +18,7 @@ final class PcapNGReader: CaptureFileReader {
         static let obsoletePacket: UInt32 = 2
         static let simplePacket: UInt32 = 3
         static let enhancedPacket: UInt32 = 6
+        static let decryptionSecrets: UInt32 = 0x0A
     }
 
     /// A block whose bytes are all buffered at the input's read position.
@@ -66,6 +69,8 @@ final class PcapNGReader: CaptureFileReader {
                 try startSection(block)
             case BlockType.interfaceDescription:
                 addInterface(block)
+            case BlockType.decryptionSecrets:
+                break
             default:
                 break
             }

@@ -1,6 +1,7 @@
 /// Writes a pcapng file (one section, Enhanced Packet Blocks) to a file or to memory. Packets may
 /// have different link types and precisions: one Interface Description Block is written for each
-/// (link type, precision) pair, when first used.
+/// (link type, precision) pair, when first used. Decryption Secrets Blocks (TLS key logs) may be
+/// written before, between or after the packets.
 public final class PcapNGWriter {
     private struct InterfaceKey: Hashable {
         var linkType: LinkType
@@ -43,6 +44,53 @@ public final class PcapNGWriter {
         sink.padToFourBytes(capturedLength)
         sink.append(blockLength)
         try sink.flushIfLarge()
+    }
+
+    /// Appends TLS session secrets in NSS key log format (`LABEL <client random> <secret>` lines, as
+    /// `SSLKEYLOGFILE` writes them) as Decryption Secrets Blocks of type TLS key log (0x544c534b), so
+    /// that the file carries the keys that decrypt its connections. Nothing is written for an empty
+    /// log; a newline is added when the last line has none (the format requires one per line).
+    ///
+    /// A log longer than `maximumSecretsPerBlock` is split at line ends into several blocks, which
+    /// readers join (Wireshark, `DecryptionSecretsScan`). Wireshark uses only secrets written before
+    /// the packets of the connections they unlock (see `DecryptionSecretsScan`); wiretally uses them
+    /// wherever they are.
+    public func writeDecryptionSecrets(tlsKeyLog: [UInt8]) throws(CaptureError) {
+        try writeDecryptionSecrets(tlsKeyLog: tlsKeyLog, blockLimit: Self.maximumSecretsPerBlock)
+    }
+
+    /// `writeDecryptionSecrets(tlsKeyLog:)` with blocks of at most `blockLimit` secrets bytes.
+    func writeDecryptionSecrets(tlsKeyLog: [UInt8], blockLimit: Int) throws(CaptureError) {
+        var rest = tlsKeyLog[...]
+        while !rest.isEmpty {
+            var piece = rest.prefix(blockLimit)
+            if piece.count < rest.count, let lastNewline = piece.lastIndex(of: UInt8(ascii: "\n")) {
+                piece = rest[..<(lastNewline + 1)]
+            }
+            rest = rest[piece.endIndex...]
+            if rest.isEmpty, piece.last != UInt8(ascii: "\n") {
+                writeDecryptionSecretsBlock(type: DecryptionSecretsScan.tlsKeyLogType, Array(piece) + [UInt8(ascii: "\n")])
+            } else {
+                writeDecryptionSecretsBlock(type: DecryptionSecretsScan.tlsKeyLogType, piece)
+            }
+        }
+        try sink.flushIfLarge()
+    }
+
+    /// The most secrets bytes one Decryption Secrets Block gets from `writeDecryptionSecrets`.
+    public static let maximumSecretsPerBlock = 16 << 20
+
+    /// Appends one Decryption Secrets Block of `type` holding `secrets` (at most 256 MiB - 32 bytes).
+    func writeDecryptionSecretsBlock(type: UInt32, _ secrets: some Collection<UInt8>) {
+        precondition(secrets.count <= (256 << 20) - 32, "Decryption Secrets Block too large")
+        let blockLength = UInt32(20 + (secrets.count + 3) & ~3)
+        sink.append(UInt32(0x0A))
+        sink.append(blockLength)
+        sink.append(type)
+        sink.append(UInt32(secrets.count))
+        sink.append(bytes: secrets)
+        sink.padToFourBytes(secrets.count)
+        sink.append(blockLength)
     }
 
     /// Writes out buffered bytes of a file destination.

@@ -172,3 +172,13 @@ public struct TLSKeyLog: Sendable {
         return bytes
     }
 }
+
+extension TLSKeyLog {
+    /// Starts on another version of the log, as when a followed file was truncated or replaced
+    /// (`KeyLogFollower`): the secrets taken so far stay (the connections they unlock were already
+    /// captured), an unfinished line is dropped and line numbers count from 1 again.
+    public mutating func restartLines() {
+        partialLine.removeAll(keepingCapacity: true)
+        lineNumber = 0
+    }
+}
