@@ -19,6 +19,17 @@ public struct AnalysisRun {
         self.threads = threads
     }
 
+    /// `options`, with the TLS key logs the files carry in pcapng Decryption Secrets Blocks (wherever
+    /// they are in the file: found by a scan of the block headers before the packets are read) added
+    /// after the given ones. A file the scan cannot read is left to the packet reader to report.
+    func optionsWithCaptureSecrets() -> CaptureAnalyzer.Options {
+        let logs = files.compactMap { try? DecryptionSecretsScan(path: $0) }.filter { !$0.tlsKeyLogs.isEmpty }.map(\.tlsKeyLog)
+        guard !logs.isEmpty else { return options }
+        var options = options
+        options.tlsKeys = TLSKeyStore((options.tlsKeys?.snapshot ?? []) + logs)  // the caller's store unchanged
+        return options
+    }
+
     /// The outcome of a run.
     public struct Result {
         public var summary: CaptureSummary
@@ -30,7 +41,7 @@ public struct AnalysisRun {
     /// errors, a filter that does not compile for a link type) end up in the summary's `errors`.
     public func run(writer: any RecordWriter) -> Result {
         var digits = 6
-        let analyzer = CaptureAnalyzer(options: options) { record in
+        let analyzer = CaptureAnalyzer(options: optionsWithCaptureSecrets()) { record in
             writer.write(record, timestampDigits: digits)
         }
         let merged = MergedPacketSource(paths: files)

@@ -174,6 +174,42 @@ import Testing
         #expect(compared == log.count && writer.exchanges.count == log.count)
     }
 
+    // MARK: Keys inside the capture
+
+    /// A pcapng carrying the key log in a Decryption Secrets Block — first (as `editcap
+    /// --inject-secrets` writes it) or after every packet (as a live capture can only write it) — is
+    /// decrypted without `--keylog`, exactly as with it.
+    @Test(.requires(.tshark), arguments: [false, true])
+    func decryptionSecretsBlocksAreReadWhereverTheyAre(afterPackets: Bool) throws {
+        let path = TestScratch.folder.appendingPathComponent("tls13-http1-dsb-\(afterPackets).pcapng").path
+        let keys = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture("tls13-http1.keys"))))
+        if afterPackets {
+            let plain = TestScratch.folder.appendingPathComponent("tls13-http1-plain.pcapng").path
+            _ = try ExternalProgram.output("editcap", ["-F", "pcapng", TestPaths.capture("tls13-http1.pcap"), plain])
+            var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: plain)))
+            bytes += Self.decryptionSecretsBlock(keys)
+            try Data(bytes).write(to: URL(fileURLWithPath: path))
+        } else {
+            _ = try ExternalProgram.output("editcap", ["--inject-secrets", "tls,\(TestPaths.capture("tls13-http1.keys"))",
+                                                       TestPaths.capture("tls13-http1.pcap"), path])
+        }
+        let (inside, result) = CollectingWriter.analyze([path])
+        Conservation.check(inside, result)
+        let (given, _) = try Self.analyze("tls13-http1")
+        #expect(inside.exchanges.count == 6 && inside.exchanges.allSatisfy { $0.flagNames.contains("decrypted") })
+        #expect(inside.exchanges.map { $0["request"] } == given.exchanges.map { $0["request"] })
+        #expect(inside.exchanges.map { $0["wire"] } == given.exchanges.map { $0["wire"] })
+    }
+
+    /// A little-endian pcapng Decryption Secrets Block of a TLS key log (pcapng spec §4.7), written
+    /// here by hand as the independent encoding.
+    static func decryptionSecretsBlock(_ keyLog: [UInt8]) -> [UInt8] {
+        func le32(_ value: Int) -> [UInt8] { (0 ..< 4).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) } }
+        let padded = keyLog + [UInt8](repeating: 0, count: (4 - keyLog.count % 4) % 4)
+        let total = 12 + 8 + padded.count
+        return le32(0x0A) + le32(total) + le32(0x544C_534B) + le32(keyLog.count) + padded + le32(total)
+    }
+
     // MARK: Keys that do not fit
 
     /// A key log whose secrets are all wrong: every connection is `failed`, flagged `decrypt_failed`,

@@ -22,6 +22,9 @@ public final class TLSKeyStore: Sendable {
         logs.withLock { change(&$0[index]) }
     }
 
+    /// The logs, as they are now.
+    public var snapshot: [TLSKeyLog] { logs.withLock { $0 } }
+
     /// How many logs the store has.
     public var logCount: Int { logs.withLock { $0.count } }
 
