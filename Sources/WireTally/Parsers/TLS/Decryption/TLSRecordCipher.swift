@@ -184,16 +184,18 @@ public struct TLSRecordCipher {
     /// `body` the encrypted content and the 16-byte tag. Nil when it does not authenticate (wrong key,
     /// wrong sequence number, damaged bytes) or has no content type (all padding).
     public func openTLS13(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> TLS13Plaintext? {
-        guard body.count >= 17, let plaintext = open(body, nonce: nonce(sequence), additionalData: Array(header)),
+        let body = Array(body)  // no copy when it is an array already
+        guard body.count >= 17, var plaintext = open(body[...], nonce: nonce(sequence), additionalData: Array(header)),
               let typeIndex = plaintext.lastIndex(where: { $0 != 0 }) else { return nil }
-        return TLS13Plaintext(contentType: plaintext[typeIndex], content: Array(plaintext[..<typeIndex]))
+        let contentType = plaintext[typeIndex]
+        plaintext.removeSubrange(typeIndex...)  // in place: records are opened one by one on the hot path
+        return TLS13Plaintext(contentType: contentType, content: plaintext)
     }
 
     /// AEAD-opens ciphertext followed by its 16-byte tag.
-    func open(_ sealed: some Collection<UInt8>, nonce: [UInt8], additionalData: [UInt8]) -> [UInt8]? {
-        let bytes = Array(sealed)
-        guard bytes.count >= 16 else { return nil }
-        let ciphertext = bytes[..<(bytes.count - 16)], tag = bytes[(bytes.count - 16)...]
+    func open(_ sealed: ArraySlice<UInt8>, nonce: [UInt8], additionalData: [UInt8]) -> [UInt8]? {
+        guard sealed.count >= 16 else { return nil }
+        let ciphertext = sealed[..<(sealed.endIndex - 16)], tag = sealed[(sealed.endIndex - 16)...]
         do {
             switch algorithm {
             case .aes128GCM, .aes256GCM:
