@@ -148,10 +148,15 @@ public struct TLSKeyLog: Sendable {
         "EXPORTER_SECRET", "EARLY_EXPORTER_SECRET", "RSA", "CLIENT_TRAFFIC_SECRET_N", "SERVER_TRAFFIC_SECRET_N",
     ]
 
-    /// A label as it may be shown: at most 40 printable ASCII characters.
+    /// A label as it may be shown: at most 40 characters, and only when it looks like a label (capital
+    /// letters, digits, `_`, starting with a letter). Anything else — a line torn in the middle of a
+    /// secret, hex, lower case — is not shown: it could be part of a secret.
     private static func printable(_ label: String) -> String {
-        let shown = label.unicodeScalars.prefix(40).map { $0.isASCII && $0.value >= 0x20 && $0.value < 0x7f ? Character($0) : "?" }
-        return "'" + String(shown) + (label.unicodeScalars.count > 40 ? "…'" : "'")
+        let looksLikeLabel = label.unicodeScalars.first.map { ("A" ... "Z").contains($0) } == true
+            && label.unicodeScalars.allSatisfy { ("A" ... "Z").contains($0) || ("0" ... "9").contains($0) || $0 == "_" }
+            && !label.unicodeScalars.allSatisfy { ("A" ... "F").contains($0) || ("0" ... "9").contains($0) }
+        guard looksLikeLabel else { return "(not shown: not a label)" }
+        return "'" + String(label.prefix(40)) + (label.count > 40 ? "…'" : "'")
     }
 
     /// The bytes of an even-length hex string (either case), or nil.
