@@ -6,7 +6,8 @@ struct KeyLogArguments: ParsableArguments {
     @Option(name: .customLong("keylog"), help: ArgumentHelp("""
         A TLS key log (NSS format, as written by SSLKEYLOGFILE in curl, browsers, Python, OpenSSL): \
         the connections it has secrets for are decrypted and their HTTP/1.x exchanges parsed \
-        (repeatable). Secrets are never printed.
+        (repeatable). live follows the file as it grows (it may not exist yet) and writes the lines \
+        it read into the -w file. Secrets are never printed.
         """, valueName: "file"))
     var files: [String] = []
 

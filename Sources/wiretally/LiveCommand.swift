@@ -91,11 +91,11 @@ struct Live: ParsableCommand {
         limits.settleNanoseconds = Int64(settle * 1e9)
         var http = HTTPLimits()
         http.decodeBodies = decode
-        var options = CaptureAnalyzer.Options(limits: limits, http: http)
-        options.tlsKeys = try keyLog.store()
         let run = LiveAnalysisRun(
-            capture: capture, options: format.value.analyzerOptions(options), raw: rawWriter,
-            durationSeconds: duration)
+            capture: capture, options: format.value.analyzerOptions(CaptureAnalyzer.Options(limits: limits, http: http)),
+            raw: rawWriter, durationSeconds: duration)
+        // Live, every --keylog file is followed: a browser or curl appends a line per connection.
+        run.keyLogFollowers = keyLog.files.map { KeyLogFollower(path: $0) }
         let statusLine = isatty(STDERR_FILENO) == 1 ? StatusLine() : nil
         installStopHandlers()
         let writer = format.value.makeWriter(output: destination)

@@ -40,6 +40,12 @@ public final class LiveAnalysisRun {
     public var durationSeconds: Double?
     /// Seconds between status reports.
     public var statusInterval: Double = 2
+    /// Key log files followed while capturing (`live --keylog`): their lines are read as they are
+    /// appended (every few milliseconds while packets come, and at every read timeout), decrypt the
+    /// connections they have secrets for, and are written to the raw file as Decryption Secrets Blocks.
+    public var keyLogFollowers: [KeyLogFollower] = []
+    /// Nanoseconds between two looks at the followed key logs while packets come.
+    static let keyLogPollNanoseconds: Int64 = 5_000_000
 
     public init(capture: LiveCapture, options: CaptureAnalyzer.Options, raw: PcapNGWriter? = nil, durationSeconds: Double? = nil) {
         self.capture = capture
@@ -58,6 +64,26 @@ public final class LiveAnalysisRun {
         status: ((Status) -> Void)? = nil
     ) -> Result {
         let digits = 9
+        var options = self.options
+        var rawError: CaptureError?
+        // The followed logs join the store after the given ones; the store grows as they do.
+        let givenLogs = options.tlsKeys?.snapshot ?? []
+        let store = keyLogFollowers.isEmpty ? options.tlsKeys
+            : TLSKeyStore(givenLogs + keyLogFollowers.map { _ in TLSKeyLog() }, growing: true)
+        options.tlsKeys = store
+        var lastKeyLogPoll = Int64.min
+        func pollKeyLogs(_ now: Timestamp) {
+            guard let store, !keyLogFollowers.isEmpty else { return }
+            lastKeyLogPoll = now.nanoseconds
+            for (index, follower) in keyLogFollowers.enumerated() {
+                guard let lines = try? follower.poll(), !lines.isEmpty else { continue }
+                let log = follower.keyLog
+                store.update(givenLogs.count + index) { $0 = log }
+                if let raw, rawError == nil {
+                    do { try raw.writeDecryptionSecrets(tlsKeyLog: lines) } catch { rawError = error }
+                }
+            }
+        }
         let analyzer = CaptureAnalyzer(options: options) { record in
             writer.write(record, timestampDigits: digits)
             written()
@@ -66,10 +92,11 @@ public final class LiveAnalysisRun {
         var nextStatus = started.nanoseconds + Int64(statusInterval * 1e9)
         let deadline = durationSeconds.map { started.nanoseconds + Int64($0 * 1e9) }
         var captureError: LiveCaptureError?
-        var rawError: CaptureError?
+        pollKeyLogs(started)
         while !shouldStop() {
             let now = Self.wallClock()
             if let deadline, now.nanoseconds >= deadline { break }
+            if now.nanoseconds - lastKeyLogPoll >= Self.keyLogPollNanoseconds { pollKeyLogs(now) }
             let event: LiveCapture.Event
             do {
                 event = try capture.next()
@@ -84,6 +111,7 @@ public final class LiveAnalysisRun {
                 }
                 analyzer.process(packet)
             case .timeout:
+                pollKeyLogs(Self.wallClock())
                 analyzer.advanceClock(to: Self.wallClock())
                 if let raw, rawError == nil {
                     do { try raw.flush() } catch { rawError = error }
@@ -95,6 +123,7 @@ public final class LiveAnalysisRun {
             }
         }
         let kernel = capture.statistics()
+        pollKeyLogs(Self.wallClock())  // the last lines, for the raw file
         let summary = analyzer.finish(timestampDigits: digits)
         writer.finish(summary: summary, files: [capture.settings.interface])
         written()

@@ -133,6 +133,54 @@ struct LiveCaptureEndToEndTests {
         #expect(try Tshark.fields(raw, ["frame.number"]).count == result.summary.read.packets)
     }
 
+    /// `live --keylog FILE` follows a key log that does not exist yet when the capture starts and that
+    /// curl (SSLKEYLOGFILE) appends to: every HTTPS request (TLS 1.3 keep-alive, TLS 1.2) is decrypted
+    /// live with curl's sizes; the raw file carries the keys it used as Decryption Secrets Blocks, so an
+    /// offline `analyze` of it alone (no --keylog) decrypts the same exchanges.
+    @Test func liveFollowsTheKeyLogAndTheRawFileCarriesTheKeys() throws {
+        let network = try LiveNetwork()
+        defer { network.tearDown() }
+        try network.startServer()
+        let folder = network.folder.path
+        let (raw, live, errors, keys) = ("\(folder)/raw.pcapng", "\(folder)/live.jsonl", "\(folder)/live.err", "\(folder)/keys.log")
+        let capture = try Self.startLive(
+            network, ["--format", "jsonl", "-w", raw, "-o", live, "--settle", "0.5", "--keylog", keys], stderr: errors)
+        let writeOut = ["-s", "-k", "--http1.1", "--write-out", "%{json}\\n"]
+        var curlLines: [String] = []
+        for arguments in [
+            writeOut + ["--tlsv1.3", "-o", "/dev/null", network.tlsURL("/small.txt"), "-o", "/dev/null", network.tlsURL("/big.bin")],
+            writeOut + ["--tlsv1.2", "--tls-max", "1.2", "-o", "/dev/null", network.tlsURL("/text.txt")],
+        ] {
+            let result = try LiveNetwork.run("ip", ["netns", "exec", network.clientNamespace, "env", "SSLKEYLOGFILE=\(keys)", "curl"] + arguments)
+            try #require(result.status == 0, "curl: \(result.stderr)")
+            curlLines += result.stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(LiveNetwork.waitFor("\"type\":\"http\"", count: 3, in: live, seconds: 20))
+        capture.interrupt()
+        try #require(LiveNetwork.wait(capture, seconds: 20), "live did not stop on SIGINT")
+        #expect(capture.terminationStatus == 0)
+        let records = try Self.lines(live).map(Self.json)
+        let exchanges = records.filter { Self.string($0, "type") == "http" }
+        #expect(exchanges.count == 3)
+        for line in curlLines {
+            let curl = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let port = try #require(curl["local_port"] as? Int)
+            let url = curl["url_effective"] as? String ?? ""
+            let record = try #require(exchanges.first {
+                (Self.string($0, "conn.client") ?? "").hasSuffix(":\(port)") && url.hasSuffix(Self.string($0, "request.target") ?? "?")
+            }, "no record for \(url)")
+            #expect((record["flags"] as? [String])?.contains("decrypted") == true, "\(url)")
+            #expect(Self.int(record, "response.status") == 200)
+            #expect(Self.int(record, "response.bytes.body") == curl["size_download"] as? Int, "\(url) size_download")
+        }
+        #expect(records.filter { Self.string($0, "type") == "connection" }.allSatisfy { Self.string($0, "tls.decryption") == "decrypted" })
+        // The raw file decrypts on its own.
+        let offline = try LiveNetwork.run(try Self.binary(), ["analyze", raw, "--format", "jsonl", "--settle", "0.5"])
+        try #require(offline.status == 0, "\(offline.stderr)")
+        let offlineExchanges = offline.stdout.split(separator: "\n").map(String.init).filter { $0.contains("\"type\":\"http\"") }
+        #expect(offlineExchanges.count == 3 && offlineExchanges.allSatisfy { $0.contains("\"decrypted\"") })
+    }
+
     @Test func sigtermAndDurationStopCleanlyWithAValidRawFile() throws {
         let network = try LiveNetwork()
         defer { network.tearDown() }

@@ -8,7 +8,7 @@ final class LiveNetwork {
     /// Root, `ip`, `nginx`, `curl`, and the right to create a network namespace (a container may
     /// not give it): what the end-to-end tests need.
     static let isAvailable: Bool = {
-        guard getuid() == 0, ["ip", "nginx", "curl"].allSatisfy({ path(of: $0) != nil }) else { return false }
+        guard getuid() == 0, ["ip", "nginx", "curl", "openssl"].allSatisfy({ path(of: $0) != nil }) else { return false }
         let probe = "wtl-probe-\(getpid())"
         guard (try? run("ip", ["netns", "add", probe]))?.status == 0 else { return false }
         _ = try? run("ip", ["netns", "del", probe])
@@ -86,8 +86,13 @@ final class LiveNetwork {
               uwsgi_temp_path \(temp); scgi_temp_path \(temp);
               gzip on; gzip_types text/plain; gzip_min_length 0;
               server { listen \(serverAddress):8080; root \(www.path); location = /upload { return 201 "created\\n"; } }
+              server { listen \(serverAddress):8443 ssl; ssl_certificate \(path)/cert.pem; ssl_certificate_key \(path)/key.pem;
+                       ssl_protocols TLSv1.2 TLSv1.3; root \(www.path); }
             }
             """
+        // A throwaway certificate for the HTTPS server (`tlsURL`).
+        try Self.check("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
+                                   "-days", "2", "-keyout", "\(path)/key.pem", "-out", "\(path)/cert.pem", "-subj", "/CN=wt.test"])
         let file = folder.appendingPathComponent("nginx.conf")
         try Data(configuration.utf8).write(to: file)
         server = try start(["ip", "netns", "exec", serverNamespace, "nginx", "-c", file.path, "-p", path])
@@ -100,6 +105,9 @@ final class LiveNetwork {
 
     /// `http://server:8080<path>`.
     func url(_ path: String) -> String { "http://\(serverAddress):8080\(path)" }
+
+    /// `https://server:8443<path>` (self-signed: curl needs `-k`).
+    func tlsURL(_ path: String) -> String { "https://\(serverAddress):8443\(path)" }
 
     /// Runs curl in the client namespace.
     func curl(_ arguments: [String]) throws -> LiveNetwork.Run {

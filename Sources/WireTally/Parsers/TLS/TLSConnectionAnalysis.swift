@@ -89,8 +89,18 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     /// types), mapped as control records once it does.
     private var clearRecords = DirectionPair<[(start: Int64, end: Int64, type: TLSContentType)]>([], [])
 
+    /// Protected records held while the secrets may still come (a growing key store), in order.
+    private var heldRecords: [(record: TLSProtectedRecord, direction: FlowDirection)] = []
+    private var heldBytes = 0
+    /// Most record bytes a connection holds while its secrets are not logged yet.
+    public static let maxHeldRecordBytes = 256 << 10
+
     /// The plaintext layer while it is the connection's attribution (decrypted).
     private var decrypted: TLSPlaintextLayer? { decryption == .decrypted ? plaintext : nil }
+
+    /// Nothing is attributed yet: the secrets were found but no record opened, or records wait for
+    /// secrets that may still be logged.
+    private var isWaitingForKeys: Bool { decryption == .pending || !heldRecords.isEmpty }
 
     /// - Parameters:
     ///   - maxHandshakeMessage: cap of a buffered handshake message (longer ones are skipped).
@@ -139,6 +149,8 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         let d = direction.rawValue
         if inRecord[d], let k = currentRun[d] { update(k, direction) { $0.flags.insert(.incomplete) } }
         endedDirections += 1
+        // Secrets that never came: the held records are estimated as without keys.
+        if endedDirections >= 2 && decryption == .awaitingRecord && !heldRecords.isEmpty { stopDecryption(.noKey) }
         plaintext?.ended(direction)
     }
 
@@ -149,7 +161,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
 
     public func examinedLength(_ direction: FlowDirection) -> Int64 {
         if let decrypted { return decrypted.examinedLength(direction) }
-        return mode == .undecided || decryption == .pending ? 0 : examined[direction.rawValue]
+        return mode == .undecided || isWaitingForKeys ? 0 : examined[direction.rawValue]
     }
 
     public func ownership(_ direction: FlowDirection) -> OwnershipRuns {
@@ -168,12 +180,12 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
 
     public var exchangeInFlight: Int? {
         if let decrypted { return decrypted.exchangeInFlight }
-        return endedDirections >= 2 || !hasEstimated || decryption == .pending ? nil : estimated.endIndex - 1
+        return endedDirections >= 2 || !hasEstimated || isWaitingForKeys ? nil : estimated.endIndex - 1
     }
 
     public var exchangeCount: Int {
         if let decrypted { return decrypted.exchangeCount }
-        return decryption == .pending ? 0 : estimated.endIndex
+        return isWaitingForKeys ? 0 : estimated.endIndex
     }
 
     /// Final once a later exchange exists and neither direction's current burst is its own: a new
@@ -562,7 +574,29 @@ extension TLSConnectionAnalysis {
     }
 
     fileprivate func protectedRecord(_ record: TLSProtectedRecord, _ direction: FlowDirection) {
-        if decryption == .awaitingRecord { startDecryption() }
+        if decryption == .awaitingRecord {
+            guard startDecryption() else {
+                // The secrets are not logged yet (a growing store): hold the record, bounded.
+                if decryption == .awaitingRecord {
+                    if heldBytes + record.body.count <= Self.maxHeldRecordBytes {
+                        heldRecords.append((record, direction))
+                        heldBytes += record.body.count
+                    } else {
+                        stopDecryption(.noKey)
+                    }
+                }
+                return
+            }
+            let held = heldRecords
+            heldRecords = []
+            heldBytes = 0
+            for (record, direction) in held { open(record, direction) }
+        }
+        open(record, direction)
+    }
+
+    /// Opens a protected record with the plaintext layer, if decrypting.
+    private func open(_ record: TLSProtectedRecord, _ direction: FlowDirection) {
         guard let plaintext else { return }
         let result = plaintext.protectedRecord(record, direction)
         if decryption == .pending {
@@ -578,15 +612,21 @@ extension TLSConnectionAnalysis {
         }
     }
 
-    /// Looks the connection's secrets up by its client random and starts the plaintext layer.
-    private func startDecryption() {
+    /// Looks the connection's secrets up by its client random and starts the plaintext layer; false
+    /// when it did not (given up, or — a growing store — the secrets are not there yet: still
+    /// `awaitingRecord`).
+    private func startDecryption() -> Bool {
         guard let keys, let client = session.clientHello, client.random.count == 32, let server = session.serverHello,
-              let suite = session.cipherSuite, let secrets = keys.secrets(clientRandom: client.random)
-        else { return stopDecryption(.noKey) }
+              let suite = session.cipherSuite
+        else { stopDecryption(.noKey); return false }
+        guard let secrets = keys.secrets(clientRandom: client.random) else {
+            if !keys.isGrowing { stopDecryption(.noKey) }
+            return false
+        }
         guard let decryptor = TLSDecryptor(
             secrets: secrets, suite: suite, version: server.version, clientRandom: client.random,
             serverRandom: server.random, encryptThenMAC: server.encryptThenMAC)
-        else { return stopDecryption(.unsupportedCipher) }
+        else { stopDecryption(.unsupportedCipher); return false }
         let layer = TLSPlaintextLayer(decryptor: decryptor, httpLimits: httpLimits) { [unowned self] in session.alpn }
         for direction in FlowDirection.allCases {
             for record in clearRecords[direction.rawValue] {
@@ -597,6 +637,7 @@ extension TLSConnectionAnalysis {
         clearRecords = DirectionPair([], [])
         plaintext = layer
         decryption = .pending
+        return true
     }
 
     /// Gives up decrypting (`reason`): the connection is estimated as without keys.
@@ -604,6 +645,8 @@ extension TLSConnectionAnalysis {
         decryption = reason
         plaintext = nil
         clearRecords = DirectionPair([], [])
+        heldRecords = []
+        heldBytes = 0
         for reader in readers { reader.keepsProtectedRecords = false }
     }
 }

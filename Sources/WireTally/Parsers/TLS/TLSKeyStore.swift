@@ -5,11 +5,16 @@ import Synchronization
 /// analysis; another thread may add to it (a live capture following a key log file).
 public final class TLSKeyStore: Sendable {
     private let logs: Mutex<[TLSKeyLog]>
+    /// The logs grow while the analysis runs (a live capture following key log files): a connection
+    /// whose secrets are not there yet when its first protected record comes holds its records a while
+    /// (`TLSConnectionAnalysis.maxHeldRecordBytes`) and looks again at each next one.
+    public let isGrowing: Bool
 
     /// A store of the given logs (in the order a secret is looked up: the first log having a secret of
-    /// a connection gives it).
-    public init(_ logs: [TLSKeyLog] = []) {
+    /// a connection gives it); `growing`: see `isGrowing`.
+    public init(_ logs: [TLSKeyLog] = [], growing: Bool = false) {
         self.logs = Mutex(logs)
+        isGrowing = growing
     }
 
     /// Adds a complete key log.
