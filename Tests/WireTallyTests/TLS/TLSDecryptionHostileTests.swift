@@ -94,3 +94,51 @@ import Testing
         }
     }
 }
+
+/// A key store that grows while the capture is analysed (live `--keylog`): the secrets of a
+/// connection may be logged after its first protected records, which are held until they come.
+@Suite struct GrowingKeyStoreTests {
+    /// Analyses tls13-http1 packet by packet, adding the key log to a growing store after
+    /// `keysAfter` packets (nil: never).
+    static func analyze(keysAfter: Int?) throws -> CollectingWriter {
+        var options = CaptureAnalyzer.Options()
+        let store = TLSKeyStore([TLSKeyLog()], growing: true)
+        options.tlsKeys = store
+        let writer = CollectingWriter()
+        let analyzer = CaptureAnalyzer(options: options) { writer.write($0, timestampDigits: 6) }
+        let source = MergedPacketSource(paths: [TestPaths.capture("tls13-http1.pcap")])
+        let keys = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture("tls13-http1.keys"))))
+        var count = 0
+        while let packet = try source.nextPacket() {
+            if count == keysAfter { store.update(0) { $0 = TLSKeyLog(keys) } }
+            analyzer.process(packet)
+            count += 1
+        }
+        writer.finish(summary: analyzer.finish(timestampDigits: 6), files: [])
+        return writer
+    }
+
+    /// Keys logged after the server's encrypted flight and the client's first records (frame 20 is
+    /// inside the first response): the held records are opened once they come; every exchange is
+    /// decrypted and equals the run with the keys from the start.
+    @Test func secretsLoggedLateDecryptEverything() throws {
+        let late = try Self.analyze(keysAfter: 20)
+        let early = try Self.analyze(keysAfter: 0)
+        #expect(late.exchanges.count == 6 && late.exchanges.allSatisfy { $0.flagNames.contains("decrypted") })
+        #expect(late.exchanges.map { $0["request"] } == early.exchanges.map { $0["request"] })
+        #expect(late.exchanges.map { $0["wire"] } == early.exchanges.map { $0["wire"] })
+        #expect(late.connections.filter { $0["tls"] != nil && $0["tls"] != .null }.allSatisfy { $0["tls"]?["decryption"] == .string("decrypted") })
+    }
+
+    /// Keys that never come: the held records are given up when the connection ends; it is `no_key`
+    /// and estimated exactly as without keys.
+    @Test func secretsThatNeverComeLeaveTheKeylessEstimate() throws {
+        let never = try Self.analyze(keysAfter: nil)
+        let (keyless, _) = CollectingWriter.analyze([TestPaths.capture("tls13-http1.pcap")])
+        #expect(never.exchanges.count == keyless.exchanges.count)
+        for (ours, theirs) in zip(never.exchanges, keyless.exchanges) {
+            #expect(ours["wire"] == theirs["wire"] && ours["request"] == theirs["request"] && ours["response"] == theirs["response"])
+        }
+        #expect(never.connections.filter { $0["tls"] != nil && $0["tls"] != .null }.allSatisfy { $0["tls"]?["decryption"] == .string("no_key") })
+    }
+}

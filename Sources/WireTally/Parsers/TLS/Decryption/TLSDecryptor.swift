@@ -137,7 +137,8 @@ final class TLSDecryptor {
                 if opened == nil { directions[d] = state }  // keep the expected keys for the next record
             }
         }
-        if var (result, sequence) = opened {
+        if let (opened, sequence) = opened {
+            var result = opened
             if directions[d].stage == state.stage { result.skippedRecords = Int(sequence - state.sequence) }
             directions.update(d) {
                 $0.sequence = sequence + 1
