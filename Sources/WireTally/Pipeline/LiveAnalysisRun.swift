@@ -71,7 +71,7 @@ public final class LiveAnalysisRun {
         let store = keyLogFollowers.isEmpty ? options.tlsKeys
             : TLSKeyStore(givenLogs + keyLogFollowers.map { _ in TLSKeyLog() }, growing: true)
         options.tlsKeys = store
-        var lastKeyLogPoll = Int64.min
+        var lastKeyLogPoll: Int64 = 0
         func pollKeyLogs(_ now: Timestamp) {
             guard let store, !keyLogFollowers.isEmpty else { return }
             lastKeyLogPoll = now.nanoseconds
@@ -96,7 +96,7 @@ public final class LiveAnalysisRun {
         while !shouldStop() {
             let now = Self.wallClock()
             if let deadline, now.nanoseconds >= deadline { break }
-            if now.nanoseconds - lastKeyLogPoll >= Self.keyLogPollNanoseconds { pollKeyLogs(now) }
+            if !keyLogFollowers.isEmpty, now.nanoseconds - lastKeyLogPoll >= Self.keyLogPollNanoseconds { pollKeyLogs(now) }
             let event: LiveCapture.Event
             do {
                 event = try capture.next()
