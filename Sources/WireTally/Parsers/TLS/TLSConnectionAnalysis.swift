@@ -613,12 +613,12 @@ extension TLSConnectionAnalysis {
     }
 
     /// Looks the connection's secrets up by its client random and starts the plaintext layer; false
-    /// when it did not (given up, or — a growing store — the secrets are not there yet: still
-    /// `awaitingRecord`).
+    /// when it did not (given up, or still `awaitingRecord`: a growing store without the secrets yet,
+    /// or 0-RTT early data before the ServerHello).
     private func startDecryption() -> Bool {
-        guard let keys, let client = session.clientHello, client.random.count == 32, let server = session.serverHello,
-              let suite = session.cipherSuite
-        else { stopDecryption(.noKey); return false }
+        guard let keys, let client = session.clientHello, client.random.count == 32 else { stopDecryption(.noKey); return false }
+        // 0-RTT: the client's early data comes before the ServerHello that names the suite: held.
+        guard let server = session.serverHello, let suite = session.cipherSuite else { return false }
         guard let secrets = keys.secrets(clientRandom: client.random) else {
             if !keys.isGrowing { stopDecryption(.noKey) }
             return false
