@@ -8,8 +8,9 @@ sclient: drives `openssl s_client -quiet -no_ign_eof -keylogfile KEYLOG` over it
   STEPS is a comma-separated list: `GET:/path` or `POST:/path` (an HTTP/1.1 keep-alive request; the
   response, which must have a Content-Length, is read completely before the next step), `K` (s_client's
   command: TLS 1.3 KeyUpdate, update_requested — the server answers with its own KeyUpdate before its
-  next record), `k` (KeyUpdate, update_not_requested: the client's sending keys only). After the last
-  step stdin is closed: s_client sends close_notify and exits.
+  next record), `k` (KeyUpdate, update_not_requested: the client's sending keys only), `R` (send
+  nothing, read one response: the answer to a request s_client sent by itself, e.g. the 0-RTT request
+  of `-early_data FILE`). After the last step stdin is closed: s_client sends close_notify and exits.
 pyhttp: python's http.client over ssl (TLS 1.2 only, `SSLContext.set_ciphers(CIPHERS)`,
   `SSLContext.keylog_filename = KEYLOG`) on one keep-alive connection: GET /index.html, GET /text.txt
   with Accept-Encoding: gzip, POST /upload/pyhttp (JSON), GET /small.txt.
@@ -55,6 +56,11 @@ def sclient(addr, port, sni, cafile, keylog, steps, options):
             proc.stdin.write(step.encode() + b"\n")
             proc.stdin.flush()
             time.sleep(0.2)  # its own read of stdin: the next request must not share it
+            continue
+        if step == "R":
+            status = read_response(proc.stdout, "%s:%d" % (addr, port))
+            if not status.startswith("HTTP/1.1 2"):
+                raise SystemExit("sclient %s:%d %s: %s" % (addr, port, step, status))
             continue
         method, _, path = step.partition(":")
         request = "%s %s HTTP/1.1\r\nHost: %s:%d\r\nUser-Agent: openssl-s_client\r\n" % (method, path, sni, port)

@@ -16,11 +16,14 @@ import Testing
         // nginx's `return 444` (no response; HTTPWireTruthTests checks its header bytes).
         // TLS 1.2 CBC (tls-ciphers, tls-lossy): the padding length of every record is encrypted, so the
         // keyless plaintext is an estimate (HTTPWireTruthTests, TLSRecordCipherRecordingTests).
-        let excluded = log.filter { $0.isHTTP2 || $0.status == 444 || $0.isCBC }
-        #expect(!log.isEmpty && (excluded.isEmpty || ["tls13-h2", "resets", "tls-ciphers", "tls-lossy"].contains(name)), "\(name): \(excluded.count) excluded")
+        // TLS 1.3 0-RTT (tls-edge): the request read from early data and its response, which nginx sent
+        // before the client's Finished, are not separable from the handshake without keys
+        // (HTTPWireTruthTests names the measured difference).
+        let excluded = log.filter { $0.isHTTP2 || $0.status == 444 || $0.isCBC || $0.earlyData }
+        #expect(!log.isEmpty && (excluded.isEmpty || ["tls13-h2", "resets", "tls-ciphers", "tls-lossy", "tls-edge"].contains(name)), "\(name): \(excluded.count) excluded")
         let truth = try TLSRecordTruth.loadIfRecorded(name)
         var compared = 0
-        for entry in log where !entry.isHTTP2 && entry.status != 444 && !entry.isCBC {
+        for entry in log where !entry.isHTTP2 && entry.status != 444 && !entry.isCBC && !entry.earlyData {
             guard let record = index.find(port: entry.clientPort, index: entry.connectionRequests - 1, near: entry.time),
                   let id = record.int("id"), let (exchange, _) = collector.byID[id]
             else {

@@ -48,6 +48,14 @@ import Testing
             // record) is not exact: the exchange is there; its record bytes are checked by
             // TLSRecordTruthTests, the plaintext of every record by TLSRecordCipherRecordingTests.
             guard !entry.isCBC else { continue }
+            // TLS 1.3 0-RTT (tls-edge, nginx `$ssl_early_data` 1): without keys the request that travels
+            // as early data is the client's type-23 record beside its ClientHello (ours: the record
+            // minus its header, AEAD overhead included: 99 for nginx's 82), and nginx answers it before
+            // the client's Finished, where a keyless reader cannot tell it from the server's encrypted
+            // handshake flight: the response is counted as handshake and the early exchange's response
+            // holds only the NewSessionTicket after it. The connection's next request is exact again;
+            // with the key log every byte is checked (TLSDecryptionTruthTests).
+            guard !entry.earlyData else { continue }
             let truth = try #require(tlsTruth)
             // A client's TLS 1.3 KeyUpdate (tls-ciphers: openssl s_client) starts the next request's burst.
             #expect(record["request"]?.int("bytes.body") == entry.requestLength + truth.requestKeyUpdatePlaintext(entry),
@@ -90,7 +98,7 @@ import Testing
         #expect(!log.isEmpty)
         #expect(compared == log.count { !$0.isHTTP2 }, "\(name): nginx lines compared")
         // …and we have no exchange with nginx that it did not log.
-        let nginxPorts = Set([80, 8080, 443, 8443] + Array(4431 ... 4440))  // 4431-4440: tls-ciphers, tls-lossy
+        let nginxPorts = Set([80, 8080, 443, 8443] + Array(4431 ... 4443))  // 4431-4440: tls-ciphers, tls-lossy; 4441-4443: tls-edge
         #expect(writer.exchanges.count { nginxPorts.contains($0.port("conn.server") ?? -1) } == compared, "\(name): our exchanges with nginx")
         if log.allSatisfy(\.isHTTP2) {
             // h2 over TLS without keys: one session per connection, no estimated exchanges.

@@ -113,6 +113,8 @@ final class NginxLog {
 
     /// `$ssl_cipher`: OpenSSL's name of the suite (empty for plain HTTP).
     var sslCipher = ""
+    /// `$ssl_early_data` is "1": nginx read this request from TLS 1.3 early data (0-RTT, `tls-edge`).
+    var earlyData = false
 
     var isTLS: Bool { !sslProtocol.isEmpty }
     /// A TLS 1.2 block-cipher suite (OpenSSL names its AEAD suites …GCM…, …CHACHA20…, …CCM…): its
@@ -157,6 +159,7 @@ final class NginxLog {
                 bodyBytesSent: int("body_bytes_sent"), expect: object["http_expect"] as? String ?? "",
                 transferEncoding: object["sent_http_transfer_encoding"] as? String ?? "")
             entry.sslCipher = object["ssl_cipher"] as? String ?? ""
+            entry.earlyData = (object["ssl_early_data"] as? String) == "1"
             return entry
         }
     }

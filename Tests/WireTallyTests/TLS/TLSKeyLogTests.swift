@@ -42,7 +42,9 @@ import Testing
                 #expect(secrets.masterSecret?.count == 48, "\(name) stream \(hello[0]): master secret")
             }
         }
-        #expect(log.connectionCount == hellos.count, "\(name): one connection in the log per ClientHello")
+        // After a HelloRetryRequest (tls-edge) the second ClientHello repeats the first one's random:
+        // one connection, one group of secrets.
+        #expect(log.connectionCount == Set(hellos.map { $0[1] }).count, "\(name): one connection in the log per ClientHello random")
     }
 
     /// The key logs shipped with the public keyed captures read without a problem, every secret of

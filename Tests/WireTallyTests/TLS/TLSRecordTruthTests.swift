@@ -54,9 +54,22 @@ import Testing
         let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
         var byConnection: [Int: [JSONValue]] = [:]
         for exchange in writer.exchanges { byConnection[exchange.int("conn.id") ?? -1, default: []].append(exchange) }
-        var compared = 0
+        // TLS 1.3 0-RTT (tls-edge, nginx `$ssl_early_data` 1): the early request rides beside the
+        // ClientHello and nginx answers it before the client's EndOfEarlyData and Finished; without keys
+        // that answer is taken for the server's handshake flight and EndOfEarlyData + Finished for the
+        // client's handshake, while the truth's bursts give them to the exchanges (measured: #0 request
+        // 204 / truth 0, response 295 / truth 1871; #1 request 127 / truth 227). Not compared; with the
+        // key log TLSDecryptionTruthTests checks these connections byte for byte.
+        let nginxLog = TestPaths.capture(name + ".nginx.jsonl")
+        let earlyPorts = FileManager.default.fileExists(atPath: nginxLog)
+            ? Set(try NginxLog.load(nginxLog).filter(\.earlyData).map(\.clientPort)) : []
+        var compared = 0, skipped = 0
         for (connection, clientPort, serverPort) in Self.tlsConnections(writer) {
             let stream = try #require(truth.stream(clientPort: clientPort))
+            if earlyPorts.contains(clientPort) {
+                skipped += truth.requestFrames[stream]?.count ?? 0
+                continue
+            }
             let exchanges = (byConnection[connection.int("id") ?? -1] ?? []).sorted { ($0.int("conn.index") ?? 0) < ($1.int("conn.index") ?? 0) }
             #expect(exchanges.count == truth.requestFrames[stream]?.count ?? 0, "\(name) port \(clientPort): exchanges = decrypted requests")
             for (index, exchange) in exchanges.enumerated() where index < truth.requestFrames[stream]?.count ?? 0 {
@@ -67,7 +80,8 @@ import Testing
                 compared += 1
             }
         }
-        #expect(compared == truth.requestFrames.values.reduce(0) { $0 + $1.count }, "\(name): exchanges compared")
+        #expect(compared + skipped == truth.requestFrames.values.reduce(0) { $0 + $1.count }, "\(name): exchanges compared")
+        #expect(skipped == 0 || name == "tls-edge", "\(name): 0-RTT connections only in tls-edge")
     }
 
     /// What `TLSRecordTruth` calls the trailing encrypted alert (a 19-byte TLS 1.3 record, last from the
