@@ -7,8 +7,7 @@ import Testing
 /// logs, against tshark's decrypted view of the same files (`NAME.tshark-http.tsv`, written with the
 /// same key log): per TCP stream the plaintext bytes of each direction (`follow,tls`), per HTTP/1.x
 /// request its method, path and status. Where tshark decrypts, wiretally does — except CCM suites,
-/// which swift-crypto does not offer, and TLS 1.0 CBC, whose IV chains from record to record (both
-/// reported `unsupported_cipher`).
+/// which swift-crypto does not offer (reported `unsupported_cipher`).
 @Suite(.requires(.publicTLSCaptures)) struct PublicTLSDecryptionTests {
     static let keyed = [
         "hotplace__tls-http__curl_http1_tls12.pcapng", "hotplace__tls-http__http1.pcapng",
@@ -59,9 +58,8 @@ import Testing
                 sessions += 1
                 continue
             }
-            let tls10CBC = ours["tls"]?.string("version") == "TLS 1.0" && cipher.contains("_CBC_")
-            if cipher.contains("CCM") || tls10CBC {
-                // Not opened: CCM (not in swift-crypto) and TLS 1.0 CBC (IV chained across records).
+            if cipher.contains("CCM") {
+                // Not opened: CCM is not in swift-crypto.
                 #expect(ours["tls"]?.string("decryption") == "unsupported_cipher", "\(what) \(cipher)")
             } else {
                 #expect(ours["tls"]?.string("decryption") == "decrypted", "\(what) \(cipher)")

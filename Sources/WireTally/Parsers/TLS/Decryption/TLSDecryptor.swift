@@ -54,6 +54,8 @@ final class TLSDecryptor {
         var lostBytes: Int64 = 0
         var openedRecords: Int64 = 0
         var openedRecordBytes: Int64 = 0
+        /// TLS 1.0 CBC: the IV of the next record (the last ciphertext block of the one before).
+        var chainIV: [UInt8] = []
     }
 
     let secrets: TLSKeyLog.Secrets
@@ -62,6 +64,7 @@ final class TLSDecryptor {
     private let clientRandom: [UInt8]
     private let serverRandom: [UInt8]
     private let encryptThenMAC: Bool
+    private let version: UInt16
     private var directions: DirectionPair<Direction>
     /// TLS 1.3: the application protocol from the server's EncryptedExtensions, once decrypted.
     private(set) var encryptedExtensionsALPN: String?
@@ -83,6 +86,7 @@ final class TLSDecryptor {
         self.clientRandom = clientRandom
         self.serverRandom = serverRandom
         self.encryptThenMAC = encryptThenMAC
+        self.version = version
         isTLS13 = version == 0x0304
         if isTLS13 {
             guard suite.protection == .tls13AEAD, suite.aeadAlgorithm != nil,
@@ -93,10 +97,7 @@ final class TLSDecryptor {
                 Direction(stage: secrets.clientEarlyTraffic != nil ? .early : .handshake),
                 Direction(stage: .handshake))
         } else {
-            // TLS 1.0 CBC chains its IV from record to record (no explicit IV): not opened.
-            guard secrets.masterSecret != nil, clientRandom.count == 32, serverRandom.count == 32,
-                  version >= 0x0302 || suite.protection != .cbc
-            else { return nil }
+            guard secrets.masterSecret != nil, clientRandom.count == 32, serverRandom.count == 32 else { return nil }
             directions = DirectionPair(Direction(stage: .application), Direction(stage: .application))
         }
         for direction in FlowDirection.allCases { enter(directions[direction.rawValue].stage, direction) }
@@ -116,7 +117,7 @@ final class TLSDecryptor {
         var outcome: Outcome = .failed
         var opened: (Opened, UInt64)?
         for sequence in candidates {
-            if let result = attempt(state.cipher, record, sequence) {
+            if let result = attempt(state.cipher, record, sequence, iv: state.chainIV) {
                 opened = (result, sequence)
                 break
             }
@@ -129,13 +130,19 @@ final class TLSDecryptor {
                 enter(stage, direction)
                 let fresh = directions[d]
                 for sequence in sequenceCandidates(fresh, record) {
-                    if let result = attempt(fresh.cipher, record, sequence) {
+                    if let result = attempt(fresh.cipher, record, sequence, iv: fresh.chainIV) {
                         opened = (result, sequence)
                         break
                     }
                 }
                 if opened == nil { directions[d] = state }  // keep the expected keys for the next record
             }
+        }
+        // TLS 1.0 CBC: the next record's IV is this one's last ciphertext block (before an
+        // encrypt-then-MAC MAC), whatever became of the record.
+        if let cipher = directions[d].cipher, cipher.chainedIV {
+            let end = record.body.count - (cipher.encryptThenMAC ? cipher.mac?.length ?? 0 : 0)
+            if end >= 16 { directions.update(d) { $0.chainIV = Array(record.body[(end - 16) ..< end]) } }
         }
         if let (opened, sequence) = opened {
             var result = opened
@@ -186,7 +193,8 @@ final class TLSDecryptor {
             cipher = secret.flatMap { TLSRecordCipher(tls13: suite, trafficSecret: $0) }
         } else {
             cipher = TLSRecordCipher(tls12: suite, masterSecret: secrets.masterSecret ?? [], clientRandom: clientRandom,
-                                     serverRandom: serverRandom, client: direction == .up, encryptThenMAC: encryptThenMAC)
+                                     serverRandom: serverRandom, client: direction == .up, encryptThenMAC: encryptThenMAC,
+                                     version: version)
         }
         directions.update(direction.rawValue) {
             $0.stage = stage
@@ -194,6 +202,7 @@ final class TLSDecryptor {
             $0.secret = secret
             $0.sequence = 0
             $0.openedInStage = false
+            $0.chainIV = cipher?.initialIV ?? []
         }
     }
 
@@ -230,14 +239,17 @@ final class TLSDecryptor {
 
     // MARK: Records
 
-    private func attempt(_ cipher: TLSRecordCipher?, _ record: TLSProtectedRecord, _ sequence: UInt64) -> Opened? {
+    private func attempt(_ cipher: TLSRecordCipher?, _ record: TLSProtectedRecord, _ sequence: UInt64, iv: [UInt8]) -> Opened? {
         guard let cipher else { return nil }
         if isTLS13 {
             guard let opened = cipher.openTLS13(header: record.header, body: record.body, sequence: sequence) else { return nil }
             return Opened(contentType: opened.contentType, plaintext: opened.content, leading: 0)
         }
-        guard let plaintext = cipher.openTLS12(header: record.header, body: record.body, sequence: sequence) else { return nil }
-        return Opened(contentType: record.type.rawValue, plaintext: plaintext, leading: leadingBytes)
+        let plaintext = cipher.chainedIV
+            ? cipher.openChainedCBC(header: record.header, body: record.body, sequence: sequence, iv: iv)
+            : cipher.openTLS12(header: record.header, body: record.body, sequence: sequence)
+        guard let plaintext else { return nil }
+        return Opened(contentType: record.type.rawValue, plaintext: plaintext, leading: cipher.explicitIVLength)
     }
 
     /// The stream bytes a record adds to its plaintext when that is fixed (header, explicit nonce, tag,
@@ -248,15 +260,6 @@ final class TLSDecryptor {
         case .aeadExplicitNonce: return 5 + 8 + 16
         case .chacha20Poly1305: return 5 + 16
         default: return nil
-        }
-    }
-
-    /// TLS 1.2 body bytes before the ciphertext: the AES-GCM explicit nonce, the CBC IV.
-    private var leadingBytes: Int {
-        switch suite.protection {
-        case .aeadExplicitNonce: 8
-        case .cbc: 16
-        default: 0
         }
     }
 

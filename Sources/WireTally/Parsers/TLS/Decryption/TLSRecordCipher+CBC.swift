@@ -13,20 +13,24 @@ extension TLSRecordCipher {
     ///   seq_num + type + version + length of IV and ciphertext + IV + ciphertext, checked first.
     /// Padding: `padding length` bytes each equal to `padding length` (0…255), then that byte.
     /// Nil when the lengths do not fit the block size, the padding is malformed or the MAC is wrong.
-    func openCBC(header: [UInt8], body: [UInt8], sequence: UInt64) -> [UInt8]? {
+    /// `implicitIV`: TLS 1.0, whose records carry no IV (the previous record's last ciphertext block
+    /// is it); then the body starts with the ciphertext and an encrypt-then-MAC MAC covers only that.
+    func openCBC(header: [UInt8], body: [UInt8], sequence: UInt64, implicitIV: [UInt8]? = nil) -> [UInt8]? {
         guard let mac else { return nil }
         let blockSize = 16, macLength = mac.length
-        let encryptedLength = encryptThenMAC ? body.count - macLength - blockSize : body.count - blockSize
+        let ivInBody = implicitIV == nil ? blockSize : 0
+        let encryptedLength = encryptThenMAC ? body.count - macLength - ivInBody : body.count - ivInBody
         // at least one block of ciphertext, whole blocks only; MtE: room for the MAC and the length byte
         guard encryptedLength >= blockSize, encryptedLength % blockSize == 0,
               encryptThenMAC || encryptedLength >= macLength + 1 else { return nil }
         let sequenceAndHeader = Self.bigEndian(sequence) + header[0 ..< 3]
         if encryptThenMAC {
-            let protected = body[..<(blockSize + encryptedLength)], length = protected.count
+            let protected = body[..<(ivInBody + encryptedLength)], length = protected.count
             let macInput = sequenceAndHeader + [UInt8(length >> 8), UInt8(length & 0xff)] + protected
-            guard authenticate(mac, macInput, code: body[(blockSize + encryptedLength)...]) else { return nil }
+            guard authenticate(mac, macInput, code: body[(ivInBody + encryptedLength)...]) else { return nil }
         }
-        guard let decrypted = decryptCBC(iv: body[..<blockSize], body[blockSize ..< (blockSize + encryptedLength)]),
+        guard let decrypted = decryptCBC(iv: implicitIV.map { $0[...] } ?? body[..<blockSize],
+                                         body[ivInBody ..< (ivInBody + encryptedLength)]),
               let paddingLength = decrypted.last.map(Int.init) else { return nil }
         let contentAndMAC = decrypted.count - paddingLength - 1
         guard contentAndMAC >= (encryptThenMAC ? 0 : macLength),

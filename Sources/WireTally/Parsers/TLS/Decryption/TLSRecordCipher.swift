@@ -50,8 +50,10 @@ public struct TLSRecordCipher {
     /// The HMAC key of a CBC suite (empty for the AEAD suites).
     let macKey: SymmetricKey
     /// Bytes of a record body before the ciphertext: the TLS 1.2 AES-GCM explicit nonce (8), the CBC
-    /// explicit IV (16); 0 for ChaCha20-Poly1305 and TLS 1.3.
+    /// explicit IV (16); 0 for ChaCha20-Poly1305, TLS 1.0 CBC and TLS 1.3.
     let explicitIVLength: Int
+    /// TLS 1.0 CBC: no explicit IV, each record's IV is the previous record's last ciphertext block.
+    public let chainedIV: Bool
 
     /// The cipher of a TLS 1.3 direction whose traffic secret is `secret` (handshake or application);
     /// nil for a suite whose records wiretally cannot open (CCM).
@@ -62,6 +64,7 @@ public struct TLSRecordCipher {
         encryptThenMAC = false
         macKey = SymmetricKey(data: [UInt8]())
         explicitIVLength = 0
+        chainedIV = false
         key = SymmetricKey(data: Self.expandLabel(secret, "key", length: algorithm.keyLength, sha384: suite.usesSHA384))
         iv = Self.expandLabel(secret, "iv", length: 12, sha384: suite.usesSHA384)
     }
@@ -74,30 +77,47 @@ public struct TLSRecordCipher {
     }
 
     /// The cipher of one TLS 1.2 direction (`client`: the client's writes) of a connection with an AEAD
-    /// suite (AES-GCM, ChaCha20-Poly1305) or an AES-CBC suite with HMAC-SHA1/SHA256/SHA384 (records
-    /// with an explicit IV: TLS 1.1 and 1.2). `encryptThenMAC`: the connection negotiated RFC 7366
-    /// (extension 22 in the ClientHello and the ServerHello); it only changes CBC suites. Nil for other
-    /// suites (CCM, 3DES, RC4, NULL, Camellia…).
+    /// suite (AES-GCM, ChaCha20-Poly1305) or an AES-CBC suite with HMAC-SHA1/SHA256/SHA384.
+    /// `encryptThenMAC`: the connection negotiated RFC 7366 (extension 22 in the ClientHello and the
+    /// ServerHello); it only changes CBC suites. `version`: the negotiated version's wire code — TLS 1.0
+    /// and 1.1 derive the key block with their PRF (MD5 ⊕ SHA-1, RFC 4346 §5), and TLS 1.0 CBC records
+    /// have no explicit IV: each chains from the previous record's last ciphertext block, the first from
+    /// the key block's IV (`chainedIV`; open with `openChainedCBC`). Nil for other suites (CCM, 3DES,
+    /// RC4, NULL, Camellia…).
     public init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool,
-                 encryptThenMAC: Bool = false) {
+                 encryptThenMAC: Bool = false, version: UInt16 = 0x0303) {
         guard suite.protection != .tls13AEAD, let algorithm = suite.aeadAlgorithm ?? suite.cbcAlgorithm else { return nil }
         let mac = algorithm.isAEAD ? nil : suite.recordMAC
         guard algorithm.isAEAD || mac != nil else { return nil }
         self.algorithm = algorithm
         self.mac = mac
+        chainedIV = !algorithm.isAEAD && version < 0x0302
         self.encryptThenMAC = encryptThenMAC && !algorithm.isAEAD
-        explicitIVLength = algorithm == .chaCha20Poly1305 ? 0 : algorithm.isAEAD ? 8 : 16
+        explicitIVLength = algorithm == .chaCha20Poly1305 || chainedIV ? 0 : algorithm.isAEAD ? 8 : 16
         // key block (RFC 5246 §6.3): client MAC key, server MAC key, client key, server key, client IV,
-        // server IV. AEAD suites have no MAC keys; CBC suites' IVs are not used with explicit IVs.
-        let macLength = mac?.length ?? 0, ivLength = algorithm.isAEAD ? (algorithm == .chaCha20Poly1305 ? 12 : 4) : 0
-        let block = Self.prf(masterSecret, "key expansion", seed: serverRandom + clientRandom,
-                             length: 2 * (macLength + algorithm.keyLength + ivLength), sha384: suite.usesSHA384)
+        // server IV. AEAD suites have no MAC keys; CBC suites' IVs are used only in TLS 1.0.
+        let macLength = mac?.length ?? 0
+        let ivLength = algorithm.isAEAD ? (algorithm == .chaCha20Poly1305 ? 12 : 4) : chainedIV ? 16 : 0
+        let length = 2 * (macLength + algorithm.keyLength + ivLength)
+        let block = version < 0x0303
+            ? Self.legacyPRF(masterSecret, "key expansion", seed: serverRandom + clientRandom, length: length)
+            : Self.prf(masterSecret, "key expansion", seed: serverRandom + clientRandom, length: length, sha384: suite.usesSHA384)
         let macs = client ? 0 : macLength
         let keys = 2 * macLength + (client ? 0 : algorithm.keyLength)
         let ivs = 2 * (macLength + algorithm.keyLength) + (client ? 0 : ivLength)
         macKey = SymmetricKey(data: block[macs ..< macs + macLength])
         key = SymmetricKey(data: block[keys ..< keys + algorithm.keyLength])
         iv = Array(block[ivs ..< ivs + ivLength])
+    }
+
+    /// The TLS 1.0/1.1 PRF (RFC 4346 §5): P_MD5 over the secret's first half XOR P_SHA-1 over its
+    /// second half (the halves overlap by a byte when the length is odd).
+    static func legacyPRF(_ secret: [UInt8], _ label: String, seed: [UInt8], length: Int) -> [UInt8] {
+        let half = (secret.count + 1) / 2
+        let labelAndSeed = Array(label.utf8) + seed
+        let md5 = pHash(Insecure.MD5.self, Array(secret.prefix(half)), labelAndSeed, length)
+        let sha1 = pHash(Insecure.SHA1.self, Array(secret.suffix(half)), labelAndSeed, length)
+        return zip(md5, sha1).map { $0 ^ $1 }
     }
 
     /// The TLS 1.2 PRF (RFC 5246 §5): P_hash(secret, label + seed) with HMAC-SHA256 or HMAC-SHA384.
@@ -115,6 +135,16 @@ public struct TLSRecordCipher {
         }
         return Array(output.prefix(length))
     }
+
+    /// Opens a TLS 1.0 CBC record (`chainedIV`): `iv` is the previous record's last ciphertext block
+    /// of this direction (the key block's IV, `initialIV`, for the first).
+    public func openChainedCBC(header: [UInt8], body: [UInt8], sequence: UInt64, iv: [UInt8]) -> [UInt8]? {
+        guard chainedIV, iv.count == 16 else { return nil }
+        return openCBC(header: header, body: body, sequence: sequence, implicitIV: iv)
+    }
+
+    /// The first IV of a TLS 1.0 CBC direction (from the key block); empty otherwise.
+    public var initialIV: [UInt8] { chainedIV ? iv : [] }
 
     /// Opens TLS 1.2 record number `sequence` of this direction (`header`: its 5 bytes; `body`: for
     /// AES-GCM the explicit nonce, ciphertext and tag, for ChaCha20-Poly1305 ciphertext and tag, for
