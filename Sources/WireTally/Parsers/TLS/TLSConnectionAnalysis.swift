@@ -288,8 +288,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
             if mode == .estimatedExchanges { runs[d].set(.nobody, from: offset) }
         case .handshakeTooLarge:
             session.handshakeTooLarge = true
-        case let .resynchronized(offset):
-            plaintext?.resynchronized(at: offset, direction)
+        case .resynchronized:
             session.resynchronizations += 1
         }
     }

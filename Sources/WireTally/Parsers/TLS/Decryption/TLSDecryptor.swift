@@ -64,15 +64,13 @@ final class TLSDecryptor {
     private let clientRandom: [UInt8]
     private let serverRandom: [UInt8]
     private let encryptThenMAC: Bool
-    private let version: UInt16
+    /// The negotiated version's wire code.
+    let version: UInt16
     private var directions: DirectionPair<Direction>
     /// TLS 1.3: the application protocol from the server's EncryptedExtensions, once decrypted.
     private(set) var encryptedExtensionsALPN: String?
     /// The server's EncryptedExtensions was decrypted (`encryptedExtensionsALPN` is then the choice).
     private(set) var sawEncryptedExtensions = false
-    /// Records opened, and records that did not open, over both directions.
-    private(set) var openedRecords = 0
-    private(set) var failedRecords = 0
 
     /// Most records a search for the sequence number after a gap tries.
     static let maxSequenceSearch = 2048
@@ -113,28 +111,14 @@ final class TLSDecryptor {
     func open(_ record: TLSProtectedRecord, _ direction: FlowDirection) -> Outcome {
         let d = direction.rawValue
         let state = directions[d]
-        let candidates = sequenceCandidates(state, record)
-        var outcome: Outcome = .failed
-        var opened: (Opened, UInt64)?
-        for sequence in candidates {
-            if let result = attempt(state.cipher, record, sequence, iv: state.chainIV) {
-                opened = (result, sequence)
-                break
-            }
-        }
+        var opened = firstOpening(of: record, under: state)
         if opened == nil, isTLS13 {
             // Later key generations: 0-RTT rejected, handshake records without a logged secret.
             var stage = state.stage
             while opened == nil, let next = Stage(rawValue: stage.rawValue + 1) {
                 stage = next
                 enter(stage, direction)
-                let fresh = directions[d]
-                for sequence in sequenceCandidates(fresh, record) {
-                    if let result = attempt(fresh.cipher, record, sequence, iv: fresh.chainIV) {
-                        opened = (result, sequence)
-                        break
-                    }
-                }
+                opened = firstOpening(of: record, under: directions[d])
                 if opened == nil { directions[d] = state }  // keep the expected keys for the next record
             }
         }
@@ -154,24 +138,27 @@ final class TLSDecryptor {
                 $0.openedRecords += 1
                 $0.openedRecordBytes += Int64(5 + record.body.count)
             }
-            openedRecords += 1
             if result.contentType == TLSContentType.handshake.rawValue { handshake(result.plaintext, direction) }
-            outcome = .opened(result)
-        } else if isTLS13 && !state.openedInStage && state.stage < .application && !hasSecret(for: state.stage, direction) {
-            directions.update(d) { $0.sequence += 1 }
-            outcome = .handshakeWithoutKey
-        } else {
-            directions.update(d) { $0.sequence += 1 }
-            failedRecords += 1
+            return .opened(result)
         }
-        return outcome
+        directions.update(d) { $0.sequence += 1 }
+        let keyMissing = isTLS13 && !state.openedInStage && state.stage < .application && trafficSecret(state.stage, direction) == nil
+        return keyMissing ? .handshakeWithoutKey : .failed
+    }
+
+    /// The record opened under `state`'s keys, and the sequence number it had: the expected one, or
+    /// after lost bytes the first of `sequenceCandidates` that opens it.
+    private func firstOpening(of record: TLSProtectedRecord, under state: Direction) -> (Opened, UInt64)? {
+        guard state.lostBytes > 0 else {
+            return attempt(state.cipher, record, state.sequence, iv: state.chainIV).map { ($0, state.sequence) }
+        }
+        for sequence in sequenceCandidates(state, record) {
+            if let result = attempt(state.cipher, record, sequence, iv: state.chainIV) { return (result, sequence) }
+        }
+        return nil
     }
 
     // MARK: Keys
-
-    private func hasSecret(for stage: Stage, _ direction: FlowDirection) -> Bool {
-        trafficSecret(stage, direction) != nil
-    }
 
     private func trafficSecret(_ stage: Stage, _ direction: FlowDirection) -> [UInt8]? {
         switch (stage, direction) {
@@ -263,10 +250,9 @@ final class TLSDecryptor {
         }
     }
 
-    /// The sequence numbers to try for the next record: the expected one, or after lost bytes the
-    /// estimate and its neighbours (the explicit nonce of an AES-GCM record first).
+    /// The sequence numbers to try for a record after lost bytes: the estimate and its neighbours (the
+    /// explicit nonce of an AES-GCM record first).
     private func sequenceCandidates(_ state: Direction, _ record: TLSProtectedRecord) -> [UInt64] {
-        guard state.lostBytes > 0 else { return [state.sequence] }
         let next = state.sequence
         let average = state.openedRecords > 0 ? max(22, state.openedRecordBytes / state.openedRecords) : 1024
         let most = min(UInt64(Self.maxSequenceSearch), UInt64(state.lostBytes / 22 + 1))

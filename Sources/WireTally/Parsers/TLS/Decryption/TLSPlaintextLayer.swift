@@ -31,13 +31,8 @@ final class TLSPlaintextLayer: StreamAttribution {
     private var delivered = DirectionPair<Int64>(0, 0)
     /// Application-data plaintext bytes per direction.
     private(set) var plaintextBytes = DirectionPair<Int64>(0, 0)
-    /// Plaintext estimated lost per direction (records lost in gaps or that did not open).
-    private(set) var lostPlaintextBytes = DirectionPair<Int64>(0, 0)
     /// Records lost in gaps and resumed after (`tls_gap`), and records that did not open.
     private(set) var gaps = 0
-    private(set) var resynchronizations = 0
-    /// Alerts read from decrypted records (level, description), per direction, in order (at most 64).
-    private(set) var alerts: [(direction: FlowDirection, level: UInt8, description: UInt8)] = []
     /// The first exchange index not discarded.
     private var discardedBefore = 0
     /// Decides from the negotiated protocol whether plaintext is HTTP/1.x (nil: not known in clear).
@@ -64,8 +59,15 @@ final class TLSPlaintextLayer: StreamAttribution {
     /// records, ChangeCipherSpec).
     func controlRecord(start: Int64, end: Int64, type: TLSContentType, _ direction: FlowDirection) {
         resumeAfterGap(at: start, lostPlaintext: nil, direction)
+        mapControl(start: start, end: end, contentType: type.rawValue, protection: 0, direction)
+    }
+
+    /// Maps a record without plaintext, given to `controlOwner` now.
+    private func mapControl(start: Int64, end: Int64, contentType: UInt8, protection: Int, _ direction: FlowDirection) {
         let owner = controlOwner(direction)
-        maps.update(direction.rawValue) { $0.append(start: start, end: end, kind: .control, contentType: type.rawValue, owner: owner) }
+        maps.update(direction.rawValue) {
+            $0.append(start: start, end: end, kind: .control, contentType: contentType, protection: protection, owner: owner)
+        }
     }
 
     /// The owner of a record without plaintext read now: setup before the direction's first plaintext,
@@ -87,15 +89,15 @@ final class TLSPlaintextLayer: StreamAttribution {
     @discardableResult
     func protectedRecord(_ record: TLSProtectedRecord, _ direction: FlowDirection) -> RecordResult {
         let d = direction.rawValue
-        let lostFrom = gapFrom[d].flatMap { $0 < record.offset ? $0 : nil }
-        if let lostFrom { decryptor.lost(record.offset - lostFrom, direction) }
+        let gapStart = gapFrom[d].flatMap { $0 < record.offset ? $0 : nil }
+        if let gapStart { decryptor.lost(record.offset - gapStart, direction) }
         let outcome = decryptor.open(record, direction)
-        if let lostFrom {
+        if let gapStart {
             // The lost bytes held the records whose sequence numbers were skipped: with a fixed
             // overhead per record, their plaintext length is exact.
             var lostPlaintext: Int64?
             if case let .opened(opened) = outcome, let overhead = decryptor.recordOverhead {
-                lostPlaintext = max(0, record.offset - lostFrom - Int64(opened.skippedRecords * overhead))
+                lostPlaintext = max(0, record.offset - gapStart - Int64(opened.skippedRecords * overhead))
             }
             resumeAfterGap(at: record.offset, lostPlaintext: lostPlaintext, direction)
         }
@@ -103,14 +105,7 @@ final class TLSPlaintextLayer: StreamAttribution {
         case let .opened(opened):
             let protection = record.body.count - opened.plaintext.count
             guard opened.contentType == TLSContentType.applicationData.rawValue, !opened.plaintext.isEmpty else {
-                if opened.contentType == TLSContentType.alert.rawValue, opened.plaintext.count >= 2, alerts.count < 64 {
-                    alerts.append((direction, opened.plaintext[0], opened.plaintext[1]))
-                }
-                let owner = controlOwner(direction)
-                maps.update(d) {
-                    $0.append(start: record.offset, end: record.end, kind: .control, contentType: opened.contentType,
-                              protection: protection, owner: owner)
-                }
+                mapControl(start: record.offset, end: record.end, contentType: opened.contentType, protection: protection, direction)
                 return .opened
             }
             let dataStart = record.offset + 5 + Int64(opened.leading)
@@ -124,15 +119,12 @@ final class TLSPlaintextLayer: StreamAttribution {
             deliver(opened.plaintext, at: plainStart, dataStart: dataStart, record: record, direction)
             return .opened
         case .handshakeWithoutKey:
-            let owner = controlOwner(direction)
-            maps.update(d) {
-                $0.append(start: record.offset, end: record.end, kind: .control,
-                          contentType: TLSContentType.handshake.rawValue, protection: min(record.body.count, 17), owner: owner)
-            }
+            mapControl(start: record.offset, end: record.end, contentType: TLSContentType.handshake.rawValue,
+                       protection: min(record.body.count, 17), direction)
             return .skipped
         case .failed:
             // Its plaintext is lost for the child: about the record minus the suite's overhead.
-            let overhead = decryptor.suite.protectionOverhead(recordLength: record.body.count, version: decryptor.isTLS13 ? 0x0304 : 0x0303)
+            let overhead = decryptor.suite.protectionOverhead(recordLength: record.body.count, version: decryptor.version)
             let lost = Int64(max(0, record.body.count - overhead))
             gaps += 1
             maps.update(d) { $0.append(start: record.offset, end: record.end, kind: .lost, derivedLength: lost) }
@@ -149,11 +141,6 @@ final class TLSPlaintextLayer: StreamAttribution {
         } else {
             lostFrom[direction.rawValue] = offset
         }
-    }
-
-    /// Record boundaries were found again at `offset` after a gap.
-    func resynchronized(at offset: Int64, _ direction: FlowDirection) {
-        resynchronizations += 1
     }
 
     /// Notes how far the TCP layer delivered (or declared missing) `direction`'s bytes.
@@ -183,7 +170,6 @@ final class TLSPlaintextLayer: StreamAttribution {
     private func declareGap(_ length: Int64, _ direction: FlowDirection) {
         guard length > 0 else { return }
         let d = direction.rawValue
-        lostPlaintextBytes.update(d) { $0 += length }
         child?.streamGap(offset: maps[d].derivedEnd - length, length: length, direction: direction, reason: .missing)
     }
 
