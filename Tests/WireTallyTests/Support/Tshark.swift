@@ -33,20 +33,13 @@ enum Tshark {
 
 extension Tshark {
     /// The plaintext bytes of TCP stream `stream` per direction as `tshark -z follow,tls,raw,N` shows
-    /// them with `keyLog`: lines of the endpoint named `Node 0` are not indented, the other's are
-    /// (which node is the client varies: `clientPort` tells).
+    /// them with `keyLog` (`RecordedTLSStreams.followBlocks` reads the output; `clientPort` tells which
+    /// node is the client).
     static func followTLS(_ path: String, stream: Int, keyLog: String, clientPort: Int) throws -> (client: Int, server: Int) {
         let text = try output(["-o", "tls.keylog_file:\(keyLog)", "-r", path, "-q", "-z", "follow,tls,raw,\(stream)"])
-        var node0 = 0, node1 = 0, node0IsClient: Bool?, inBody = false
-        for line in text.split(separator: "\n", omittingEmptySubsequences: false) {
-            if line.hasPrefix("Node 0:") { node0IsClient = line.hasSuffix(":\(clientPort)") }
-            if line.hasPrefix("Node 1:") { inBody = true; continue }
-            guard inBody, !line.hasPrefix("=") else { continue }
-            let hex = line.trimmingCharacters(in: .whitespaces)
-            guard !hex.isEmpty else { continue }
-            if line.hasPrefix("\t") { node1 += hex.count / 2 } else { node0 += hex.count / 2 }
+        guard let block = try RecordedTLSStreams.followBlocks(text).first(where: { $0.kind == "tls" }) else {
+            throw ExternalProgram.Failure(message: "tshark follow,tls: no block for stream \(stream)")
         }
-        guard let node0IsClient else { throw ExternalProgram.Failure(message: "tshark follow,tls: no Node 0 line") }
-        return node0IsClient ? (node0, node1) : (node1, node0)
+        return block.node0Port == clientPort ? (block.node0.count, block.node1.count) : (block.node1.count, block.node0.count)
     }
 }
