@@ -6,8 +6,7 @@ import Testing
 /// programs; TLS 1.2 and 1.3, GCM, ChaCha20, CBC with and without encrypt-then-MAC, CCM) with their key
 /// logs, against tshark's decrypted view of the same files (`NAME.tshark-http.tsv`, written with the
 /// same key log): per TCP stream the plaintext bytes of each direction (`follow,tls`), per HTTP/1.x
-/// request its method, path and status. Where tshark decrypts, wiretally does — except CCM suites,
-/// which swift-crypto does not offer (reported `unsupported_cipher`).
+/// request its method, path and status. Where tshark decrypts, wiretally does (CCM and CCM_8 included).
 @Suite(.requires(.publicTLSCaptures)) struct PublicTLSDecryptionTests {
     static let keyed = [
         "hotplace__tls-http__curl_http1_tls12.pcapng", "hotplace__tls-http__http1.pcapng",
@@ -58,14 +57,9 @@ import Testing
                 sessions += 1
                 continue
             }
-            if cipher.contains("CCM") {
-                // Not opened: CCM is not in swift-crypto.
-                #expect(ours["tls"]?.string("decryption") == "unsupported_cipher", "\(what) \(cipher)")
-            } else {
-                #expect(ours["tls"]?.string("decryption") == "decrypted", "\(what) \(cipher)")
-                #expect(ours.int("tls.plaintext.up") == up, "\(what) \(cipher): client plaintext = tshark follow,tls")
-                #expect(ours.int("tls.plaintext.down") == down, "\(what) \(cipher): server plaintext = tshark follow,tls")
-            }
+            #expect(ours["tls"]?.string("decryption") == "decrypted", "\(what) \(cipher)")
+            #expect(ours.int("tls.plaintext.up") == up, "\(what) \(cipher): client plaintext = tshark follow,tls")
+            #expect(ours.int("tls.plaintext.down") == down, "\(what) \(cipher): server plaintext = tshark follow,tls")
             sessions += 1
         }
         #expect(sessions == truth.rows.count { $0["kind"] == "tls-session" && $0["transport"].hasPrefix("tcp:") } && sessions > 0)

@@ -217,8 +217,9 @@ import _CryptoExtras
         switch (connection.isTLS13, opened.cipher.algorithm) {
         case (true, _):
             #expect(layout == (0, 17), "\(what): TLS 1.3 record layout \(layout)")
-        case (false, .aes128GCM), (false, .aes256GCM):
-            #expect(layout == (8, 16), "\(what): AES-GCM record layout \(layout)")
+        case (false, .aes128GCM), (false, .aes256GCM), (false, .aes128CCM), (false, .aes256CCM),
+             (false, .aes128CCM8), (false, .aes256CCM8):
+            #expect(layout == (8, opened.cipher.algorithm.tagLength), "\(what): AES-GCM/CCM record layout \(layout)")
         case (false, .chaCha20Poly1305):
             #expect(layout == (0, 16), "\(what): ChaCha20-Poly1305 record layout \(layout)")
         case (false, .aes128CBC), (false, .aes256CBC):

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 @testable import WireTally
@@ -120,11 +121,12 @@ import Testing
         #expect(opened == connections.reduce(0) { $0 + $1.records.count }, "\(name): every record opened")
     }
 
-    /// The other TLS 1.3 suites, on public captures with their key logs: AES-128-GCM (SHA-256) and
-    /// ChaCha20-Poly1305 (the recorded captures all negotiate AES-256-GCM).
+    /// The other TLS 1.3 suites, on public captures with their key logs: AES-128-GCM (SHA-256),
+    /// ChaCha20-Poly1305 and AES-128-CCM (the recorded captures all negotiate AES-256-GCM).
     @Test(.requires(.tshark, .publicTLSCaptures), arguments: [
         ("hotplace__tls-tls13__tls13_TLS_AES_128_GCM_SHA256.pcapng", TLSRecordCipher.Algorithm.aes128GCM),
         ("hotplace__tls-tls13__tls13_TLS_CHACHA20_POLY1305_SHA256.pcapng", .chaCha20Poly1305),
+        ("hotplace__tls-tls13__tls13_TLS_AES_128_CCM_SHA256_X25519MLKEM768.pcapng", .aes128CCM),
     ])
     func otherSuitesOpenOnPublicCaptures(_ file: String, _ algorithm: TLSRecordCipher.Algorithm) throws {
         let log = TLSKeyLog(try Data(contentsOf: URL(fileURLWithPath: try Requirement.publicTLSCapture(file + ".keylog.txt"))))
@@ -186,6 +188,25 @@ import Testing
             #expect(firstPlaintexts.count == 2 * servers.count)
             #expect(firstPlaintexts.allSatisfy { $0.hasPrefix("GET ") || $0 == "HTTP/1.1 " }, "\(firstPlaintexts)")
         }
+    }
+
+    /// AES-CCM as composed from swift-crypto's AES primitives, on NIST SP 800-38C's example 3 (the one
+    /// with TLS's 12-byte nonce; an 8-byte tag as in the `_CCM_8` suites, 20 bytes of additional data):
+    /// the vector opens to its payload, and not with a changed tag or additional data.
+    @Test func ccmOpensTheNISTExample() throws {
+        let key = try #require(TLSKeyLog.hexBytes(Array("404142434445464748494a4b4c4d4e4f".utf8)))
+        let nonce = try #require(TLSKeyLog.hexBytes(Array("101112131415161718191a1b".utf8)))
+        let additional = try #require(TLSKeyLog.hexBytes(Array("000102030405060708090a0b0c0d0e0f10111213".utf8)))
+        let payload = try #require(TLSKeyLog.hexBytes(Array("202122232425262728292a2b2c2d2e2f3031323334353637".utf8)))
+        let sealed = try #require(TLSKeyLog.hexBytes(Array("e3b201a9f5b71a7a9b1ceaeccd97e70b6176aad9a4428aa5484392fbc1b09951".utf8)))
+        let open = { (sealed: [UInt8], additional: [UInt8]) in
+            AESCCM.open(sealed.dropLast(8), tag: sealed.suffix(8), key: SymmetricKey(data: key), nonce: nonce, additionalData: additional)
+        }
+        #expect(open(sealed, additional) == payload)
+        var damaged = sealed
+        damaged[damaged.count - 1] ^= 1
+        #expect(open(damaged, additional) == nil)
+        #expect(open(sealed, Array(additional.dropLast())) == nil)
     }
 
     /// The handshake message types in a handshake plaintext (4-byte headers: type, 24-bit length).

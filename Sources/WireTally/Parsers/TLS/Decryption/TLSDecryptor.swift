@@ -242,10 +242,10 @@ final class TLSDecryptor {
     /// The stream bytes a record adds to its plaintext when that is fixed (header, explicit nonce, tag,
     /// TLS 1.3 inner content type without padding); nil for CBC, whose padding varies.
     var recordOverhead: Int? {
-        if isTLS13 { return 5 + 16 + 1 }
+        if isTLS13 { return 5 + suite.tagLength + 1 }
         switch suite.protection {
-        case .aeadExplicitNonce: return 5 + 8 + 16
-        case .chacha20Poly1305: return 5 + 16
+        case .aeadExplicitNonce: return 5 + 8 + suite.tagLength
+        case .chacha20Poly1305: return 5 + suite.tagLength
         default: return nil
         }
     }

@@ -120,7 +120,7 @@ final class TLSPlaintextLayer: StreamAttribution {
             return .opened
         case .handshakeWithoutKey:
             mapControl(start: record.offset, end: record.end, contentType: TLSContentType.handshake.rawValue,
-                       protection: min(record.body.count, 17), direction)
+                       protection: min(record.body.count, decryptor.suite.tagLength + 1), direction)
             return .skipped
         case .failed:
             // Its plaintext is lost for the child: about the record minus the suite's overhead.

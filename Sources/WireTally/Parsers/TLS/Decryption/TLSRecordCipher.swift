@@ -1,7 +1,8 @@
 import Crypto
 
 /// The protection of TLS records for one direction of one connection, and the keys it is built from.
-/// All cryptography is swift-crypto's (`Crypto`, and `_CryptoExtras` for AES-CBC).
+/// All cryptography is swift-crypto's (`Crypto`, and `_CryptoExtras` for AES-CBC and the AES-CTR, AES-CBC and
+/// AES block function CCM is composed of: `AESCCM`).
 /// - TLS 1.3: traffic keys from a traffic secret (RFC 8446 §7.3, HKDF-Expand-Label), the per-record
 ///   nonce the IV XOR the 64-bit sequence number (§5.3), the record header as additional data (§5.2);
 ///   after a KeyUpdate the next secret is `nextTrafficSecret` (§7.2).
@@ -16,12 +17,28 @@ public struct TLSRecordCipher {
     /// The bulk cipher of the record layer: an AEAD, or AES in CBC mode (then `mac` is its HMAC).
     public enum Algorithm: Sendable, Equatable {
         case aes128GCM, aes256GCM, chaCha20Poly1305
+        /// AES-CCM with a 16-byte tag, and with an 8-byte tag (the `_CCM_8` suites).
+        case aes128CCM, aes256CCM, aes128CCM8, aes256CCM8
         /// AES in CBC mode with an explicit IV per record (TLS 1.1 and later) and an HMAC.
         case aes128CBC, aes256CBC
 
-        var keyLength: Int { self == .aes128GCM || self == .aes128CBC ? 16 : 32 }
+        var keyLength: Int {
+            switch self {
+            case .aes128GCM, .aes128CCM, .aes128CCM8, .aes128CBC: return 16
+            case .aes256GCM, .aes256CCM, .aes256CCM8, .aes256CBC, .chaCha20Poly1305: return 32
+            }
+        }
 
-        /// Whether it is an AEAD (GCM, ChaCha20-Poly1305) rather than CBC + HMAC.
+        /// The AEAD tag's length: 16, 8 for the `_CCM_8` suites, 0 for CBC (its MAC is `MAC.length`).
+        var tagLength: Int {
+            switch self {
+            case .aes128CCM8, .aes256CCM8: return 8
+            case .aes128CBC, .aes256CBC: return 0
+            default: return 16
+            }
+        }
+
+        /// Whether it is an AEAD (GCM, CCM, ChaCha20-Poly1305) rather than CBC + HMAC.
         public var isAEAD: Bool { self != .aes128CBC && self != .aes256CBC }
     }
 
@@ -56,7 +73,7 @@ public struct TLSRecordCipher {
     public let chainedIV: Bool
 
     /// The cipher of a TLS 1.3 direction whose traffic secret is `secret` (handshake or application);
-    /// nil for a suite whose records wiretally cannot open (CCM).
+    /// nil for a suite that is not a TLS 1.3 AEAD suite.
     public init?(tls13 suite: TLSCipherSuite, trafficSecret secret: [UInt8]) {
         guard suite.protection == .tls13AEAD, let algorithm = suite.aeadAlgorithm else { return nil }
         self.algorithm = algorithm
@@ -82,7 +99,7 @@ public struct TLSRecordCipher {
     /// ServerHello); it only changes CBC suites. `version`: the negotiated version's wire code — TLS 1.0
     /// and 1.1 derive the key block with their PRF (MD5 ⊕ SHA-1, RFC 4346 §5), and TLS 1.0 CBC records
     /// have no explicit IV: each chains from the previous record's last ciphertext block, the first from
-    /// the key block's IV (`chainedIV`; open with `openChainedCBC`). Nil for other suites (CCM, 3DES,
+    /// the key block's IV (`chainedIV`; open with `openChainedCBC`). Nil for other suites (3DES,
     /// RC4, NULL, Camellia…).
     public init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool,
                  encryptThenMAC: Bool = false, version: UInt16 = 0x0303) {
@@ -156,9 +173,9 @@ public struct TLSRecordCipher {
         let header = Array(header), body = Array(body)
         guard header.count == 5 else { return nil }
         if !algorithm.isAEAD { return openCBC(header: header, body: body, sequence: sequence) }
-        let explicitNonce = explicitIVLength
-        guard body.count >= explicitNonce + 16 else { return nil }
-        let length = body.count - explicitNonce - 16
+        let explicitNonce = explicitIVLength, tagLength = algorithm.tagLength
+        guard body.count >= explicitNonce + tagLength else { return nil }
+        let length = body.count - explicitNonce - tagLength
         let additionalData = Self.bigEndian(sequence) + [header[0], header[1], header[2], UInt8(length >> 8), UInt8(length & 0xff)]
         let nonce = explicitNonce == 0 ? nonce(sequence) : iv + body[..<explicitNonce]
         return open(body[explicitNonce...], nonce: nonce, additionalData: additionalData)
@@ -215,17 +232,18 @@ public struct TLSRecordCipher {
     /// wrong sequence number, damaged bytes) or has no content type (all padding).
     public func openTLS13(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> TLS13Plaintext? {
         let body = Array(body)  // no copy when it is an array already
-        guard body.count >= 17, var plaintext = open(body[...], nonce: nonce(sequence), additionalData: Array(header)),
+        guard body.count > algorithm.tagLength, var plaintext = open(body[...], nonce: nonce(sequence), additionalData: Array(header)),
               let typeIndex = plaintext.lastIndex(where: { $0 != 0 }) else { return nil }
         let contentType = plaintext[typeIndex]
         plaintext.removeSubrange(typeIndex...)  // in place: records are opened one by one on the hot path
         return TLS13Plaintext(contentType: contentType, content: plaintext)
     }
 
-    /// AEAD-opens ciphertext followed by its 16-byte tag.
+    /// AEAD-opens ciphertext followed by its tag (16 bytes; 8 for CCM_8).
     func open(_ sealed: ArraySlice<UInt8>, nonce: [UInt8], additionalData: [UInt8]) -> [UInt8]? {
-        guard sealed.count >= 16 else { return nil }
-        let ciphertext = sealed[..<(sealed.endIndex - 16)], tag = sealed[(sealed.endIndex - 16)...]
+        let tagLength = algorithm.tagLength
+        guard algorithm.isAEAD, sealed.count >= tagLength else { return nil }
+        let ciphertext = sealed[..<(sealed.endIndex - tagLength)], tag = sealed[(sealed.endIndex - tagLength)...]
         do {
             switch algorithm {
             case .aes128GCM, .aes256GCM:
@@ -234,6 +252,8 @@ public struct TLSRecordCipher {
             case .chaCha20Poly1305:
                 let box = try ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
                 return Array(try ChaChaPoly.open(box, using: key, authenticating: additionalData))
+            case .aes128CCM, .aes256CCM, .aes128CCM8, .aes256CCM8:
+                return AESCCM.open(ciphertext, tag: tag, key: key, nonce: nonce, additionalData: additionalData)
             case .aes128CBC, .aes256CBC:
                 return nil  // not an AEAD: openCBC
             }
@@ -244,13 +264,15 @@ public struct TLSRecordCipher {
 }
 
 extension TLSCipherSuite {
-    /// The AEAD that protects the suite's records, when swift-crypto has it (AES-GCM, ChaCha20-Poly1305;
-    /// not CCM, not CBC or stream suites).
+    /// The AEAD that protects the suite's records (AES-GCM, AES-CCM, ChaCha20-Poly1305; not ARIA or
+    /// Camellia, not CBC or stream suites).
     public var aeadAlgorithm: TLSRecordCipher.Algorithm? {
         guard let name else { return nil }
         if name.contains("CHACHA20_POLY1305") { return .chaCha20Poly1305 }
         if name.contains("AES_128_GCM") { return .aes128GCM }
         if name.contains("AES_256_GCM") { return .aes256GCM }
+        if name.contains("AES_128_CCM") { return tagLength == 8 ? .aes128CCM8 : .aes128CCM }
+        if name.contains("AES_256_CCM") { return tagLength == 8 ? .aes256CCM8 : .aes256CCM }
         return nil
     }
 
