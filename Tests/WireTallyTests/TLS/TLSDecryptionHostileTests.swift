@@ -48,6 +48,34 @@ import Testing
         #expect(writer.exchanges.count == log.count)
     }
 
+    /// A record header that claims more than TLS allows (2^14 + 2048 body bytes, or 65,535): the first
+    /// 16 KB application-data record of the capture gets that length. The record layer loses its
+    /// boundary there, resynchronises on a later record header, and the rest of the capture is exact:
+    /// no crash, conserved, only that connection `partial` with `tls_gap`, every other nginx line exact.
+    @Test(arguments: [TLSRecordReader.maxRecordLength + 1, 0xFFFF])
+    func recordLongerThanTLSAllowsIsLostAlone(_ length: Int) throws {
+        var bytes = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture("tls13-http1.pcap"))))
+        let header: [UInt8] = [23, 3, 3, 0x40, 0x11]  // application data, 16,384 + 17 bytes
+        let at = try #require((0 ..< bytes.count - 5).first { Array(bytes[$0 ..< $0 + 5]) == header })
+        (bytes[at + 3], bytes[at + 4]) = (UInt8(length >> 8), UInt8(length & 0xff))
+        let path = TestScratch.folder.appendingPathComponent("tls13-http1-long-record-\(length).pcap").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let (writer, result) = CollectingWriter.analyze([path], options: try Self.options(keys: [TestPaths.capture("tls13-http1.keys")]))
+        Conservation.check(writer, result)
+        let damaged = writer.connections.filter { $0["tls"]?["decryption"] != .string("decrypted") }
+        #expect(damaged.count == 1 && damaged.allSatisfy { $0["tls"]?["decryption"] == .string("partial") && $0.flagNames.contains("tls_gap") })
+        let port = try #require(damaged.first?.port("client"))
+        let ours = HTTPWireTruthTests.Indexed(writer)
+        var exact = 0
+        for entry in try NginxLog.load(TestPaths.capture("tls13-http1.nginx.jsonl")) where entry.clientPort != port {
+            let record = try #require(ours.find(port: entry.clientPort, index: entry.connectionRequests - 1, near: entry.time))
+            #expect(record["request"]?.int("bytes.total") == entry.requestLength, "\(entry.uri)")
+            #expect(record["response"]?.int("bytes.total") == entry.bytesSent, "\(entry.uri) #\(entry.connectionRequests)")
+            exact += 1
+        }
+        #expect(exact > 0)
+    }
+
     /// Random bytes changed anywhere in TLS captures analysed with their keys: no crash, the summary and
     /// every connection conserved.
     @Test(arguments: ["tls12-http1", "tls13-http1", "latency"])

@@ -271,18 +271,18 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
             if session.handshakeMessages[d].count < 64 { session.handshakeMessages[d].append(1) }
         case let .alert(level, description, origin):
             addAlert(TLSAlertInfo(direction: direction, level: level, description: description, origin: origin))
-        case let .lost(offset, becauseOfGap):
+        case let .lost(offset, mayResume):
             // A record cut by the loss is lost from its header on.
-            plaintext?.lost(from: inRecord[d] ? recordStart[d] : offset, becauseOfGap: becauseOfGap, direction)
+            plaintext?.lost(from: inRecord[d] ? recordStart[d] : offset, mayResume: mayResume, direction)
             session.lostAt[d] = offset
             inRecord[d] = false
             if let k = currentRun[d] {
                 update(k, direction) {
-                    $0.flags.insert(becauseOfGap ? .gap : .malformed)
+                    $0.flags.insert(mayResume ? .gap : .malformed)
                     $0.end = max($0.start, min($0.end, offset))
                 }
                 currentRun[d] = nil
-            } else if becauseOfGap {
+            } else if mayResume {
                 pendingGap[d] = true
             }
             if mode == .estimatedExchanges { runs[d].set(.nobody, from: offset) }

@@ -20,9 +20,10 @@ enum TLSRecordEvent {
     case sslv2ClientHello(body: [UInt8], origin: PacketOrigin)
     /// A cleartext alert.
     case alert(level: UInt8, description: UInt8, origin: PacketOrigin)
-    /// The bytes from `offset` on are not TLS records (bad header, or a gap lost the record boundaries).
-    case lost(offset: Int64, becauseOfGap: Bool)
-    /// After a gap, record boundaries were found again: records resume at `offset`.
+    /// The bytes from `offset` on are not TLS records: a gap or a damaged header lost the record
+    /// boundaries (`mayResume`: records are looked for again), or the direction is not TLS at all.
+    case lost(offset: Int64, mayResume: Bool)
+    /// After lost boundaries, a record header was found again: records resume at `offset`.
     case resynchronized(offset: Int64)
     /// A handshake message longer than the buffer cap was skipped (counted, not parsed).
     case handshakeTooLarge
@@ -60,8 +61,9 @@ struct TLSProtectedRecord {
 /// Incremental reader of one direction's TLS records: records split across segments, several records
 /// per segment, handshake messages split across records. Only cleartext handshake messages are
 /// buffered (up to `maxHandshakeMessage` bytes each); application data is counted, never kept. Any
-/// input is safe: a header that is not a TLS record (bad type, version or length) makes the rest of
-/// the direction `lost`.
+/// input is safe: a header that is not a TLS record (bad type, version or length) as the direction's
+/// first makes the rest of the direction `lost`; after records were read, it loses the record boundaries
+/// as a gap does, until the next record header is confirmed (`gap(offset:length:)`).
 final class TLSRecordReader {
     /// Largest handshake message buffered; longer ones are skipped.
     let maxHandshakeMessage: Int
@@ -181,6 +183,12 @@ final class TLSRecordReader {
     func gap(offset: Int64, length: Int64) {
         position = offset + length
         if case .lost = state { return }
+        loseBoundaries(at: offset, resumingAt: offset + length, buffered: [])
+    }
+
+    /// Records are lost from `offset` (a gap, or a damaged header): look for the next record from
+    /// `base` on, where the bytes `buffered` are already there.
+    private func loseBoundaries(at offset: Int64, resumingAt base: Int64, buffered: [UInt8]) {
         let wasResyncing: Bool
         if case .resync = state { wasResyncing = true } else { wasResyncing = false }
         state = .resync
@@ -188,9 +196,9 @@ final class TLSRecordReader {
         handshake.removeAll()
         skipHandshake = 0
         alertBytes.removeAll()
-        resyncBuffer.removeAll()
-        resyncBase = offset + length
-        if !wasResyncing { handler(.lost(offset: offset, becauseOfGap: true)) }
+        resyncBuffer = buffered
+        resyncBase = base
+        if !wasResyncing { handler(.lost(offset: offset, mayResume: true)) }
     }
 
     private func plausibleHeader(at index: Int) -> Int? {
@@ -249,9 +257,15 @@ final class TLSRecordReader {
         guard let type = TLSContentType(rawValue: rawType), header[1] == 3, header[2] <= 4,
               length <= Self.maxRecordLength
         else {
+            if lastMinorVersion != nil {
+                // Records were read before: a damaged header (or a record longer than TLS allows) loses
+                // the boundaries, as a gap does; the next record is looked for from its second byte on.
+                loseBoundaries(at: headerOffset, resumingAt: headerOffset + 1, buffered: Array(header.dropFirst()))
+                return
+            }
             isLost = true
             state = .lost
-            handler(.lost(offset: headerOffset, becauseOfGap: false))
+            handler(.lost(offset: headerOffset, mayResume: false))
             return
         }
         lastMinorVersion = header[2]

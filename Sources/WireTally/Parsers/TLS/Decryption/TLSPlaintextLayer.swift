@@ -133,10 +133,10 @@ final class TLSPlaintextLayer: StreamAttribution {
         }
     }
 
-    /// Bytes from `offset` on are lost: a gap (`becauseOfGap`, the records may resume) or bytes that
-    /// are not TLS records (for good).
-    func lost(from offset: Int64, becauseOfGap: Bool, _ direction: FlowDirection) {
-        if becauseOfGap {
+    /// Bytes from `offset` on are lost: records may resume after them (`mayResume`: a gap, a damaged
+    /// header) or the rest is not TLS records.
+    func lost(from offset: Int64, mayResume: Bool, _ direction: FlowDirection) {
+        if mayResume {
             if gapFrom[direction.rawValue] == nil { gapFrom[direction.rawValue] = offset }
         } else {
             lostFrom[direction.rawValue] = offset
