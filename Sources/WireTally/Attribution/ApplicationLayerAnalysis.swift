@@ -136,6 +136,11 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         return attribution?.start(ofExchangeAfter: index, direction)
     }
 
+    public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.end(ofExchangesThrough: index, direction) } }
+        return attribution?.end(ofExchangesThrough: index, direction)
+    }
+
     public var exchangeInFlight: Int? {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.exchangeInFlight } }
         return attribution?.exchangeInFlight

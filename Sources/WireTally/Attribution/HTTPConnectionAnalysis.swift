@@ -1,6 +1,14 @@
+/// An application protocol's analysis of one connection's pair of byte streams (cleartext TCP, or the
+/// plaintext of TLS): it parses them, keeps the exchanges it finds, and owns stream bytes for the
+/// ledger. The same analysis runs whatever carries its streams.
+public protocol ExchangeAnalysis: TCPStreamConsumer, StreamAttribution {
+    /// The exchanges found, from the first one not discarded.
+    var exchanges: PrefixDiscardingArray<HTTPExchange> { get }
+}
+
 /// The HTTP application layer of one TCP connection: feeds both reassembled streams to the HTTP/1.x
 /// parser, keeps the exchanges it finds, and tells the ledger which exchange owns each stream byte.
-public final class HTTPConnectionAnalysis: TCPStreamConsumer, HTTPParserDelegate, StreamAttribution {
+public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate {
     /// The exchanges found, from the first one not discarded (`discardExchanges(before:)`).
     public private(set) var exchanges = PrefixDiscardingArray<HTTPExchange>()
     /// Owned through a retain taken in `init` and given back in `deinit`: the parser needs `self` as its

@@ -106,6 +106,20 @@ struct StreamOffsetMap {
         return piece.dataStart + (offset - piece.derivedStart)
     }
 
+    /// The carrier offset after the piece that carries derived byte `offset - 1` (the end of the record
+    /// with the derived bytes before `offset`); the first kept piece's start for 0 or an offset before
+    /// the kept pieces, the carrier end past them.
+    func carrierEnd(ofDerivedBefore offset: Int64) -> Int64 {
+        guard offset > 0 else { return firstKeptStart ?? carrierEnd }
+        var low = firstKept, high = pieces.count
+        while low < high {  // first piece whose derived range ends at or after `offset`
+            let middle = (low + high) / 2
+            if pieces[middle].derivedEnd < offset { low = middle + 1 } else { high = middle }
+        }
+        guard low < pieces.count else { return carrierEnd }
+        return pieces[low].derivedStart < offset ? pieces[low].end : pieces[low].start
+    }
+
     /// The carrier offset where the kept pieces begin.
     var firstKeptStart: Int64? { firstKept < pieces.count ? pieces[firstKept].start : nil }
 

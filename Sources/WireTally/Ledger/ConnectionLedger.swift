@@ -168,9 +168,10 @@ public struct ConnectionLedger: Sendable {
     }
 
     /// True when the peer acknowledged every examined byte of `direction` owned by exchanges up to
-    /// `index`: up to the first byte of a later exchange, or all examined bytes when none has begun.
+    /// `index`: up to the end of their bytes (with exchanges in stream order, the first byte of a later
+    /// exchange), or all examined bytes when that is not known.
     private func isAcknowledged(through index: Int, _ direction: FlowDirection, _ attribution: some StreamAttribution) -> Bool {
-        let end = attribution.start(ofExchangeAfter: index, direction) ?? attribution.examinedLength(direction)
+        let end = attribution.end(ofExchangesThrough: index, direction) ?? attribution.examinedLength(direction)
         return acknowledged[direction.rawValue] >= end
     }
 

@@ -105,8 +105,13 @@ public protocol StreamAttribution: AnyObject {
     /// `ownership(direction).run(containing: offset)`, without copying the runs: the ledger asks on
     /// every packet, and a copy retains and releases their storage each time.
     func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun
-    /// `ownership(direction).start(ofExchangeAfter: index)`, without copying the runs.
+    /// Where the bytes of the exchanges after `index` begin: the first byte any of them owns (nil when
+    /// none has begun) — `ownership(direction).start(ofExchangeAfter: index)`, without copying the runs.
     func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64?
+    /// Where the bytes of the exchanges up to `index` end: after the last byte any of them owns, as far
+    /// as examined (nil: every examined byte may be theirs). Exchanges in stream order (HTTP/1.x, one
+    /// after the other) end where the next begins, the default; multiplexed ones (HTTP/2) interleave.
+    func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64?
     /// The latest exchange with a message still in transfer, if any.
     var exchangeInFlight: Int? { get }
     /// Exchanges found so far.
@@ -126,6 +131,11 @@ extension StreamAttribution {
 
     public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
         ownership(direction).start(ofExchangeAfter: index)
+    }
+
+    /// Exchanges in stream order: the bytes of those up to `index` end where a later one begins.
+    public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+        start(ofExchangeAfter: index, direction)
     }
 
     /// By default exchanges become final only when the connection ends.

@@ -168,7 +168,7 @@ struct LiveCaptureEndToEndTests {
             let url = curl["url_effective"] as? String ?? ""
             let record = try #require(exchanges.first {
                 (Self.string($0, "conn.client") ?? "").hasSuffix(":\(port)") && url.hasSuffix(Self.string($0, "request.target") ?? "?")
-            }, "no record for \(url)")
+            }, "no record for \(url) among \(exchanges.map { (Self.string($0, "conn.client"), Self.string($0, "request.target"), $0["flags"]) })")
             #expect((record["flags"] as? [String])?.contains("decrypted") == true, "\(url)")
             #expect(Self.int(record, "response.status") == 200)
             #expect(Self.int(record, "response.bytes.body") == curl["size_download"] as? Int, "\(url) size_download")

@@ -178,6 +178,11 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         return runs[direction.rawValue].start(ofExchangeAfter: index)
     }
 
+    public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+        if let decrypted { return decrypted.end(ofExchangesThrough: index, direction) }
+        return runs[direction.rawValue].start(ofExchangeAfter: index)  // estimated exchanges follow each other
+    }
+
     public var exchangeInFlight: Int? {
         if let decrypted { return decrypted.exchangeInFlight }
         return endedDirections >= 2 || !hasEstimated || isWaitingForKeys ? nil : estimated.endIndex - 1

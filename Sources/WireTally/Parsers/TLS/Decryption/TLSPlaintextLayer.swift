@@ -18,7 +18,7 @@
 final class TLSPlaintextLayer: StreamAttribution {
     let decryptor: TLSDecryptor
     /// The application protocol's analysis; nil when the protocol is not one wiretally parses (h2).
-    private(set) var child: HTTPConnectionAnalysis?
+    private(set) var child: (any ExchangeAnalysis)?
     /// True once the negotiated protocol decided `child`.
     private(set) var childChosen = false
     private let httpLimits: HTTPLimits
@@ -257,7 +257,7 @@ final class TLSPlaintextLayer: StreamAttribution {
 
     /// The owner of a record carrying no plaintext given `owner` when it was read: that exchange, or
     /// for setup the connection's first exchange once there is one.
-    private func owner(of owner: Int32, _ child: HTTPConnectionAnalysis) -> StreamOwner {
+    private func owner(of owner: Int32, _ child: any ExchangeAnalysis) -> StreamOwner {
         guard owner == StreamOffsetMap.setupOwner else { return StreamOwner(exchange: Int(owner)) }
         return child.exchangeCount > 0 ? StreamOwner(exchange: 0) : .nobody
     }
@@ -265,6 +265,13 @@ final class TLSPlaintextLayer: StreamAttribution {
     func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
         guard let derived = child?.start(ofExchangeAfter: index, direction) else { return nil }
         return maps[direction.rawValue].carrierOffset(derived: derived)
+    }
+
+    /// After the record that carries the last plaintext byte of the exchanges up to `index` (its
+    /// trailing protection goes with that byte).
+    func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+        guard let derived = child?.end(ofExchangesThrough: index, direction) else { return nil }
+        return maps[direction.rawValue].carrierEnd(ofDerivedBefore: derived)
     }
 
     var exchangeInFlight: Int? { child?.exchangeInFlight }
