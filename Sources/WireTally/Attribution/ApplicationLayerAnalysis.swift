@@ -152,6 +152,8 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         return attribution?.exchangeCount ?? 0
     }
 
+    public var splitsPacketsByShare: Bool { httpLayer == nil && attribution?.splitsPacketsByShare == true }
+
     /// HTTP/1.x exchanges become final as their responses complete; estimated TLS exchanges once the
     /// server's records of the next exchange begin (`TLSConnectionAnalysis.isFinal`).
     public func isFinal(_ index: Int) -> Bool {

@@ -3,8 +3,10 @@
 /// Each packet is counted once in its direction's totals (by category) and once in exactly one owner:
 /// an exchange, or the connection's unattributed rest. The owner follows the attribution rules:
 /// - a packet with payload (new or retransmitted) goes to the owner of the stream bytes it carries;
-///   a packet carrying bytes of several owners has its payload split exactly, its header overhead and
-///   its packet count go to the owner of its first byte;
+///   a packet carrying bytes of several owners has its payload split exactly; its header overhead and
+///   its packet count go to the owner of its first byte, or, for multiplexed exchanges
+///   (`StreamAttribution.splitsPacketsByShare`, HTTP/2), are split by the owners' shares of its payload
+///   with the largest remainder method (each counter still adds up exactly);
 /// - a pure ACK goes to the exchange whose data in the opposite direction it newly acknowledges, else
 ///   to the exchange in flight, else stays unattributed (an idle keep-alive connection);
 /// - handshake packets go to the first exchange, teardown packets to the last (settled at close);
@@ -237,9 +239,10 @@ public struct ConnectionLedger: Sendable {
     }
 
     /// Splits a packet's payload over the owners of its stream range; the first owner also gets the
-    /// packet itself and its header overhead.
+    /// packet itself and its header overhead (unless the attribution splits them by share).
     private mutating func split(_ packet: LedgerPacket, over range: Range<Int64>, _ attribution: some StreamAttribution) {
         let first = attribution.ownerRun(at: range.lowerBound, packet.direction)
+        if first.end < range.upperBound && attribution.splitsPacketsByShare { return splitByShare(packet, over: range, attribution) }
         var firstShare = packet.counters
         var cursor = first.end
         while cursor < range.upperBound {
@@ -251,6 +254,38 @@ public struct ConnectionLedger: Sendable {
             cursor = run.end
         }
         credit(firstShare, of: packet, duplicate: packet.duplicatePayloadBytes, owner: first.owner)
+    }
+
+    /// Splits a packet carrying bytes of several owners by their shares of its payload: each owner gets
+    /// its bytes, and the header overhead at each level, the packet count and the duplicate payload
+    /// bytes are split in proportion to them (largest remainder: the packet itself goes to the largest
+    /// share, the first of equal ones).
+    private mutating func splitByShare(_ packet: LedgerPacket, over range: Range<Int64>, _ attribution: some StreamAttribution) {
+        var owners: [StreamOwner] = [], shares: [Int] = []
+        var cursor = range.lowerBound
+        while cursor < range.upperBound {
+            let run = attribution.ownerRun(at: cursor, packet.direction)
+            let end = min(run.end, range.upperBound)
+            if let index = owners.firstIndex(of: run.owner) {
+                shares[index] += Int(end - cursor)
+            } else {
+                owners.append(run.owner)
+                shares.append(Int(end - cursor))
+            }
+            cursor = end
+        }
+        let carried = Int(range.upperBound - range.lowerBound), counters = packet.counters
+        let packets = LargestRemainder.split(counters.packets, by: shares)
+        let ip = LargestRemainder.split(counters.ipBytes - carried, by: shares)
+        let frame = LargestRemainder.split(counters.frameBytes - carried, by: shares)
+        let payload = LargestRemainder.split(counters.payloadBytes - carried, by: shares)
+        let duplicate = LargestRemainder.split(packet.duplicatePayloadBytes, by: shares)
+        for index in owners.indices {
+            let bytes = shares[index]
+            let share = TrafficCounters(packets: packets[index], ipBytes: bytes + ip[index], frameBytes: bytes + frame[index],
+                                        payloadBytes: bytes + payload[index])
+            credit(share, of: packet, duplicate: duplicate[index], owner: owners[index])
+        }
     }
 
     private mutating func assign(_ packet: LedgerPacket, to exchange: Int?) {

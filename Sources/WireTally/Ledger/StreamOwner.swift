@@ -122,6 +122,12 @@ public protocol StreamAttribution: AnyObject {
     /// Drops what the analyzer keeps of the exchanges before `index`: the ledger sealed them and their
     /// records are written.
     func discardExchanges(before index: Int)
+    /// How a packet carrying bytes of several owners is split: false (exchanges in stream order, where
+    /// such a packet is where one ends and the next begins): each gets its bytes, the packet and its
+    /// header overhead go to the owner of its first byte; true (multiplexed exchanges, HTTP/2): each gets
+    /// its bytes, and the overhead and the packet are split by their shares of the bytes
+    /// (`LargestRemainder`).
+    var splitsPacketsByShare: Bool { get }
 }
 
 extension StreamAttribution {
@@ -143,4 +149,7 @@ extension StreamAttribution {
 
     /// By default nothing is kept per exchange.
     public func discardExchanges(before index: Int) {}
+
+    /// By default exchanges follow each other on the stream.
+    public var splitsPacketsByShare: Bool { false }
 }

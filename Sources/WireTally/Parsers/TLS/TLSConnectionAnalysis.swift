@@ -183,6 +183,8 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         return runs[direction.rawValue].start(ofExchangeAfter: index)  // estimated exchanges follow each other
     }
 
+    public var splitsPacketsByShare: Bool { decrypted?.splitsPacketsByShare ?? false }
+
     public var exchangeInFlight: Int? {
         if let decrypted { return decrypted.exchangeInFlight }
         return endedDirections >= 2 || !hasEstimated || isWaitingForKeys ? nil : estimated.endIndex - 1

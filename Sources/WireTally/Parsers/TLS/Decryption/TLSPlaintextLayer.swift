@@ -276,6 +276,8 @@ final class TLSPlaintextLayer: StreamAttribution {
 
     var exchangeInFlight: Int? { child?.exchangeInFlight }
 
+    var splitsPacketsByShare: Bool { child?.splitsPacketsByShare ?? false }
+
     var exchangeCount: Int { child?.exchangeCount ?? 0 }
 
     func isFinal(_ index: Int) -> Bool { child?.isFinal(index) ?? false }
