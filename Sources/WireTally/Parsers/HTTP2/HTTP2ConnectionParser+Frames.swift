@@ -317,9 +317,9 @@ extension HTTP2ConnectionParser {
 
     /// The frame in progress is complete.
     func completeFrame(_ side: HTTP2DirectionState) {
+        side.phase = .frameHeader
         guard let frame = side.frame else { return }
         side.frame = nil
-        side.phase = .frameHeader
         let header = frame.header
         if frame.ownerPending {
             // A PUSH_PROMISE too short for its promised stream id.

@@ -148,6 +148,7 @@ public final class HTTP2ConnectionParser {
                     side.seekingAtStart = true
                 } else {
                     reportUnparsed(side, from: prefaceStart)
+                    connectionInfo.unparsedBytes.update(side.direction.rawValue) { $0 += Int64(matched) }
                 }
                 side.unparsedStart = prefaceStart
                 side.phase = .seeking
@@ -195,8 +196,8 @@ public final class HTTP2ConnectionParser {
     }
 
     private func readPayload(_ side: HTTP2DirectionState, _ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int, origin: PacketOrigin) -> Int {
-        guard let remaining = side.frame.map({ $0.header.length - $0.consumed }) else {
-            side.phase = .frameHeader
+        guard let remaining = side.frame.map({ $0.header.length - $0.consumed }), remaining > 0 else {
+            completeFrame(side)
             return start
         }
         let take = min(remaining, n - start)
@@ -346,8 +347,8 @@ public final class HTTP2ConnectionParser {
         while length > 0 {
             switch side.phase {
             case .payload:
-                guard let frame = side.frame else {
-                    side.phase = .frameHeader
+                guard let frame = side.frame, frame.consumed < frame.header.length else {
+                    completeFrame(side)
                     continue
                 }
                 let take = Int(min(Int64(frame.header.length - frame.consumed), length))
