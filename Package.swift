@@ -10,6 +10,9 @@ let package = Package(
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
+        // HPACK (HTTP/2 header blocks) and the ByteBuffer its decoder reads
+        .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
+        .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
     ],
     targets: [
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
@@ -19,6 +22,7 @@ let package = Package(
             dependencies: [
                 "CPcap", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // AES-CBC (TLS 1.2 CBC suites)
+                .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Sources/WireTally",
             swiftSettings: [.unsafeFlags(["-enforce-exclusivity=unchecked"], .when(configuration: .release))]
@@ -34,6 +38,8 @@ let package = Package(
                 "WireTally", "CPcap",
                 // re-sealing recorded CBC records (TLSRecordCipherRecordingTests): AES-CBC and HMAC
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
+                // HTTP/2 header blocks for the synthetic HTTP/2 streams (HPACKEncoder)
+                .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/WireTallyTests",
             resources: [.copy("HAR/har-1.2.schema.json")]

@@ -1,24 +1,32 @@
-/// Byte counts of one HTTP/1.x message exactly as it was on the TCP stream.
+/// Byte counts of one HTTP message exactly as it was on the stream (HTTP/1.x: the TCP stream; HTTP/2:
+/// the frames of its stream in its direction, see `HTTP2StreamInfo`).
 public struct HTTPByteCounts: Hashable, Sendable {
-    /// The request or status line with its CRLF (or bare LF).
+    /// The request or status line with its CRLF (or bare LF). HTTP/2: 0.
     public var startLine = 0
-    /// Header lines and the empty line ending the header block.
+    /// Header lines and the empty line ending the header block. HTTP/2: the HPACK-encoded header
+    /// block fragments (HEADERS, PUSH_PROMISE and CONTINUATION payloads without padding and fields).
     public var headers = 0
-    /// Body content as sent: still content-encoded, without chunk framing.
+    /// Body content as sent: still content-encoded, without chunk framing (HTTP/2: DATA payloads
+    /// without pad length and padding).
     public var body = 0
     /// Chunk-size lines (with extensions), the CRLF after each chunk, the last chunk, trailers and the
-    /// final empty line.
+    /// final empty line. HTTP/2: 9-byte frame headers, pad length bytes and padding, HEADERS priority
+    /// fields and PUSH_PROMISE's promised stream id.
     public var framing = 0
+    /// HTTP/2 control frames of the message's stream in its direction (WINDOW_UPDATE, RST_STREAM,
+    /// PRIORITY), whole frames with their 9-byte headers. HTTP/1.x: 0.
+    public var control = 0
 
-    public init(startLine: Int = 0, headers: Int = 0, body: Int = 0, framing: Int = 0) {
+    public init(startLine: Int = 0, headers: Int = 0, body: Int = 0, framing: Int = 0, control: Int = 0) {
         self.startLine = startLine
         self.headers = headers
         self.body = body
         self.framing = framing
+        self.control = control
     }
 
     /// The whole message on the stream.
-    public var total: Int { startLine + headers + body + framing }
+    public var total: Int { startLine + headers + body + framing + control }
 }
 
 /// One header field as sent (name case kept).
@@ -100,13 +108,16 @@ public struct HTTPMessage: Sendable {
     /// when the message completed so the body need not be kept: how many decoded bytes were
     /// compressed and the compressed size.
     public var regzipped: (decodedBytes: Int, compressedSize: Int)?
+    /// HTTP/2 only (nil for HTTP/1.x): the stream the message travelled on and what happened to it.
+    public var http2: HTTP2StreamInfo?
 
     public init(
         kind: Kind, exchangeIndex: Int, streamRange: Range<Int64>, method: String? = nil, target: String? = nil,
         status: Int? = nil, reason: String? = nil, version: String, headers: [HTTPHeader] = [],
         trailers: [HTTPHeader] = [], bytes: HTTPByteCounts = HTTPByteCounts(), interimCount: Int = 0,
         interimBytes: Int = 0, firstOrigin: PacketOrigin, lastOrigin: PacketOrigin, contentEncoding: String? = nil,
-        decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = [], retainedBody: [UInt8]? = nil
+        decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = [], retainedBody: [UInt8]? = nil,
+        http2: HTTP2StreamInfo? = nil
     ) {
         self.kind = kind
         self.exchangeIndex = exchangeIndex
@@ -127,6 +138,7 @@ public struct HTTPMessage: Sendable {
         self.decodedBodyBytes = decodedBodyBytes
         self.flags = flags
         self.retainedBody = retainedBody
+        self.http2 = http2
     }
 
     /// The first header named `name` (case-insensitive).

@@ -1,0 +1,54 @@
+/// Who owns a run of HTTP/2 bytes of one direction.
+public enum HTTP2ByteOwner: Hashable, Sendable {
+    /// A frame of a stream (HEADERS, CONTINUATION, DATA, RST_STREAM, PRIORITY, WINDOW_UPDATE on the stream,
+    /// PUSH_PROMISE → the promised stream's exchange) — the exchange index the parser gave that stream.
+    case exchange(Int)
+    /// Connection-level bytes: the client preface, SETTINGS (and ACKs), PING, GOAWAY, stream-0 WINDOW_UPDATE,
+    /// frames of unknown type, frames on streams never opened.
+    case connection(HTTP2ConnectionByteKind)
+    /// Bytes the parser could not frame (lost sync after a gap until a frame header validates again).
+    case unparsed
+}
+
+/// What connection-level HTTP/2 bytes are.
+public enum HTTP2ConnectionByteKind: Hashable, Sendable {
+    /// The client connection preface `PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n` (24 bytes).
+    case preface
+    /// SETTINGS frames, acknowledgements included.
+    case settings
+    /// PING frames and their acknowledgements.
+    case ping
+    /// GOAWAY frames.
+    case goaway
+    /// WINDOW_UPDATE frames on stream 0 (the connection's flow-control window).
+    case windowUpdate
+    /// Frames of a type RFC 9113 does not define (extensions; ignored as the RFC requires), on any stream.
+    case unknown
+    /// Frames that belong to no exchange: on a stream never opened (a PRIORITY for an idle stream), on a
+    /// stream already closed (a RST_STREAM sent after both END_STREAMs, DATA still in flight after a
+    /// reset), the client's frames on a pushed stream or on the h2c-upgraded stream 1 (their request is
+    /// not a message of the client's direction), frames of streams past the open-stream cap, and stream
+    /// frames on stream 0 or connection frames on a stream (protocol errors).
+    case other
+}
+
+/// Receives what an `HTTP2ConnectionParser` finds, in stream order per direction.
+public protocol HTTP2ParserDelegate: AnyObject {
+    /// From `offset` on, `direction`'s bytes belong to `owner`, until the next call for that direction.
+    /// Called in stream order per direction, at every frame boundary where the owner changes (a frame's
+    /// 9-byte header belongs to the frame's owner).
+    func http2Bytes(direction: FlowDirection, from offset: Int64, owner: HTTP2ByteOwner)
+    /// A message is complete (END_STREAM, or the stream reset/refused, or the connection ended → flagged
+    /// `.incomplete`). Requests: the client's HEADERS(+CONTINUATION)+DATA of the stream; for a pushed stream
+    /// the request is the PUSH_PROMISE's header block (direction .down, the push side). Responses: the
+    /// server's HEADERS (1xx interim counted in interimCount/interimBytes like HTTP/1), DATA, trailers.
+    func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection)
+}
+
+/// h2c by `Upgrade: h2c` (RFC 9113 §3.2 / RFC 7540 §3.2): the HTTP/1.1 request that upgraded is stream 1,
+/// already sent (half-closed local); its response comes as HTTP/2 on stream 1. The client preface follows the 101.
+public struct HTTP2UpgradedStream: Sendable {
+    /// The exchange index the HTTP/1.1 request got; stream 1 keeps it, later streams count on from it.
+    public var exchangeIndex: Int
+    public init(exchangeIndex: Int) { self.exchangeIndex = exchangeIndex }
+}

@@ -1,0 +1,186 @@
+import Testing
+
+@testable import WireTally
+
+/// tshark's HTTP/2 frames of one connection (`http2.streamid`, `http2.type`, `http2.flags`,
+/// `http2.length`, and the `:method`/`:path`/`:status` it decoded), in packet order, and the check of
+/// an `HTTP2ConnectionParser` fed the connection's plaintext against them.
+struct HTTP2TsharkTruth {
+    struct Frame {
+        var packet: Int
+        var fromClient: Bool
+        var streamID: UInt32
+        var type: UInt8
+        var flags: UInt8
+        var length: Int
+        var size: Int { 9 + length }
+    }
+
+    var frames: [Frame] = []
+    var methods: [String] = []
+    var paths: [String] = []
+    var statuses: [Int] = []
+
+    /// The fields to ask tshark for, in the order `init(rows:…)` reads them.
+    static let fields = ["frame.number", "tcp.stream", "tcp.srcport", "http2.streamid", "http2.type", "http2.flags",
+                         "http2.length", "http2.headers.method", "http2.headers.path", "http2.headers.status"]
+
+    /// Reads rows of `fields` (one per packet, several frames comma-joined) of TCP stream `stream`.
+    init(rows: [[String]], stream: Int, clientPort: Int) throws {
+        for row in rows where row.count >= 10 && Int(row[1]) == stream {
+            let ids = row[3].split(separator: ","), types = row[4].split(separator: ","),
+                flags = row[5].split(separator: ","), lengths = row[6].split(separator: ",")
+            try #require(ids.count == types.count && ids.count == flags.count && ids.count == lengths.count,
+                         "tshark row \(row[0]): field counts differ")
+            for index in ids.indices {
+                frames.append(Frame(
+                    packet: Int(row[0])!, fromClient: Int(row[2]) == clientPort, streamID: UInt32(ids[index])!,
+                    type: UInt8(types[index])!, flags: UInt8(flags[index].dropFirst(2), radix: 16)!, length: Int(lengths[index])!))
+            }
+            methods += row[7].split(separator: ",").map(String.init)
+            paths += row[8].split(separator: ",").map(String.init)
+            statuses += row[9].split(separator: ",").compactMap { Int($0) }
+        }
+    }
+
+    /// A frame sent after its stream was over by tshark's own frames (END_STREAM both ways, or a
+    /// RST_STREAM before it): the parser counts such frames for no exchange (`.connection(.other)`).
+    /// `upgraded`: stream 1 was opened by an HTTP/1.1 request (its client side has ended).
+    func lateFrames(upgraded: Bool) -> Set<Int> {
+        var ended: [UInt32: (client: Bool, server: Bool)] = upgraded ? [1: (true, false)] : [:]
+        var reset = Set<UInt32>(), late = Set<Int>()
+        for (index, frame) in frames.enumerated() where frame.streamID != 0 {
+            let state = ended[frame.streamID] ?? (false, false)
+            if reset.contains(frame.streamID) || (state.client && state.server) {
+                late.insert(index)
+                continue
+            }
+            if frame.type == 3 { reset.insert(frame.streamID) }
+            if (frame.type == 0 || frame.type == 1) && frame.flags & 1 != 0 {
+                ended[frame.streamID] = frame.fromClient ? (true, state.server) : (state.client, true)
+            }
+        }
+        return late
+    }
+
+    /// Feeds `client`/`server` plaintext to a parser in tshark's packet order (each packet's frames
+    /// as one piece cut at random, the preface before the client's first frame) and checks it against
+    /// the frames. Returns the harness for further checks.
+    @discardableResult
+    func check(client: [UInt8], server: [UInt8], upgraded: Bool = false, seed: UInt64 = 1,
+               sourceLocation: SourceLocation = #_sourceLocation) throws -> HTTP2Harness {
+        let preface = HTTP2FrameWriter.preface
+        let hasPreface = client.starts(with: preface)
+        let clientFrames = frames.filter(\.fromClient), serverFrames = frames.filter { !$0.fromClient }
+        // The plaintext holds exactly tshark's frames.
+        try #require(client.count == (hasPreface ? 24 : 0) + clientFrames.reduce(0) { $0 + $1.size },
+                     "client plaintext \(client.count) ≠ tshark's frames", sourceLocation: sourceLocation)
+        try #require(server.count == serverFrames.reduce(0) { $0 + $1.size },
+                     "server plaintext \(server.count) ≠ tshark's frames", sourceLocation: sourceLocation)
+        let h = HTTP2Harness(upgradedStream: upgraded ? HTTP2UpgradedStream(exchangeIndex: 0) : nil)
+        var random = SeededGenerator(state: seed)
+        var position = (client: 0, server: 0)
+        var offsets: [Int64] = []
+        var clientOffset = Int64(hasPreface ? 24 : 0), serverOffset: Int64 = 0
+        var index = 0
+        while index < frames.count {
+            let packet = frames[index].packet, fromClient = frames[index].fromClient
+            var size = 0
+            while index < frames.count && frames[index].packet == packet && frames[index].fromClient == fromClient {
+                offsets.append(fromClient ? clientOffset : serverOffset)
+                if fromClient { clientOffset += Int64(frames[index].size) } else { serverOffset += Int64(frames[index].size) }
+                size += frames[index].size
+                index += 1
+            }
+            if fromClient {
+                let start = position.client, end = Int(clientOffset)
+                h.feed(Array(client[start..<end]), .up, chunks: { _ in Int.random(in: 1...64, using: &random) })
+                position.client = end
+            } else {
+                let start = position.server, end = start + size
+                h.feed(Array(server[start..<end]), .down, chunks: { _ in Int.random(in: 1...64, using: &random) })
+                position.server = end
+            }
+        }
+        h.parser.finish()
+        h.checkInvariants(sourceLocation: sourceLocation)
+        compare(h, offsets: offsets, upgraded: upgraded, hasPreface: hasPreface, sourceLocation: sourceLocation)
+        return h
+    }
+
+    private func compare(_ h: HTTP2Harness, offsets: [Int64], upgraded: Bool, hasPreface: Bool, sourceLocation: SourceLocation) {
+        let late = lateFrames(upgraded: upgraded)
+        // Exchanges by first appearance: the client's HEADERS opening a stream (stream 1 is exchange 0
+        // after an upgrade).
+        var exchange: [UInt32: Int] = upgraded ? [1: 0] : [:]
+        for frame in frames where frame.fromClient && frame.type == 1 && exchange[frame.streamID] == nil {
+            exchange[frame.streamID] = exchange.count
+        }
+        #expect(h.parser.connectionInfo.streams == exchange.count, sourceLocation: sourceLocation)
+        var expectedBytes: [String: Int] = [:]
+        var blockOwner: HTTP2ByteOwner = .connection(.other)
+        for (index, frame) in frames.enumerated() {
+            let direction: FlowDirection = frame.fromClient ? .up : .down
+            let expected: HTTP2ByteOwner
+            switch frame.type {
+            case 4: expected = .connection(.settings)
+            case 6: expected = .connection(.ping)
+            case 7: expected = .connection(.goaway)
+            case 8 where frame.streamID == 0: expected = .connection(.windowUpdate)
+            case 9: expected = blockOwner
+            case 10...: expected = .connection(.unknown)
+            default:
+                if late.contains(index) || (upgraded && frame.streamID == 1 && frame.fromClient) {
+                    expected = .connection(.other)
+                } else if let index = exchange[frame.streamID] {
+                    expected = .exchange(index)
+                    expectedBytes["\(direction) \(frame.streamID)", default: 0] += frame.size
+                } else {
+                    expected = .connection(.other)
+                }
+            }
+            if frame.type == 1 { blockOwner = expected }
+            if frame.type == 9, case .exchange = expected { expectedBytes["\(direction) \(frame.streamID)", default: 0] += frame.size }
+            let owner = h.recorder.owner(direction, at: offsets[index])
+            #expect(owner == expected, "packet \(frame.packet) frame on stream \(frame.streamID) type \(frame.type): owner \(String(describing: owner)), tshark says \(expected)",
+                    sourceLocation: sourceLocation)
+        }
+        // Owners change only at tshark's frame starts (or at the end of the preface).
+        for direction in FlowDirection.allCases {
+            let starts = Set(zip(frames, offsets).filter { $0.0.fromClient == (direction == .up) }.map(\.1) + [0, hasPreface ? 24 : 0])
+            for run in h.recorder.runs[direction.rawValue] {
+                #expect(starts.contains(run.offset), "\(direction) run at \(run.offset) is not at a tshark frame start", sourceLocation: sourceLocation)
+            }
+        }
+        // Per stream and direction: the bytes of its frames are the message's.
+        var counted: [String: Int] = [:]
+        for (message, direction) in h.recorder.messages {
+            counted["\(direction) \(message.http2!.streamID)", default: 0] += message.bytes.total + message.interimBytes
+        }
+        #expect(counted == expectedBytes, sourceLocation: sourceLocation)
+        // Frames and bytes per type.
+        for direction in FlowDirection.allCases {
+            var byType: [UInt8: HTTP2FrameCount] = [:]
+            for frame in frames where frame.fromClient == (direction == .up) {
+                byType[min(frame.type, 10), default: HTTP2FrameCount()].frames += 1
+                byType[min(frame.type, 10), default: HTTP2FrameCount()].bytes += Int64(frame.size)
+            }
+            let totals = h.parser.frameTotals[direction.rawValue]
+            for type in UInt8(0)...10 {
+                #expect(totals[type] == byType[type] ?? HTTP2FrameCount(), "\(direction) type \(type)", sourceLocation: sourceLocation)
+            }
+            #expect(totals.prefaceBytes == (direction == .up && hasPreface ? 24 : 0), sourceLocation: sourceLocation)
+            #expect(h.parser.connectionInfo.unparsedBytes[direction.rawValue] == 0, sourceLocation: sourceLocation)
+        }
+        // Methods, paths and statuses in the order of their header blocks.
+        let requests = h.recorder.requests.filter { $0.method != nil }.sorted { $0.streamRange.lowerBound < $1.streamRange.lowerBound }
+        #expect(requests.map { $0.method! } == methods, sourceLocation: sourceLocation)
+        #expect(requests.map { $0.target ?? "" } == paths, sourceLocation: sourceLocation)
+        let responses = h.recorder.responses.filter { $0.status != nil }.sorted { $0.streamRange.lowerBound < $1.streamRange.lowerBound }
+        #expect(responses.map { $0.status! } == statuses.filter { $0 >= 200 }, sourceLocation: sourceLocation)
+        #expect(h.parser.connectionInfo.hpackError == DirectionPair(false, false), sourceLocation: sourceLocation)
+        for (message, _) in h.recorder.messages {
+            #expect(message.flags.subtracting(.incomplete).isEmpty, "stream \(message.http2!.streamID) flags \(message.flags)", sourceLocation: sourceLocation)
+        }
+    }
+}
