@@ -23,6 +23,11 @@ public struct HTTPExchange: Sendable {
 
     /// All IP bytes of the DNS lookup this exchange carries.
     public var dnsIPBytes: Int { dnsQueryIPBytes + dnsAnswerIPBytes }
-    /// True until the final response is complete.
+    /// HTTP/2: connection-level frame bytes (preface, SETTINGS, PING, stream-0 WINDOW_UPDATE, GOAWAY…)
+    /// the exchange was given per direction, by the rule of `HTTP2ConnectionAnalysis`; 0 for HTTP/1.x.
+    public var connectionShareBytes = DirectionPair(0, 0)
+    /// True until the final response is complete (HTTP/2: until the stream is over).
     var isInFlight = true
+    /// HTTP/2: per direction, from the first byte the exchange owns to the end of the last one read.
+    var streamSpans = DirectionPair<Range<Int64>?>(nil, nil)
 }

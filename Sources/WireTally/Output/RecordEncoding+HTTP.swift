@@ -29,6 +29,17 @@ extension RecordEncoding {
                 encoder.field("dns_ip_bytes", exchange.dnsIPBytes)
             }
             encoder.field("timing") { timing(exchange.timing, to: &$0) }
+            encoder.object("http2", http2Stream(of: exchange)) { encoder, stream in
+                encoder.field("stream_id", Int(stream.streamID))
+                encoder.field("pushed_by", stream.pushedBy.map(Int.init))
+                encoder.field("reset_error_code", stream.resetErrorCode.map(Int.init))
+                encoder.field("reset_by", stream.resetBy.map { $0 == .up ? "client" : "server" })
+                encoder.field("refused", stream.refused)
+                encoder.object("connection_share") { encoder in
+                    encoder.field("up", exchange.connectionShareBytes.up)
+                    encoder.field("down", exchange.connectionShareBytes.down)
+                }
+            }
             encoder.object("tls", tlsSession(of: connection)) { encoder, tls in
                 tlsSummaryFields(tls.session, to: &encoder)
                 if let records = exchange.tlsRecords {
@@ -59,15 +70,35 @@ extension RecordEncoding {
         }
     }
 
-    /// The flag names of an exchange: `no_request`, `no_response`, `upgraded`, its messages' flags
-    /// prefixed `request_`/`response_` (`response_gap`, `request_incomplete`…), then `encrypted` and
-    /// `estimated` for exchanges estimated from TLS records, `encrypted` and `decrypted` for exchanges
-    /// parsed from decrypted TLS records.
+    /// What HTTP/2 says of an exchange's stream (nil for HTTP/1.x): its messages' stream facts merged
+    /// (the request's push and the response's reset are the stream's).
+    static func http2Stream(of exchange: HTTPExchange) -> HTTP2StreamInfo? {
+        guard var stream = exchange.request?.http2 ?? exchange.response?.http2 else { return nil }
+        for other in [exchange.request?.http2, exchange.response?.http2].compactMap({ $0 }) {
+            stream.pushedBy = stream.pushedBy ?? other.pushedBy
+            stream.resetErrorCode = stream.resetErrorCode ?? other.resetErrorCode
+            stream.resetBy = stream.resetBy ?? other.resetBy
+            stream.refused = stream.refused || other.refused
+            stream.hpackError = stream.hpackError || other.hpackError
+        }
+        return stream
+    }
+
+    /// The flag names of an exchange: `no_request`, `no_response`, `upgraded`, HTTP/2's `pushed`,
+    /// `reset`, `refused` and `hpack_error`, its messages' flags prefixed `request_`/`response_`
+    /// (`response_gap`, `request_incomplete`…), then `encrypted` and `estimated` for exchanges estimated
+    /// from TLS records, `encrypted` and `decrypted` for exchanges parsed from decrypted TLS records.
     public static func flags(of exchange: HTTPExchange, on connection: TCPConnection) -> [String] {
         var flags: [String] = []
         if exchange.request == nil { flags.append("no_request") }
         if exchange.response == nil { flags.append("no_response") }
         if exchange.upgraded { flags.append("upgraded") }
+        if let stream = http2Stream(of: exchange) {
+            if stream.pushedBy != nil { flags.append("pushed") }
+            if stream.resetErrorCode != nil { flags.append("reset") }
+            if stream.refused { flags.append("refused") }
+            if stream.hpackError { flags.append("hpack_error") }
+        }
         if let request = exchange.request { flags += flagNames(request.flags, prefix: "request_") }
         if let response = exchange.response { flags += flagNames(response.flags, prefix: "response_") }
         if let tls = tlsSession(of: connection) {
@@ -115,6 +146,7 @@ extension RecordEncoding {
         _ message: HTTPMessage, digits: Int, to encoder: inout Encoder
     ) {
         let bytes = message.bytes
+        encoder.field("stream_id", message.http2.map { Int($0.streamID) })
         encoder.field("ts_first", timestamp: message.firstOrigin.timestamp, digits: digits)
         encoder.field("ts_last", timestamp: message.lastOrigin.timestamp, digits: digits)
         encoder.object("bytes") { encoder in
@@ -122,8 +154,23 @@ extension RecordEncoding {
             encoder.field("headers", bytes.headers)
             encoder.field("body", bytes.body)
             encoder.field("framing", bytes.framing)
+            if let stream = message.http2 {
+                encoder.field("control", bytes.control)
+                encoder.field("headers_decoded", stream.headersDecodedBytes)
+                if stream.headersDecodedBytes > 0 {
+                    encoder.key("hpack_ratio")
+                    encoder.number(thousandths(bytes.headers, of: stream.headersDecodedBytes))
+                }
+            }
             encoder.field("total", bytes.total + message.interimBytes)
         }
+    }
+
+    /// `part / whole` with three decimals (`0.187`).
+    static func thousandths(_ part: Int, of whole: Int) -> String {
+        let value = (part * 1000 + whole / 2) / whole
+        let fraction = String(value % 1000)
+        return "\(value / 1000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
     }
 
     /// `content_encoding`, `decoded_body` of a request or response.

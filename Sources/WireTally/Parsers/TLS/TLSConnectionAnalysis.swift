@@ -547,7 +547,8 @@ extension TLSConnectionAnalysis {
         return DirectionPair(decrypted.recordBytes(of: range, .up), decrypted.recordBytes(of: range, .down))
     }
 
-    /// True when the connection decrypted to a protocol wiretally does not parse yet (HTTP/2).
+    /// True when the connection decrypted to a protocol wiretally does not parse (an ALPN other than
+    /// HTTP/1.x and h2).
     public var plaintextNotParsed: Bool { decrypted?.isUnparsedProtocol ?? false }
 
     /// Protected records lost or not opened after decryption started (`tls_gap`).
@@ -555,12 +556,13 @@ extension TLSConnectionAnalysis {
 
     /// The connection flags decryption adds: `decrypt_failed` (the secrets did not open its records:
     /// estimated as without keys), `tls_gap` (records lost or not opened after it started),
-    /// `h2_not_parsed` (decrypted HTTP/2: one session, its plaintext counted).
+    /// `plaintext_not_parsed` (decrypted to a protocol wiretally does not parse: one session, its
+    /// plaintext counted).
     public var decryptionFlags: [String] {
         var flags: [String] = []
         if decryption == .failed || decryption == .pending { flags.append("decrypt_failed") }
         if decryptionGaps > 0 { flags.append("tls_gap") }
-        if plaintextNotParsed { flags.append("h2_not_parsed") }
+        if plaintextNotParsed { flags.append("plaintext_not_parsed") }
         return flags
     }
 

@@ -7,7 +7,10 @@
 /// - a record's ciphertext bytes belong to the exchange owning the plaintext bytes they carry; its
 ///   header and leading bytes (explicit nonce, IV) to the owner of its first plaintext byte; its
 ///   trailing bytes (tag or MAC, padding, the TLS 1.3 inner type) to the owner of its last — so a record
-///   carrying the end of one exchange and the start of the next is split by plaintext bytes;
+///   carrying the end of one exchange and the start of the next is split by plaintext bytes. When the
+///   child's exchanges are multiplexed (HTTP/2, `splitsPacketsByShare`) a record whose plaintext several
+///   exchanges own has its header and protection bytes split by their shares of the plaintext instead
+///   (`OverheadShare`, largest remainder), as the ledger splits packets;
 /// - a record without application data (handshake, ChangeCipherSpec, post-handshake messages such as
 ///   NewSessionTicket and KeyUpdate, alerts) belongs to the connection's latest exchange when the record
 ///   is read: the records before the direction's first plaintext are the setup of the connection's
@@ -17,7 +20,8 @@
 ///   belong to nobody.
 final class TLSPlaintextLayer: StreamAttribution {
     let decryptor: TLSDecryptor
-    /// The application protocol's analysis; nil when the protocol is not one wiretally parses (h2).
+    /// The application protocol's analysis (HTTP/1.x, or HTTP/2 for ALPN `h2`); nil when the protocol
+    /// is not one wiretally parses.
     private(set) var child: (any ExchangeAnalysis)?
     /// True once the negotiated protocol decided `child`.
     private(set) var childChosen = false
@@ -50,7 +54,7 @@ final class TLSPlaintextLayer: StreamAttribution {
         decryptor.sawEncryptedExtensions ? decryptor.encryptedExtensionsALPN : negotiatedProtocol()
     }
 
-    /// True when the plaintext is a protocol wiretally does not parse yet (HTTP/2).
+    /// True when the plaintext is a protocol wiretally does not parse.
     var isUnparsedProtocol: Bool { childChosen && child == nil }
 
     // MARK: Input from the TLS record reader
@@ -178,10 +182,10 @@ final class TLSPlaintextLayer: StreamAttribution {
     private func deliver(_ plaintext: [UInt8], at plainStart: Int64, dataStart: Int64, record: TLSProtectedRecord, _ direction: FlowDirection) {
         if !childChosen {
             childChosen = true
-            if let name = applicationProtocol, !name.hasPrefix("http/1") {
-                child = nil
-            } else {
-                child = HTTPConnectionAnalysis(limits: httpLimits)
+            switch applicationProtocol {
+            case "h2": child = HTTP2ConnectionAnalysis(limits: httpLimits)
+            case let name? where !name.hasPrefix("http/1"): child = nil
+            default: child = HTTPConnectionAnalysis(limits: httpLimits)
             }
         }
         guard let child else { return }
@@ -247,12 +251,72 @@ final class TLSPlaintextLayer: StreamAttribution {
         case .control:
             return OwnerRun(owner: owner(of: piece.owner, child), end: piece.end)
         case .payload:
+            let shares = child.splitsPacketsByShare ? overheadShares(of: piece, direction, child) : nil
+            if offset < piece.dataStart || offset >= piece.dataEnd, let shares {
+                return overheadRun(at: offset, of: piece, shares)
+            }
             let derived = offset < piece.dataStart ? piece.derivedStart
                 : offset >= piece.dataEnd ? piece.derivedEnd - 1 : piece.derivedStart + (offset - piece.dataStart)
             let run = child.ownerRun(at: derived, direction)
-            let end = offset >= piece.dataEnd || run.end >= piece.derivedEnd ? piece.end : piece.dataStart + (run.end - piece.derivedStart)
+            // the last owner's run goes on over the trailing bytes, unless they are shared out
+            let recordEnd = shares == nil ? piece.end : piece.dataEnd
+            let end = offset >= piece.dataEnd || run.end >= piece.derivedEnd ? recordEnd : piece.dataStart + (run.end - piece.derivedStart)
             return OwnerRun(owner: run.owner, end: end)
         }
+    }
+
+    /// What one owner of a record's plaintext gets of the record beyond it, when the child's exchanges
+    /// are multiplexed (HTTP/2): the record itself (1 for the largest share of the plaintext), its
+    /// header bytes and its protection bytes (explicit nonce, tag…), each split by the owners' shares
+    /// of the plaintext with the largest remainder method.
+    struct OverheadShare {
+        var owner: StreamOwner
+        var records: Int
+        var headerBytes: Int
+        var protectionBytes: Int
+    }
+
+    /// The shares of a record whose plaintext has several owners, in the order of their first byte;
+    /// nil when one owner has it all (the record is theirs).
+    private func overheadShares(of piece: StreamOffsetMap.Piece, _ direction: FlowDirection, _ child: any ExchangeAnalysis) -> [OverheadShare]? {
+        guard piece.derivedLength > 0, child.ownerRun(at: piece.derivedStart, direction).end < piece.derivedEnd else { return nil }
+        var owners: [StreamOwner] = [], bytes: [Int] = []
+        var cursor = piece.derivedStart
+        while cursor < piece.derivedEnd {
+            let run = child.ownerRun(at: cursor, direction)
+            let end = min(run.end, piece.derivedEnd)
+            if let index = owners.firstIndex(of: run.owner) { bytes[index] += Int(end - cursor) } else {
+                owners.append(run.owner)
+                bytes.append(Int(end - cursor))
+            }
+            cursor = end
+        }
+        guard owners.count > 1 else { return nil }
+        let header = Int(piece.start < piece.dataStart ? min(5, piece.dataStart - piece.start) : 0)
+        let overhead = Int(piece.dataStart - piece.start + piece.end - piece.dataEnd)
+        let records = LargestRemainder.split(1, by: bytes)
+        let headers = LargestRemainder.split(header, by: bytes)
+        let protection = LargestRemainder.split(overhead - header, by: bytes)
+        return owners.indices.map {
+            OverheadShare(owner: owners[$0], records: records[$0], headerBytes: headers[$0], protectionBytes: protection[$0])
+        }
+    }
+
+    /// The owner of overhead byte `offset` of a record split by `shares`: the record's bytes beyond its
+    /// plaintext (header and leading bytes, then trailing bytes) laid out as one sequence, each owner's
+    /// share after the previous one's.
+    private func overheadRun(at offset: Int64, of piece: StreamOffsetMap.Piece, _ shares: [OverheadShare]) -> OwnerRun {
+        let leading = piece.dataStart - piece.start
+        let position = offset < piece.dataStart ? offset - piece.start : leading + (offset - piece.dataEnd)
+        var shareEnd: Int64 = 0
+        for share in shares {
+            shareEnd += Int64(share.headerBytes + share.protectionBytes)
+            guard position < shareEnd else { continue }
+            // back to stream offsets: the share ends in the leading bytes or in the trailing ones
+            let end = offset < piece.dataStart ? min(piece.start + shareEnd, piece.dataStart) : piece.dataEnd + (shareEnd - leading)
+            return OwnerRun(owner: share.owner, end: end)
+        }
+        return OwnerRun(owner: shares[shares.count - 1].owner, end: piece.end)
     }
 
     /// The owner of a record carrying no plaintext given `owner` when it was read: that exchange, or
@@ -305,8 +369,16 @@ final class TLSPlaintextLayer: StreamAttribution {
         // exchange k began goes to k, wherever it lies in its direction; setup records for exchange 0).
         let map = maps[direction.rawValue]
         let from = range.lowerBound <= 1 ? 0 : start(ofExchangeAfter: range.lowerBound - 2, direction) ?? map.carrierEnd
-        let to = start(ofExchangeAfter: range.upperBound - 1, direction) ?? .max
+        // (multiplexed exchanges interleave: theirs may come after a later one's first byte)
+        let to = max(start(ofExchangeAfter: range.upperBound - 1, direction) ?? .max,
+                     end(ofExchangesThrough: range.upperBound - 1, direction) ?? .max)
         for piece in map.keptPieces(from: from, to: to) where piece.kind != .lost {
+            if piece.kind == .payload, child.splitsPacketsByShare, let shares = overheadShares(of: piece, direction, child) {
+                for share in shares where !share.owner.isNobody && range.contains(share.owner.exchange) {
+                    result[share.owner.exchange, default: TLSExchangeRecordBytes()].add(share)
+                }
+                continue
+            }
             let first = ownerRun(at: piece.start, direction).owner
             if !first.isNobody && range.contains(first.exchange) {
                 result[first.exchange, default: TLSExchangeRecordBytes()].add(piece)
@@ -335,6 +407,13 @@ public struct TLSExchangeRecordBytes: Hashable, Sendable {
     public var alertBytes = 0
 
     public init() {}
+
+    /// Adds an owner's share of a record whose plaintext several owners have.
+    mutating func add(_ share: TLSPlaintextLayer.OverheadShare) {
+        records += share.records
+        recordHeaderBytes += share.headerBytes
+        protectionBytes += share.protectionBytes
+    }
 
     /// Adds a record's header (and, for a control record, all of it; for a record with plaintext, its
     /// leading protection bytes).

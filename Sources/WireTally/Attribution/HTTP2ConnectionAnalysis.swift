@@ -1,0 +1,227 @@
+/// The HTTP/2 application layer of one connection (h2 inside TLS, h2c with prior knowledge): feeds both
+/// streams to the HTTP/2 parser, keeps one exchange per HTTP/2 stream, and tells the ledger who owns
+/// each byte:
+/// - a stream's frames belong to its exchange (a PUSH_PROMISE to the promised stream's);
+/// - connection-level bytes are what the requests cost, not any one of them: the preface and every
+///   connection-level frame before the connection's first stream frame (the SETTINGS exchange, an early
+///   WINDOW_UPDATE) are the setup of the first exchange; a GOAWAY is the teardown of the latest
+///   exchange when it is read; every other connection-level frame (SETTINGS and their ACKs later, PING,
+///   stream-0 WINDOW_UPDATE, frames of unknown types, frames outside any open stream) goes to the
+///   exchange whose stream frame was read last on the connection, in either direction, when it is read:
+///   the stream in flight it serves (a WINDOW_UPDATE reopening the window for the DATA just received, a
+///   PING's ACK). Each exchange counts these bytes as its `connectionShareBytes`;
+/// - bytes the parser could not frame belong to nobody.
+/// Packets and TLS records carrying bytes of several streams are split by share
+/// (`splitsPacketsByShare`).
+public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegate {
+    /// The exchanges found, one per stream in order of first appearance, from the first not discarded.
+    public private(set) var exchanges = PrefixDiscardingArray<HTTPExchange>()
+    /// Set once in `init` (the parser needs `self` as its delegate, which it holds unowned).
+    private var parser: HTTP2ConnectionParser!
+    private var runs = DirectionPair(OwnershipRuns(), OwnershipRuns())
+    private var examined = DirectionPair<Int64>(0, 0)
+    private var endedDirections = 0
+    /// Per direction: the run being read (its owner, where it began, whether it is connection-level).
+    private var currentRun = DirectionPair<(owner: Int, start: Int64, connectionLevel: Bool)?>(nil, nil)
+    /// The exchange whose stream frame was read last, in either direction.
+    private var latestStreamExchange: Int?
+    /// Connection-level runs read before the first stream, per direction: their span and bytes, given
+    /// to exchange 0 when it appears.
+    private var setup = DirectionPair<(span: Range<Int64>, bytes: Int)?>(nil, nil)
+    private let measureRegzippedBodies: Bool
+
+    /// `upgradedStream`: h2c by Upgrade, stream 1 is the HTTP/1.1 exchange that upgraded.
+    public init(limits: HTTPLimits = HTTPLimits(), upgradedStream: HTTP2UpgradedStream? = nil) {
+        measureRegzippedBodies = limits.measureRegzippedBodies
+        parser = HTTP2ConnectionParser(limits: limits, delegate: self, upgradedStream: upgradedStream)
+    }
+
+    /// Frames and bytes per type and direction, and the client preface.
+    public var frameTotals: DirectionPair<HTTP2FrameTotals> { parser.frameTotals }
+
+    /// Connection-level facts: settings, GOAWAY, HPACK errors, resynchronisations.
+    public var connectionInfo: HTTP2ConnectionInfo { parser.connectionInfo }
+
+    // MARK: TCPStreamConsumer
+
+    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+        parser.streamData(data, offset: offset, direction: direction, origin: origin)
+        noteExamined(upTo: offset + Int64(data.count), direction)
+    }
+
+    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+        parser.streamGap(offset: offset, length: length, direction: direction, reason: reason)
+        noteExamined(upTo: offset + length, direction)
+    }
+
+    public func streamEnded(direction: FlowDirection) {
+        parser.streamEnded(direction: direction)
+        endedDirections += 1
+        guard endedDirections == 2 else { return }
+        parser.finish()
+        // Connection-level bytes with no stream ever: nobody's.
+        if exchanges.endIndex == 0 { for direction in FlowDirection.allCases { runs[direction.rawValue].set(.nobody, from: 0) } }
+    }
+
+    /// Bytes whose owner the parser has decided (a frame header still incomplete is not).
+    private func noteExamined(upTo end: Int64, _ direction: FlowDirection) {
+        var end = end
+        if let undecided = parser.undecidedOffset(direction) { end = min(end, undecided) }
+        examined[direction.rawValue] = max(examined[direction.rawValue], end)
+    }
+
+    // MARK: HTTP2ParserDelegate
+
+    public func http2Bytes(direction: FlowDirection, from offset: Int64, owner: HTTP2ByteOwner) {
+        closeRun(direction, at: offset)
+        switch owner {
+        case let .exchange(index):
+            slot(index)
+            latestStreamExchange = index
+            open(index, connectionLevel: false, at: offset, direction)
+        case let .connection(kind):
+            let index: Int
+            if let latest = latestStreamExchange {
+                index = kind == .goaway ? exchanges.endIndex - 1 : latest
+            } else {
+                index = 0  // setup of the first exchange (nobody's if no stream ever comes)
+            }
+            open(index, connectionLevel: true, at: offset, direction)
+        case .unparsed:
+            currentRun[direction.rawValue] = nil
+            runs[direction.rawValue].set(.nobody, from: offset)
+        }
+    }
+
+    public func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
+        if measureRegzippedBodies { Estimator.measureRegzippedBody(&message) }
+        let index = message.exchangeIndex
+        slot(index)
+        guard index >= exchanges.startIndex else { return }
+        exchanges[index].isInFlight = false  // a stream's messages are reported once it is over
+        if message.kind == .request {
+            exchanges[index].request = consume message
+        } else {
+            exchanges[index].response = consume message
+        }
+    }
+
+    /// From `offset` on, `direction`'s bytes are exchange `index`'s.
+    private func open(_ index: Int, connectionLevel: Bool, at offset: Int64, _ direction: FlowDirection) {
+        currentRun[direction.rawValue] = (index, offset, connectionLevel)
+        runs[direction.rawValue].set(StreamOwner(exchange: index), from: offset)
+        guard index >= exchanges.startIndex, index < exchanges.endIndex else { return }
+        exchanges[index].streamSpans.update(direction.rawValue) { span in
+            span = min(span?.lowerBound ?? offset, offset) ..< max(span?.upperBound ?? offset, offset)
+        }
+    }
+
+    /// The run read in `direction` ends at `offset`: its exchange's bytes reach there.
+    private func closeRun(_ direction: FlowDirection, at offset: Int64) {
+        guard let run = currentRun[direction.rawValue], offset > run.start else { return }
+        credit(run, through: offset, direction)
+        currentRun[direction.rawValue] = nil
+    }
+
+    private func credit(_ run: (owner: Int, start: Int64, connectionLevel: Bool), through end: Int64, _ direction: FlowDirection) {
+        let index = run.owner
+        if index == 0 && exchanges.endIndex == 0 {
+            setup.update(direction.rawValue) { setup in
+                setup = ((setup?.span.lowerBound ?? run.start) ..< end, (setup?.bytes ?? 0) + Int(end - run.start))
+            }
+            return
+        }
+        guard index >= exchanges.startIndex, index < exchanges.endIndex else { return }
+        exchanges[index].streamSpans.update(direction.rawValue) { span in
+            span = min(span?.lowerBound ?? run.start, run.start) ..< max(span?.upperBound ?? end, end)
+        }
+        if run.connectionLevel { exchanges[index].connectionShareBytes[direction.rawValue] += Int(end - run.start) }
+    }
+
+    // MARK: StreamAttribution
+
+    public func examinedLength(_ direction: FlowDirection) -> Int64 {
+        // Connection-level bytes before the first stream wait for it (they are its setup).
+        exchanges.endIndex == 0 && endedDirections < 2 ? 0 : examined[direction.rawValue]
+    }
+
+    public func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
+
+    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+        runs[direction.rawValue].run(containing: offset)
+    }
+
+    /// The first byte owned by an exchange after `index` (streams interleave: the earliest of theirs).
+    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+        var first: Int64?
+        for later in max(index + 1, exchanges.startIndex) ..< exchanges.endIndex {
+            if let start = exchanges[later].streamSpans[direction.rawValue]?.lowerBound { first = min(first ?? start, start) }
+        }
+        return first
+    }
+
+    /// After the last byte owned by the exchanges up to `index` (not discarded), the run being read
+    /// counted as far as examined.
+    public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+        var last: Int64?
+        for earlier in exchanges.startIndex ..< min(index + 1, exchanges.endIndex) {
+            if let end = exchanges[earlier].streamSpans[direction.rawValue]?.upperBound { last = max(last ?? end, end) }
+        }
+        if let run = currentRun[direction.rawValue], run.owner <= index { last = max(last ?? 0, examined[direction.rawValue]) }
+        return last
+    }
+
+    public var exchangeInFlight: Int? {
+        var index = exchanges.endIndex - 1
+        while index >= exchanges.startIndex && !exchanges[index].isInFlight { index -= 1 }
+        return index >= exchanges.startIndex ? exchanges[index].index : nil
+    }
+
+    public var exchangeCount: Int { exchanges.endIndex }
+
+    /// Final once its stream is over (both END_STREAMs, a reset, or the end of the connection).
+    public func isFinal(_ index: Int) -> Bool {
+        index >= exchanges.startIndex && index < exchanges.endIndex && !exchanges[index].isInFlight
+    }
+
+    public var splitsPacketsByShare: Bool { true }
+
+    /// Drops the exchanges before `index` (sealed, their records written). The run being read, if it is
+    /// one of theirs, is credited so far first.
+    public func discardExchanges(before index: Int) {
+        for direction in FlowDirection.allCases {
+            if let run = currentRun[direction.rawValue], run.owner < index {
+                credit(run, through: examined[direction.rawValue], direction)
+                currentRun[direction.rawValue] = (run.owner, examined[direction.rawValue], run.connectionLevel)
+            }
+            runs[direction.rawValue].mergeRuns(before: index)
+        }
+        exchanges.discard(before: index)
+    }
+
+    /// Connection-level bytes exchange `index` has been given so far per direction, the run being read
+    /// included as far as examined.
+    public func connectionShare(of index: Int) -> DirectionPair<Int> {
+        guard index >= exchanges.startIndex, index < exchanges.endIndex else { return DirectionPair(0, 0) }
+        var share = exchanges[index].connectionShareBytes
+        for direction in FlowDirection.allCases {
+            if let run = currentRun[direction.rawValue], run.owner == index, run.connectionLevel {
+                share[direction.rawValue] += Int(max(0, examined[direction.rawValue] - run.start))
+            }
+        }
+        return share
+    }
+
+    private func slot(_ index: Int) {
+        guard exchanges.endIndex <= index else { return }
+        let first = exchanges.endIndex == 0
+        while exchanges.endIndex <= index { exchanges.append(HTTPExchange(index: exchanges.endIndex)) }
+        guard first else { return }
+        for direction in FlowDirection.allCases {
+            guard let early = setup[direction.rawValue] else { continue }
+            exchanges[0].streamSpans[direction.rawValue] = early.span
+            exchanges[0].connectionShareBytes[direction.rawValue] = early.bytes
+        }
+        setup = DirectionPair(nil, nil)
+    }
+}
