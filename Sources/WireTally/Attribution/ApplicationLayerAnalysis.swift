@@ -1,18 +1,24 @@
 /// The application layer of one TCP connection, chosen from its first bytes: TLS when the client opens
-/// with a ClientHello (or, picked up mid-stream, the first bytes seen are a TLS record), HTTP/1.x
-/// otherwise (which leaves a stream that is not HTTP unparsed and unattributed). The few bytes seen
-/// before the choice are held and replayed to the chosen analysis.
+/// with a ClientHello (or, picked up mid-stream, the first bytes seen are a TLS record), HTTP/2 (h2c
+/// with prior knowledge) when it opens with the HTTP/2 connection preface, HTTP/1.x otherwise (which
+/// leaves a stream that is not HTTP unparsed and unattributed). The few bytes seen before the choice
+/// are held and replayed to the chosen analysis.
 public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttribution {
     /// The analysis chosen for the connection.
     public enum Layer {
         case http(HTTPConnectionAnalysis)
+        case http2(HTTP2ConnectionAnalysis)
         case tls(TLSConnectionAnalysis)
     }
+
+    /// What the first bytes say the connection carries.
+    private enum Choice { case http, http2, tls }
 
     public private(set) var layer: Layer? {
         didSet {
             switch layer {
             case let .http(http): (consumer, attribution, httpLayer) = (http, http, Unmanaged.passUnretained(http))
+            case let .http2(http2): (consumer, attribution, httpLayer) = (http2, http2, nil)
             case let .tls(tls): (consumer, attribution, httpLayer) = (tls, tls, nil)
             case nil: (consumer, attribution, httpLayer) = (nil, nil, nil)
             }
@@ -53,6 +59,7 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     public var exchanges: PrefixDiscardingArray<HTTPExchange> {
         switch layer {
         case let .http(http): return http.exchanges
+        case let .http2(http2): return http2.exchanges
         case let .tls(tls): return tls.exchanges
         case nil: return PrefixDiscardingArray()
         }
@@ -62,7 +69,7 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     /// them.
     public func discardExchanges(before index: Int) {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.discardExchanges(before: index) } }
-        tls?.discardExchanges(before: index)
+        attribution?.discardExchanges(before: index)
     }
 
     /// True once the client direction stopped at the cap on open requests (`HTTPLimits.maxOpenRequests`).
@@ -71,6 +78,12 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     /// The HTTP analysis, when the connection is not TLS.
     public var http: HTTPConnectionAnalysis? {
         if case let .http(http) = layer { return http }
+        return nil
+    }
+
+    /// The HTTP/2 analysis, when the connection is h2c (prior knowledge).
+    public var http2: HTTP2ConnectionAnalysis? {
+        if case let .http2(http2) = layer { return http2 }
         return nil
     }
 
@@ -90,14 +103,16 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
             return chosen.streamData(data, offset: offset, direction: direction, origin: origin)
         }
         heldEvents.append(.data(Array(data), offset: offset, direction: direction, origin: origin))
-        let verdict: Bool?
+        let verdict: Choice?
         if direction == .up {
             clientBytes += data.prefix(16)
-            verdict = clientBytes.withUnsafeBytes { ApplicationProtocolGuess.looksLikeTLS($0) }
+            verdict = clientBytes.withUnsafeBytes { bytes in
+                ApplicationProtocolGuess.looksLikeTLS(bytes).flatMap { $0 ? .tls : Self.http2Preface(bytes).map { $0 ? .http2 : .http } }
+            }
         } else {
-            verdict = clientBytes.isEmpty ? Self.looksLikeTLSRecord(data) : nil
+            verdict = clientBytes.isEmpty ? Self.looksLikeTLSRecord(data).map { $0 ? .tls : .http } : nil
         }
-        if let verdict { choose(tls: verdict) }
+        if let verdict { choose(verdict) }
     }
 
     public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
@@ -105,13 +120,13 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
             return chosen.streamGap(offset: offset, length: length, direction: direction, reason: reason)
         }
         heldEvents.append(.gap(offset: offset, length: length, direction: direction, reason: reason))
-        choose(tls: false)
+        choose(.http)
     }
 
     public func streamEnded(direction: FlowDirection) {
         if let chosen = consumer { return chosen.streamEnded(direction: direction) }
         heldEvents.append(.ended(direction))
-        choose(tls: false)
+        choose(.http)
     }
 
     // MARK: StreamAttribution
@@ -163,9 +178,12 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
 
     // MARK: Choice
 
-    private func choose(tls: Bool) {
-        layer = tls ? .tls(TLSConnectionAnalysis(keys: tlsKeys, httpLimits: httpLimits))
-            : .http(HTTPConnectionAnalysis(limits: httpLimits))
+    private func choose(_ choice: Choice) {
+        switch choice {
+        case .tls: layer = .tls(TLSConnectionAnalysis(keys: tlsKeys, httpLimits: httpLimits))
+        case .http2: layer = .http2(HTTP2ConnectionAnalysis(limits: httpLimits))
+        case .http: layer = .http(HTTPConnectionAnalysis(limits: httpLimits))
+        }
         guard let chosen = consumer else { return }
         let events = heldEvents
         heldEvents = []
@@ -180,6 +198,15 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
                 chosen.streamEnded(direction: direction)
             }
         }
+    }
+
+    /// True when the client's first 16 bytes are those of the HTTP/2 connection preface,
+    /// `PRI * HTTP/2.0\r\n` (h2c with prior knowledge, RFC 9113 §3.3); nil while fewer came and they
+    /// begin it.
+    static func http2Preface(_ bytes: UnsafeRawBufferPointer) -> Bool? {
+        let preface = "PRI * HTTP/2.0\r\n".utf8
+        guard zip(bytes, preface).allSatisfy({ $0 == $1 }) else { return false }
+        return bytes.count >= preface.count ? true : nil
     }
 
     /// True when the bytes start with a TLS record header (content type 20–23, version 3.0–3.4): a
