@@ -55,9 +55,10 @@ public enum RecordEncoding {
             }
             encoder.field("exchanges", (connection.consumer as? ApplicationLayerAnalysis)?.exchangeCount ?? 0)
             encoder.field("handshake_rtt_ms", milliseconds: connection.handshakeNanoseconds)
-            let tls = tlsSession(of: connection)
+            let tls = tlsSession(of: connection), http2 = http2Analysis(of: connection)
             encoder.object("tls", tls) { tlsDetailFields($1, digits: digits, to: &$0) }
-            encoder.field("flags", strings: connection.flags.names + (tls?.decryptionFlags ?? []))
+            encoder.object("http2", http2) { http2Connection($1, to: &$0) }
+            encoder.field("flags", strings: connection.flags.names + (tls?.decryptionFlags ?? []) + http2Flags(http2))
         }
     }
 

@@ -1,5 +1,9 @@
 /// One HAR `entry` for an HTTP exchange (see `HARWriter` for the field definitions).
 enum HAREntry {
+    /// The HAR `httpVersion` of a message's version: `HTTP/2.0` for HTTP/2, as browsers write it;
+    /// HTTP/1.x as sent.
+    static func harVersion(_ version: String) -> String { version == "HTTP/2" ? "HTTP/2.0" : version }
+
     static func entry(
         _ exchange: HTTPExchange, id: Int, connection: TCPConnection, timing: ExchangeTiming, pageref: String?
     ) -> (start: Timestamp, json: JSONValue) {
@@ -44,7 +48,7 @@ enum HAREntry {
         var members: [(String, JSONValue)] = [
             ("method", .string(message.method ?? "")),
             ("url", .string(url(of: message, connection: connection, serverName: serverName))),
-            ("httpVersion", .string(message.version)),
+            ("httpVersion", .string(harVersion(message.version))),
             ("cookies", .array(HTTPCookies.requestCookies(message.headers).map(cookie))),
             ("headers", headers(message.headers)),
             ("queryString", .array((PercentDecoding.query(ofTarget: target).map(PercentDecoding.formPairs) ?? []).map {
@@ -120,7 +124,7 @@ enum HAREntry {
         return .object([
             ("status", .integer(message.status ?? 0)),
             ("statusText", .string(message.reason ?? "")),
-            ("httpVersion", .string(message.version)),
+            ("httpVersion", .string(harVersion(message.version))),
             ("cookies", .array(HTTPCookies.responseCookies(message.headers, received: message.firstOrigin.timestamp)
                 .map(cookie))),
             ("headers", headers(message.headers)),

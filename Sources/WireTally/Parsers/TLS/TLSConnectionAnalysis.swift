@@ -547,6 +547,9 @@ extension TLSConnectionAnalysis {
         return DirectionPair(decrypted.recordBytes(of: range, .up), decrypted.recordBytes(of: range, .down))
     }
 
+    /// The HTTP/2 analysis of the decrypted application data (ALPN `h2`).
+    public var http2: HTTP2ConnectionAnalysis? { decrypted?.child as? HTTP2ConnectionAnalysis }
+
     /// True when the connection decrypted to a protocol wiretally does not parse (an ALPN other than
     /// HTTP/1.x and h2).
     public var plaintextNotParsed: Bool { decrypted?.isUnparsedProtocol ?? false }
