@@ -18,7 +18,7 @@ PADDED, computed here: tshark's data fields also hold reassembled / decompressed
 decoded for the frame (HEADERS or PUSH_PROMISE, or the CONTINUATION that ends the block);
 error = RST_STREAM or GOAWAY error code.
 """
-import subprocess, sys
+import io, re, subprocess, sys
 import xml.etree.ElementTree as ET
 
 COLS = ("frame.number frame.time_epoch tcp.stream tcp.srcport tcp.dstport index magic streamid type flags length "
@@ -51,7 +51,7 @@ def frame_row(item):
         elif n == "http2.length":
             r["length"] = show
         elif n == "http2.padding":
-            r["pad_length"] = show
+            r["pad_length"] = str(int(show, 0))  # tshark shows it in hex
         elif n in BLOCK:
             hb = (hb or 0) + size
         elif n == "http2.header.name":
@@ -62,7 +62,7 @@ def frame_row(item):
         elif n == "http2.push_promise.promised_stream_id":
             r["promised_stream_id"] = show
         elif n in ("http2.rst_stream.error", "http2.goaway.error"):
-            r["error"] = show
+            r["error"] = str(int(show, 0))
         elif n == "http2.goaway.last_stream_id":
             r["last_stream_id"] = show
         elif n == "http2.window_update.window_size_increment":
@@ -79,11 +79,16 @@ def frame_row(item):
 
 def main():
     pcap, out, opts = sys.argv[1], sys.argv[2], sys.argv[3:]
-    p = subprocess.Popen(["tshark", "-r", pcap, *opts, "-Y", "http2", "-T", "pdml"], stdout=subprocess.PIPE,
-                         stderr=subprocess.DEVNULL)
+    p = subprocess.run(["tshark", "-r", pcap, *opts, "-Y", "http2", "-T", "pdml"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL)
+    if p.returncode != 0:
+        raise SystemExit("h2-frames.py: tshark failed on %s" % pcap)
+    # tshark writes body bytes it shows as text (e.g. a binary POST taken for a form) unescaped into
+    # attributes: drop what XML does not allow
+    pdml = re.sub("[\x00-\x08\x0b\x0c\x0e-\x1f\ufffe\uffff]", "", p.stdout.decode("utf-8", "replace"))
     with open(out, "w") as f:
         f.write("\t".join(COLS) + "\n")
-        for _, pkt in ET.iterparse(p.stdout):
+        for _, pkt in ET.iterparse(io.StringIO(pdml)):
             if pkt.tag != "packet":
                 continue
             top = {}
@@ -103,8 +108,6 @@ def main():
                     f.write("\t".join(r[c] for c in COLS) + "\n")
                     index += 1
             pkt.clear()
-    if p.wait() != 0:
-        raise SystemExit("h2-frames.py: tshark failed on %s" % pcap)
 
 
 if __name__ == "__main__":

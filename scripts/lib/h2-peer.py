@@ -4,8 +4,10 @@ curl never send (server push, padding, RST_STREAM, GOAWAY below open streams, PR
 CONTINUATION, unknown frame types), written frame by frame (HPACK from the `hpack` module, which
 PyPI's `h2` installs; the framing is done here, so any frame can be sent).
 
-usage: h2-peer.py server ADDR TLS_PORT H2C_PORT CERT KEY LOG.jsonl READY_FILE
+usage: h2-peer.py server ADDR TLS_PORT H2C_PORT CERT KEY LOG.jsonl READY_FILE KEYLOG
        h2-peer.py client ADDR PORT tls|h2c SNI CAFILE KEYLOG LOG.jsonl SCRIPT   (SCRIPT: odd | push)
+KEYLOG: NSS key log appended by python's ssl (SSLContext.keylog_filename), `-` for none; the server's
+covers clients that cannot write one (nghttp 1.52 has no SSLKEYLOGFILE).
 
 server: TLS (ALPN h2 only) on TLS_PORT and cleartext prior-knowledge h2c on H2C_PORT, one thread per
   connection. Paths (responses are deterministic, no Date header):
@@ -322,6 +324,12 @@ class ServerConn:
                 break
             timeout = 0.5 if not self.actions else max(0.0, min(0.5, self.not_before - time.monotonic()))
             self.w.fill(timeout)
+        if isinstance(self.w.sock, ssl.SSLSocket):  # answer the client's close_notify with ours
+            try:
+                self.w.sock.settimeout(2)
+                self.w.sock.unwrap()
+            except (ssl.SSLError, OSError, ValueError):
+                pass
         for s in self.streams.values():
             if s.outcome == "incomplete" and s.req_done and s.resp_done:
                 s.outcome = "complete"
@@ -586,10 +594,12 @@ def serve(addr, port, ctx, log, counter):
         threading.Thread(target=run, daemon=True).start()
 
 
-def server_main(addr, tls_port, h2c_port, cert, key, logpath, ready):
+def server_main(addr, tls_port, h2c_port, cert, key, logpath, ready, keylog):
     ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_3
     ctx.load_cert_chain(cert, key)
+    if keylog != "-":
+        ctx.keylog_filename = keylog
     ctx.set_alpn_protocols(["h2"])
     log = (open(logpath, "a", buffering=1), threading.Lock())
     counter = [0, threading.Lock()]
@@ -697,7 +707,13 @@ class Client:
         last = max([x for x, s in self.streams.items() if x % 2 == 0] or [0])
         self.w.send([(GOAWAY, 0, 0, struct.pack("!II", last, NO_ERROR))])
         self.wait(lambda: False, 0.3)
-        self.w.sock.close()
+        sock = self.w.sock
+        if isinstance(sock, ssl.SSLSocket):  # close_notify, then the server's, then FIN
+            try:
+                sock = sock.unwrap()
+            except (ssl.SSLError, OSError):
+                pass
+        sock.close()
 
     def finish(self, logpath):
         for s in self.streams.values():
@@ -769,7 +785,8 @@ def client_main(addr, port, transport, sni, cafile, keylog, logpath, script):
         ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
         ctx.load_verify_locations(cafile)
         ctx.set_alpn_protocols(["h2"])
-        ctx.keylog_filename = keylog
+        if keylog != "-":
+            ctx.keylog_filename = keylog
         sock = ctx.wrap_socket(sock, server_hostname=sni)
         info["alpn"] = sock.selected_alpn_protocol()
     c = Client(sock, dict(info, conn=1), push=script == "push")
@@ -781,7 +798,7 @@ def client_main(addr, port, transport, sni, cafile, keylog, logpath, script):
 if __name__ == "__main__":
     mode = sys.argv[1]
     if mode == "server":
-        server_main(*sys.argv[2:9])
+        server_main(*sys.argv[2:10])
     elif mode == "client":
         client_main(*sys.argv[2:10])
     else:
