@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""HTTP/2 server and client for the `h2-python` scenario of scripts/record-captures: the frames nginx and
-curl never send (server push, padding, RST_STREAM, GOAWAY below open streams, PRIORITY, PING,
+"""HTTP/2 server and client for the `h2-python` and `h2-upgrade` scenarios of scripts/record-captures: the
+frames nginx and curl never send (server push, padding, RST_STREAM, GOAWAY below open streams, PRIORITY, PING,
 CONTINUATION, unknown frame types), written frame by frame (HPACK from the `hpack` module, which
 PyPI's `h2` installs; the framing is done here, so any frame can be sent).
 
@@ -9,8 +9,9 @@ usage: h2-peer.py server ADDR TLS_PORT H2C_PORT CERT KEY LOG.jsonl READY_FILE KE
 KEYLOG: NSS key log appended by python's ssl (SSLContext.keylog_filename), `-` for none; the server's
 covers clients that cannot write one (nghttp 1.52 has no SSLKEYLOGFILE).
 
-server: TLS (ALPN h2 only) on TLS_PORT and cleartext prior-knowledge h2c on H2C_PORT, one thread per
-  connection. Paths (responses are deterministic, no Date header):
+server: TLS 1.3 (ALPN h2 only) on TLS_PORT and cleartext h2c on H2C_PORT — prior knowledge, or an
+  HTTP/1.1 request with `Upgrade: h2c` (read with its body, answered `101 Switching Protocols`, then
+  served as stream 1) — one thread per connection. Paths (responses are deterministic, no Date header):
     /push        200 + PUSH_PROMISE for /pushed/style.css and /pushed/app.js (only if the peer's
                  SETTINGS_ENABLE_PUSH is not 0), then the page, then the two pushed responses
     /padded      padded HEADERS (pad 17) and padded DATA frames: 1000 B pad 0, 2000 B pad 255,
@@ -29,7 +30,7 @@ server: TLS (ALPN h2 only) on TLS_PORT and cleartext prior-knowledge h2c on H2C_
     /small, /pushed/*, anything else: 200 text (/missing: 404)
   The server answers PING, acknowledges SETTINGS, sends WINDOW_UPDATE (connection and stream) for every
   DATA frame it receives, honours the peer's flow-control windows and max frame size.
-client: one connection; `odd` (TLS key log via SSLContext.keylog_filename): unknown frame on stream 0,
+client: one connection; `odd`: unknown frame on stream 0,
   PING, PRIORITY frames, HEADERS with PRIORITY and PADDED, padded POST DATA, a request header block
   with CONTINUATION, an unknown frame on an open stream, a server reset, a client RST_STREAM CANCEL
   of /large, trailers, then three requests in one write of which the first is /goaway (the other two
@@ -39,7 +40,8 @@ client: one connection; `odd` (TLS key log via SSLContext.keylog_filename): unkn
 Both sides log one JSON line per stream when the connection ends (`side` server or client): `conn`,
 `transport` tls|h2c, `client_port`, `server_port`, `stream`, `pushed_by` (promised streams), `method`,
 `path`, `authority`, `status`, `outcome` (complete, reset_by_server, reset_by_client, refused = above a
-GOAWAY's last-stream-id, incomplete), `rst_error`, `request_body_bytes`, `response_body_bytes`, and
+GOAWAY's last-stream-id, idle = PRIORITY frames only, incomplete), `rst_error`, `request_body_bytes`,
+`response_body_bytes`, `upgrade` (the h2c Upgrade request's HTTP/1.1 byte counts, on stream 1), and
 per direction `in`/`out` (what this side received / sent on that stream id): `frames` = [[type, flags,
 length, pad_length or null], …] in wire order, `frame_count`, `frame_bytes` (Σ 9 + length),
 `header_block_bytes` (HPACK bytes of HEADERS + CONTINUATION: payload less pad length byte, padding
@@ -47,8 +49,8 @@ and the 5 priority bytes), `promise_block_bytes` (same for PUSH_PROMISE + its CO
 4-byte promised id), `data_bytes` (DATA payload less padding), `padding_bytes` (Σ Pad Length),
 `padded_frames`. Then one line with `stream` 0: the connection's own frames (SETTINGS, PING,
 WINDOW_UPDATE, GOAWAY, unknown) in `in`/`out`, `preface_bytes` (24 received by the server / sent by the
-client), `bytes_in` / `bytes_out` (every byte of the connection's HTTP/2 layer: preface + Σ frame
-bytes), `goaway` ({last_stream_id, error, debug} sent or received).
+client), `bytes_in` / `bytes_out` (every byte above TCP/TLS: HTTP/1.1 upgrade bytes + preface + Σ frame
+bytes), `http1_in` / `http1_out` (server), `goaway` ({last_stream_id, error, debug} sent or received).
 """
 import base64, json, os, select, socket, ssl, struct, sys, threading, time
 
