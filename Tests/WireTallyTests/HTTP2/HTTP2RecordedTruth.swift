@@ -264,16 +264,19 @@ struct TsharkH2Connection {
         return result
     }
 
-    /// The byte counts of the last k connection-level frames `direction` sent after its last stream
-    /// frame, for k = 1… (see `HTTP2TruthTests.expectConnectionShare`): e.g. [17, 26] for a SETTINGS
-    /// ACK and a GOAWAY at the end.
-    func trailingConnectionLevelBytes(_ direction: String, upgradedStream1: Bool = false) -> [Int] {
+    /// What some of the connection-level frames `direction` sent after its last stream frame add up
+    /// to (every non-empty subset: e.g. {9, 17, 26} for a SETTINGS ACK and a GOAWAY at the end; see
+    /// `HTTP2TruthTests.expectConnectionShare`).
+    func trailingConnectionLevelBytes(_ direction: String, upgradedStream1: Bool = false) -> Set<Int> {
         let owners = attribute(upgradedStream1: upgradedStream1).owners
-        var sums: [Int] = [], bytes = 0
+        var sizes: [Int] = []
         for (index, frame) in frames.enumerated().reversed() where self.direction(frame) == direction {
             guard owners[index] == nil else { break }
-            bytes += frame.size
-            sums.append(bytes)
+            sizes.append(frame.size)
+        }
+        var sums: Set<Int> = []
+        for subset in 1 ..< (1 << min(sizes.count, 12)) {
+            sums.insert(sizes.indices.reduce(0) { subset & (1 << $1) != 0 ? $0 + sizes[$1] : $0 })
         }
         return sums
     }

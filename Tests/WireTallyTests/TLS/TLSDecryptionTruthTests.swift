@@ -128,27 +128,30 @@ import Testing
     /// Two known wiretally bugs on HTTP/2 connections (reported), each applied only where its signature
     /// is exact: a direction's trailing connection-level frames (a client's closing GOAWAY, SETTINGS
     /// ACK or late RST_STREAM) are on the exchange's wire but missing from its `connection_share`
-    /// (`HTTP2TruthTests.expectConnectionShare`); and where one record carries frames of many streams
-    /// (h2load's ten HEADERS in one record), the exchanges' shares of its header and protection add up
-    /// to more than the record has (measured on h2-h2load: Σ record_header_bytes 68 and 71 for 12 and
-    /// 13 client records).
+    /// (`HTTP2TruthTests.expectConnectionShare`); and where one record carries frames of several
+    /// streams (h2load's ten HEADERS in one record), the exchanges' `tls` shares of its header and
+    /// protection are not those their payload got, and do not add up to what the records have
+    /// (measured on h2-h2load: Σ record_header_bytes 68 and 71 for 12 and 13 client records; the
+    /// split is recomputed when each exchange is written, after the runs of the exchanges written
+    /// before were merged — with `keepsReportedExchanges` the sums are exactly 60 and 65).
     @Test(arguments: keyed)
     func recordBytesAddUpToThePayload(_ name: String) throws {
         let (writer, _) = try Self.analyze(name)
         let truth = try TruthTable.load(name, "tls-records.tsv")
         let h2Frames = FileManager.default.fileExists(atPath: TestPaths.capture(name + ".h2frames.tsv")) ? try TsharkH2Frames.load(name).connections : []
-        // client port → direction → record header bytes of our exchanges, and of tshark's records
-        var headerBytes: [Int: [String: Int]] = [:]
-        var tsharkHeaderBytes: [Int: [String: Int]] = [:]
-        for row in truth.rows {
-            let stream = row.int("tcp.stream")!
-            guard let first = truth.rows.first(where: { $0.int("tcp.stream") == stream }) else { continue }
-            let clientPort = first.int("tcp.srcport")!, up = row.int("tcp.srcport") == clientPort
-            tsharkHeaderBytes[clientPort, default: [:]][up ? "up" : "down", default: 0] += 5 * row.list("tls.record.length").count
-        }
-        func overSplit(_ port: Int, _ direction: String) -> Bool {
-            writer.exchanges.filter { $0.port("conn.client") == port && $0.flagNames.contains("decrypted") }
-                .reduce(0) { $0 + ($1.int("tls.\(direction).record_header_bytes") ?? 0) } > tsharkHeaderBytes[port]?[direction] ?? 0
+        var headerBytes: [Int: [String: Int]] = [:]  // client port → direction → record header bytes
+        // The TLS overhead of a connection's records (headers and protection) given out to its
+        // exchanges differs from what the connection's records have: the overhead-split bug.
+        func misSplit(_ port: Int, _ direction: String) -> Bool {
+            guard let connection = writer.connections.first(where: { $0.port("client") == port }) else { return false }
+            let exchanges = writer.exchanges.filter { $0.port("conn.client") == port && $0.flagNames.contains("decrypted") }
+            let given = exchanges.reduce(0) { $0 + ($1.int("tls.\(direction).record_header_bytes") ?? 0) + ($1.int("tls.\(direction).protection_bytes") ?? 0) }
+            let payload = (connection.int("\(direction).payload_bytes") ?? 0) - (connection.int("\(direction).categories.retransmission.payload_bytes") ?? 0)
+                - (connection.int("unattributed.\(direction).payload_bytes") ?? 0)
+            let content = exchanges.reduce(connection.int("tls.plaintext.\(direction)") ?? 0) {
+                $0 + ($1.int("tls.\(direction).handshake_bytes") ?? 0) + ($1.int("tls.\(direction).alert_bytes") ?? 0)
+            }
+            return given != payload - content
         }
         for exchange in writer.exchanges where exchange.flagNames.contains("decrypted") {
             for (direction, message) in [("up", "request"), ("down", "response")] {
@@ -159,11 +162,11 @@ import Testing
                     + tls.int("handshake_bytes")! + tls.int("alert_bytes")!
                 let payload = exchange.int("wire.\(direction).payload_bytes")! - exchange.int("wire.\(direction).retransmitted_bytes")!
                 let port = exchange.port("conn.client")!
-                let trailing = h2Frames.first { $0.clientPort == port }?.trailingConnectionLevelBytes(direction) ?? []
+                let trailing = h2Frames.first { $0.clientPort == port }?.trailingConnectionLevelBytes(direction) ?? Set()
                 withKnownIssue("wiretally bugs on HTTP/2: trailing connection-level frames missing from connection_share; shared records' overhead over-split") {
                     #expect(sum == payload, "\(name) exchange \(exchange.int("id") ?? 0) \(direction): ours \(sum), payload \(payload)")
                 } when: {
-                    http2 && sum != payload && (trailing.contains(payload - sum) || overSplit(port, direction))
+                    http2 && sum != payload && (trailing.contains(payload - sum) || misSplit(port, direction))
                 }
                 if !http2 { #expect(tls.int("record_header_bytes") == 5 * tls.int("records")!) }
                 headerBytes[port, default: [:]][direction, default: 0] += tls.int("record_header_bytes")!
