@@ -30,10 +30,21 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     private var setup = DirectionPair<(span: Range<Int64>, bytes: Int)?>(nil, nil)
     private let measureRegzippedBodies: Bool
 
-    /// `upgradedStream`: h2c by Upgrade, stream 1 is the HTTP/1.1 exchange that upgraded.
-    public init(limits: HTTPLimits = HTTPLimits(), upgradedStream: HTTP2UpgradedStream? = nil) {
+    public init(limits: HTTPLimits = HTTPLimits()) {
         measureRegzippedBodies = limits.measureRegzippedBodies
-        parser = HTTP2ConnectionParser(limits: limits, delegate: self, upgradedStream: upgradedStream)
+        parser = HTTP2ConnectionParser(limits: limits, delegate: self)
+    }
+
+    /// h2c by `Upgrade: h2c` (RFC 9113 §3.2): the connection's HTTP/1.1 exchanges so far, the last of
+    /// which upgraded — its request is stream 1's, its `101` becomes an interim response of stream 1's
+    /// response, and later streams are the exchanges after it.
+    public init(limits: HTTPLimits = HTTPLimits(), upgradingFrom exchanges: PrefixDiscardingArray<HTTPExchange>) {
+        measureRegzippedBodies = limits.measureRegzippedBodies
+        self.exchanges = exchanges
+        latestStreamExchange = exchanges.endIndex - 1
+        self.exchanges[exchanges.endIndex - 1].isInFlight = true  // until stream 1 is over
+        parser = HTTP2ConnectionParser(limits: limits, delegate: self,
+                                       upgradedStream: HTTP2UpgradedStream(exchangeIndex: exchanges.endIndex - 1))
     }
 
     /// Frames and bytes per type and direction, and the client preface.
@@ -101,6 +112,14 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         exchanges[index].isInFlight = false  // a stream's messages are reported once it is over
         if message.kind == .request {
             exchanges[index].request = consume message
+        } else if let switching = exchanges[index].response {
+            // h2c by Upgrade: the HTTP/1.1 `101 Switching Protocols` is an interim response of stream 1's
+            var response = message
+            response.interimCount += switching.interimCount + 1
+            response.interimBytes += switching.interimBytes + switching.bytes.total
+            response.firstOrigin = switching.firstOrigin
+            response.streamRange = switching.streamRange.lowerBound ..< response.streamRange.upperBound
+            exchanges[index].response = response
         } else {
             exchanges[index].response = consume message
         }

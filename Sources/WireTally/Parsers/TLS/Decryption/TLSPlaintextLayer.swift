@@ -221,15 +221,8 @@ final class TLSPlaintextLayer: StreamAttribution {
 
     func ownership(_ direction: FlowDirection) -> OwnershipRuns {
         // Built by walking the map: only for callers that want every run (tests, diagnostics).
-        var runs = OwnershipRuns()
-        var offset = maps[direction.rawValue].keptPieces.first?.start ?? 0
-        let end = examinedLength(direction)
-        while offset < end {
-            let run = ownerRun(at: offset, direction)
-            runs.set(run.owner, from: offset)
-            offset = run.end
-        }
-        return runs
+        OwnershipRuns(walking: self, direction, from: maps[direction.rawValue].keptPieces.first?.start ?? 0,
+                      to: examinedLength(direction))
     }
 
     func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
