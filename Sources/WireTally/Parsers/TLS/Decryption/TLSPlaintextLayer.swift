@@ -216,7 +216,10 @@ final class TLSPlaintextLayer: StreamAttribution {
         if child.exchangeCount == 0 && child.examinedLength(.up) == 0 && child.examinedLength(.down) == 0 { return 0 }
         if lostFrom[d] != nil || gapFrom[d] != nil { return delivered[d] }
         let examined = child.examinedLength(direction)
-        return examined >= maps[d].derivedEnd ? maps[d].carrierEnd : maps[d].carrierOffset(derived: examined)
+        if examined >= maps[d].derivedEnd { return maps[d].carrierEnd }
+        // Multiplexed: a record's header and protection are shared by its plaintext's owners, known
+        // once all of it is examined.
+        return child.splitsPacketsByShare ? maps[d].carrierStart(derived: examined) : maps[d].carrierOffset(derived: examined)
     }
 
     func ownership(_ direction: FlowDirection) -> OwnershipRuns {
