@@ -40,6 +40,23 @@ import Testing
         #expect(h.parser.connectionInfo.sawPreface)
     }
 
+    @Test func ownerIsUndecidedUntilAFrameHeaderIsWhole() throws {
+        var server = W()
+        let frame = server.headers(stream: 2, [(":status", "200")])
+        let h = HTTP2Harness()
+        h.feed(W.settings(), .down)
+        #expect(h.parser.undecidedOffset(.down) == nil)
+        h.feed(Array(frame[..<5]), .down)
+        #expect(h.parser.undecidedOffset(.down) == 9 && h.recorder.runs.down.count == 1)
+        h.feed(Array(frame[5...]), .down)
+        #expect(h.parser.undecidedOffset(.down) == nil && h.recorder.owner(.down, at: 9) == .connection(.other))
+        // The client preface is undecided until whole.
+        h.feed(Array(W.preface[..<10]), .up)
+        #expect(h.parser.undecidedOffset(.up) == 0 && h.recorder.runs.up.isEmpty)
+        h.feed(Array(W.preface[10...]), .up)
+        #expect(h.parser.undecidedOffset(.up) == nil && h.recorder.runs.up.first?.owner == .connection(.preface))
+    }
+
     @Test func paddingPriorityAndContinuation() throws {
         var client = W(), server = W()
         let block = client.block(Self.get + [("x-long", String(repeating: "v", count: 100))])

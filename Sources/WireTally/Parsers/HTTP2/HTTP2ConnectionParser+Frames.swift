@@ -8,7 +8,8 @@ extension HTTP2ConnectionParser {
             oversized(side, header, start: start, origin: origin)
             return
         }
-        if side.direction == .down && side.totals.all.frames == 0 && header.type != HTTP2FrameType.settings { loseHistory() }
+        if side.direction == .down && side.beforeFirstFrame && header.type != HTTP2FrameType.settings { loseHistory() }
+        side.beforeFirstFrame = false
         side.totals[header.type].frames += 1
         side.totals[header.type].bytes += Int64(HTTP2FrameHeader.size)
         if side.pendingBlock != nil,

@@ -56,9 +56,8 @@ public final class HTTP2ConnectionParser {
         down = HTTP2DirectionState(direction: .down, maxHeaderBytes: limits.maxHeaderBytes)
         streams = HTTP2StreamTable(firstExchange: upgradedStream.map { $0.exchangeIndex + 1 } ?? 0)
         if let upgradedStream {
-            let stream = streams.open(1, clientSendsRequest: false, joined: false, exchangeIndex: upgradedStream.exchangeIndex)
+            streams.open(1, clientSendsRequest: false, joined: false, exchangeIndex: upgradedStream.exchangeIndex)
             connectionInfo.streams += 1
-            _ = stream
         }
     }
 

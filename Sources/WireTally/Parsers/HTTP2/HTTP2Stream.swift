@@ -72,7 +72,8 @@ struct HTTP2StreamTable {
     /// Whether `id` is above every id its initiator used (idle, RFC 9113 §5.1.1).
     func isIdle(_ id: UInt32) -> Bool { id % 2 == 1 ? id > highestClientID : id > highestServerID }
 
-    /// Opens stream `id` with the next exchange index.
+    /// Opens stream `id` with the next exchange index (or `exchangeIndex`).
+    @discardableResult
     mutating func open(_ id: UInt32, clientSendsRequest: Bool, joined: Bool, exchangeIndex: Int? = nil) -> HTTP2Stream {
         let index = exchangeIndex ?? nextExchange
         if exchangeIndex == nil { nextExchange += 1 }
