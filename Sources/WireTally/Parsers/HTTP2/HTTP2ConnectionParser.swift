@@ -37,7 +37,7 @@
 /// - Open streams are capped at `HTTPLimits.maxOpenRequests`: a stream beyond it is not followed (its
 ///   frames are `.connection(.other)`, `connectionInfo.streamsOverCap`). Closed stream state is
 ///   dropped, except the ids of the last 64.
-public final class HTTP2ConnectionParser {
+public final class HTTP2ConnectionParser: TCPStreamConsumer {
     private unowned let delegate: any HTTP2ParserDelegate
     let limits: HTTPLimits
     let up: HTTP2DirectionState
