@@ -155,7 +155,6 @@ public final class HTTP2ConnectionParser: TCPStreamConsumer {
                 side.phase = .seeking
                 return i
             }
-            if matched == 0 { side.scratchOrigin = origin }
             matched += 1
             i += 1
             side.position += 1
