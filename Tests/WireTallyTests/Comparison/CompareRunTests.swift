@@ -48,7 +48,11 @@ import Testing
     /// TLS the split cannot be applied (head and body of an encrypted exchange are not told apart) and
     /// the whole difference is `other` by design: measured 21 B (tls12-http1) and 597 B (tls13-http1,
     /// mostly the session tickets that ride in the first response's burst), not asserted here.
-    @Test(arguments: AppLogCaptureTests.curlCaptures.filter { (try? CurlTransfer.load($0))?.allSatisfy(\.isPlainHTTP) == true })
+    /// HTTP/1.x only: over HTTP/2 curl's `size_header`/`size_request` are the header lists it rebuilt in
+    /// HTTP/1 form, not bytes on the wire (`HTTP2CurlTruth`), so no cause could explain the difference.
+    @Test(arguments: AppLogCaptureTests.curlCaptures.filter {
+        (try? CurlTransfer.load($0))?.allSatisfy { $0.isPlainHTTP && $0.fields["http_version"] as? String != "2" } == true
+    })
     func curlLogLeavesNothingInOther(_ name: String) throws {
         let result = CompareRun(files: [TestPaths.capture(name + ".pcap")], appLogs: [TestPaths.capture(name + ".curl.jsonl")]).run()
         let log = try #require(result.appLogs.first)

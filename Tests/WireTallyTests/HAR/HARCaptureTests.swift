@@ -19,6 +19,8 @@ import Testing
     @Test func everyCaptureHasAHARWithOneEntryPerExchange() throws {
         #expect(Self.documents.count == HARTestSupport.captures.count)
         #expect(Self.documents.count >= 10)
+        // the HTTP/2 recordings are among them (their keyed HARs: HTTP2TruthTests)
+        #expect(Set(Self.documents.map { URL(fileURLWithPath: $0.capture).deletingPathExtension().lastPathComponent }).isSuperset(of: HTTP2Recordings.all))
         for document in Self.documents {
             let (collected, _) = CollectingWriter.analyze([document.capture])
             let entries = HARTestSupport.entries(document.log)

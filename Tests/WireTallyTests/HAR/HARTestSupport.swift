@@ -20,16 +20,16 @@ enum HARTestSupport {
         return url
     }()
 
-    /// Analyses `files` with the HAR options and writes the HAR to a temporary file; returns its path
-    /// and the parsed document.
+    /// Analyses `files` with the HAR options (on top of `base`: a key log for HTTPS) and writes the HAR
+    /// to a temporary file; returns its path and the parsed document.
     static func har(
-        _ files: [String], name: String, timing: HARWriter.Timing? = nil
+        _ files: [String], name: String, timing: HARWriter.Timing? = nil, base: CaptureAnalyzer.Options = .init()
     ) throws -> (path: String, log: [String: Any]) {
         let path = directory.appendingPathComponent(name + ".har").path
         do {
             let output = try TextOutput(path: path)
             let writer = timing.map { HARWriter(output: output, timing: $0) } ?? HARWriter(output: output)
-            let options = OutputFormat.har.analyzerOptions(CaptureAnalyzer.Options())
+            let options = OutputFormat.har.analyzerOptions(base)
             _ = AnalysisRun(files: files, options: options).run(writer: writer)
         }
         let data = try Data(contentsOf: URL(fileURLWithPath: path))

@@ -134,11 +134,14 @@ struct TLSRecordTruth {
     }
 
     /// The server's last record on a stream when it is a TLS 1.3 record of 19 bytes (2 bytes of
-    /// plaintext: an alert's level and description, + inner type + tag) sent after the last request:
-    /// the encrypted close_notify. `TLSAlertTruthTests` confirms with the key log that each one is.
+    /// plaintext: an alert's level and description, + inner type + tag) sent after the last request
+    /// (HTTP/2, whose requests `http.tsv` does not list: after the client's Finished — no HTTP/2 frame
+    /// is 2 bytes long): the encrypted close_notify. `TLSAlertTruthTests` confirms with the key log
+    /// that each one is.
     func trailingEncryptedAlert(stream: Int, serverPort: Int) -> Record? {
+        let after = requestFrames[stream]?.last ?? clientFinishedFrames[stream] ?? .max
         guard let last = records(stream: stream, from: serverPort).last, last.clearContentType == nil,
-              last.length == 2 + Self.tls13Overhead, last.frame > (requestFrames[stream]?.last ?? .max)
+              last.length == 2 + Self.tls13Overhead, last.frame > after
         else { return nil }
         return last
     }

@@ -34,9 +34,9 @@ enum Tshark {
 extension Tshark {
     /// The plaintext bytes of TCP stream `stream` per direction as `tshark -z follow,tls,raw,N` shows
     /// them with `keyLog` (`RecordedTLSStreams.followBlocks` reads the output; `clientPort` tells which
-    /// node is the client).
-    static func followTLS(_ path: String, stream: Int, keyLog: String, clientPort: Int) throws -> (client: Int, server: Int) {
-        let text = try output(["-o", "tls.keylog_file:\(keyLog)", "-r", path, "-q", "-z", "follow,tls,raw,\(stream)"])
+    /// node is the client; `options` come first: `RecordedTLSStreams.tsharkOptions`).
+    static func followTLS(_ path: String, stream: Int, keyLog: String, clientPort: Int, options: [String] = []) throws -> (client: Int, server: Int) {
+        let text = try output(options + ["-o", "tls.keylog_file:\(keyLog)", "-r", path, "-q", "-z", "follow,tls,raw,\(stream)"])
         guard let block = try RecordedTLSStreams.followBlocks(text).first(where: { $0.kind == "tls" }) else {
             throw ExternalProgram.Failure(message: "tshark follow,tls: no block for stream \(stream)")
         }

@@ -38,10 +38,11 @@ struct RecordedTLSStreams {
 
     var connections: [Connection]
 
-    /// tshark options the truth files of `name` were made with (`scripts/record-captures`): tls-lossy's
-    /// TLS views reassemble out-of-order segments.
+    /// tshark options the truth files of `name` were made with (`scripts/record-captures`): the TLS
+    /// views of the captures through the lossy path (tls-lossy, h2-lossy) reassemble out-of-order
+    /// segments.
     static func tsharkOptions(_ name: String) -> [String] {
-        name == "tls-lossy" ? ["-o", "tcp.reassemble_out_of_order:TRUE"] : []
+        ["tls-lossy", "h2-lossy"].contains(name) ? ["-o", "tcp.reassemble_out_of_order:TRUE"] : []
     }
 
     /// Reads capture `name` (`captures/NAME.pcap` with `NAME.keys`) through tshark.

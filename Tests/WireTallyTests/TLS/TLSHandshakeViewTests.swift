@@ -42,7 +42,9 @@ import Testing
             }
             let serverHello = try #require(clear.first { $0.int("tcp.stream") == stream && $0.list("tls.handshake.type").contains("2") })
             let isTLS13 = serverHello["tls.handshake.extensions.supported_version"] == "0x0304"
-            #expect(tls.string("sni") == hello["tls.handshake.extensions_server_name"], "\(label)")
+            // no server_name extension (nghttp with an address, h2-python): tshark's field is empty, ours null
+            let sni = hello["tls.handshake.extensions_server_name"]
+            #expect(tls.string("sni") == (sni.isEmpty ? nil : sni), "\(label)")
             #expect(tls.string("version") == (isTLS13 ? "TLS 1.3" : "TLS 1.2"), "\(label)")
             #expect(tls.string("cipher") == Self.suiteNames[serverHello["tls.handshake.ciphersuite"]], "\(label)")
             let resumed = isTLS13
