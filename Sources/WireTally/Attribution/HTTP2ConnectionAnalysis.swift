@@ -21,7 +21,8 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     private var runs = DirectionPair(OwnershipRuns(), OwnershipRuns())
     private var examined = DirectionPair<Int64>(0, 0)
     private var endedDirections = 0
-    /// Per direction: the run being read (its owner, where it began, whether it is connection-level).
+    /// Per direction: the run being read (its owner, where its bytes not yet credited to the owner begin,
+    /// whether it is connection-level).
     private var currentRun = DirectionPair<(owner: Int, start: Int64, connectionLevel: Bool)?>(nil, nil)
     /// The exchange whose stream frame was read last, in either direction.
     private var latestStreamExchange: Int?
@@ -30,10 +31,21 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     private var setup = DirectionPair<(span: Range<Int64>, bytes: Int)?>(nil, nil)
     private let measureRegzippedBodies: Bool
 
-    /// `upgradedStream`: h2c by Upgrade, stream 1 is the HTTP/1.1 exchange that upgraded.
-    public init(limits: HTTPLimits = HTTPLimits(), upgradedStream: HTTP2UpgradedStream? = nil) {
+    public init(limits: HTTPLimits = HTTPLimits()) {
         measureRegzippedBodies = limits.measureRegzippedBodies
-        parser = HTTP2ConnectionParser(limits: limits, delegate: self, upgradedStream: upgradedStream)
+        parser = HTTP2ConnectionParser(limits: limits, delegate: self)
+    }
+
+    /// h2c by `Upgrade: h2c` (RFC 9113 §3.2): the connection's HTTP/1.1 exchanges so far, the last of
+    /// which upgraded — its request is stream 1's, its `101` becomes an interim response of stream 1's
+    /// response, and later streams are the exchanges after it.
+    public init(limits: HTTPLimits = HTTPLimits(), upgradingFrom exchanges: PrefixDiscardingArray<HTTPExchange>) {
+        measureRegzippedBodies = limits.measureRegzippedBodies
+        self.exchanges = exchanges
+        latestStreamExchange = exchanges.endIndex - 1
+        self.exchanges[exchanges.endIndex - 1].isInFlight = true  // until stream 1 is over
+        parser = HTTP2ConnectionParser(limits: limits, delegate: self,
+                                       upgradedStream: HTTP2UpgradedStream(exchangeIndex: exchanges.endIndex - 1))
     }
 
     /// Frames and bytes per type and direction, and the client preface.
@@ -68,6 +80,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         var end = end
         if let undecided = parser.undecidedOffset(direction) { end = min(end, undecided) }
         examined[direction.rawValue] = max(examined[direction.rawValue], end)
+        creditCurrentRun(direction, through: examined[direction.rawValue])
     }
 
     // MARK: HTTP2ParserDelegate
@@ -101,6 +114,14 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         exchanges[index].isInFlight = false  // a stream's messages are reported once it is over
         if message.kind == .request {
             exchanges[index].request = consume message
+        } else if let switching = exchanges[index].response {
+            // h2c by Upgrade: the HTTP/1.1 `101 Switching Protocols` is an interim response of stream 1's
+            var response = message
+            response.interimCount += switching.interimCount + 1
+            response.interimBytes += switching.interimBytes + switching.bytes.total
+            response.firstOrigin = switching.firstOrigin
+            response.streamRange = switching.streamRange.lowerBound ..< response.streamRange.upperBound
+            exchanges[index].response = response
         } else {
             exchanges[index].response = consume message
         }
@@ -118,9 +139,16 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
 
     /// The run read in `direction` ends at `offset`: its exchange's bytes reach there.
     private func closeRun(_ direction: FlowDirection, at offset: Int64) {
-        guard let run = currentRun[direction.rawValue], offset > run.start else { return }
-        credit(run, through: offset, direction)
+        creditCurrentRun(direction, through: offset)
         currentRun[direction.rawValue] = nil
+    }
+
+    /// Credits the run being read in `direction` with its bytes up to `end` (as they are examined, so
+    /// an exchange's span and connection share are current whenever it is reported).
+    private func creditCurrentRun(_ direction: FlowDirection, through end: Int64) {
+        guard let run = currentRun[direction.rawValue], end > run.start else { return }
+        credit(run, through: end, direction)
+        currentRun[direction.rawValue]?.start = end
     }
 
     private func credit(_ run: (owner: Int, start: Int64, connectionLevel: Bool), through end: Int64, _ direction: FlowDirection) {
@@ -186,30 +214,13 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
 
     public var splitsPacketsByShare: Bool { true }
 
-    /// Drops the exchanges before `index` (sealed, their records written). The run being read, if it is
-    /// one of theirs, is credited so far first.
+    /// Drops the exchanges before `index` (sealed, their records written). Their ownership runs stay
+    /// as they are: a TLS record or a packet shared with a later exchange is split by the owners of its
+    /// bytes, so merging the runs of discarded streams would change a later exchange's share. (The runs
+    /// of a long connection grow with it: one per change of owner; to be bounded by merging only the
+    /// runs before the first record or packet still to be reported.)
     public func discardExchanges(before index: Int) {
-        for direction in FlowDirection.allCases {
-            if let run = currentRun[direction.rawValue], run.owner < index {
-                credit(run, through: examined[direction.rawValue], direction)
-                currentRun[direction.rawValue] = (run.owner, examined[direction.rawValue], run.connectionLevel)
-            }
-            runs[direction.rawValue].mergeRuns(before: index)
-        }
         exchanges.discard(before: index)
-    }
-
-    /// Connection-level bytes exchange `index` has been given so far per direction, the run being read
-    /// included as far as examined.
-    public func connectionShare(of index: Int) -> DirectionPair<Int> {
-        guard index >= exchanges.startIndex, index < exchanges.endIndex else { return DirectionPair(0, 0) }
-        var share = exchanges[index].connectionShareBytes
-        for direction in FlowDirection.allCases {
-            if let run = currentRun[direction.rawValue], run.owner == index, run.connectionLevel {
-                share[direction.rawValue] += Int(max(0, examined[direction.rawValue] - run.start))
-            }
-        }
-        return share
     }
 
     private func slot(_ index: Int) {

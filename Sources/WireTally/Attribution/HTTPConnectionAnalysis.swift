@@ -8,9 +8,17 @@ public protocol ExchangeAnalysis: TCPStreamConsumer, StreamAttribution {
 
 /// The HTTP application layer of one TCP connection: feeds both reassembled streams to the HTTP/1.x
 /// parser, keeps the exchanges it finds, and tells the ledger which exchange owns each stream byte.
+/// A request with `Upgrade: h2c` answered `101` switches the connection to HTTP/2 (RFC 9113 §3.2):
+/// from each direction's switch on, the bytes go to an `HTTP2ConnectionAnalysis` that takes the
+/// exchanges over (the upgraded request is stream 1's).
 public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate {
-    /// The exchanges found, from the first one not discarded (`discardExchanges(before:)`).
-    public private(set) var exchanges = PrefixDiscardingArray<HTTPExchange>()
+    /// The exchanges found, from the first one not discarded (`discardExchanges(before:)`); after an
+    /// h2c upgrade, the HTTP/2 analysis's.
+    public var exchanges: PrefixDiscardingArray<HTTPExchange> { upgrade?.http2.exchanges ?? http1Exchanges }
+    private var http1Exchanges = PrefixDiscardingArray<HTTPExchange>()
+    /// After `Upgrade: h2c`: the HTTP/2 analysis, the exchange that upgraded, and where each direction
+    /// switched (nil until it has).
+    private var upgrade: (http2: HTTP2ConnectionAnalysis, exchange: Int, at: DirectionPair<Int64?>)?
     /// Owned through a retain taken in `init` and given back in `deinit`: the parser needs `self` as its
     /// delegate, so it cannot be a `let`, and a `var` is retained and released around every call.
     private var parser: Unmanaged<HTTP1ConnectionParser>!
@@ -19,7 +27,10 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
     private var examined = DirectionPair<Int64>(0, 0)
     private var endedDirections = 0
 
+    private let limits: HTTPLimits
+
     public init(limits: HTTPLimits = HTTPLimits()) {
+        self.limits = limits
         measureRegzippedBodies = limits.measureRegzippedBodies
         parser = Unmanaged.passRetained(HTTP1ConnectionParser(limits: limits, delegate: self))
     }
@@ -29,7 +40,16 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
     // MARK: TCPStreamConsumer
 
     public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+        if let upgrade, let switched = upgrade.at[direction.rawValue], offset + Int64(data.count) > switched {
+            return upgrade.http2.streamData(UnsafeRawBufferPointer(rebasing: data[Int(max(0, switched - offset))...]),
+                                            offset: max(offset, switched), direction: direction, origin: origin)
+        }
         parser._withUnsafeGuaranteedRef { $0.streamData(data, offset: offset, direction: direction, origin: origin) }
+        // The same bytes may carry the 101 and the first HTTP/2 frames.
+        if let upgrade, let switched = upgrade.at[direction.rawValue], offset + Int64(data.count) > switched {
+            upgrade.http2.streamData(UnsafeRawBufferPointer(rebasing: data[Int(max(0, switched - offset))...]),
+                                     offset: max(offset, switched), direction: direction, origin: origin)
+        }
         // A start line split over packets is announced once complete: its first bytes are examined
         // but not owned yet, so the ledger waits for them (else they would go to nobody).
         var end = offset + Int64(data.count)
@@ -39,6 +59,10 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
     }
 
     public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+        if let upgrade, let switched = upgrade.at[direction.rawValue], offset + length > switched {
+            return upgrade.http2.streamGap(offset: max(offset, switched), length: offset + length - max(offset, switched),
+                                           direction: direction, reason: reason)
+        }
         parser._withUnsafeGuaranteedRef {
             $0.streamGap(offset: offset, length: length, direction: direction, reason: reason)
         }
@@ -48,6 +72,7 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
     }
 
     public func streamEnded(direction: FlowDirection) {
+        upgrade?.http2.streamEnded(direction: direction)
         parser._withUnsafeGuaranteedRef { $0.streamEnded(direction: direction) }
         endedDirections += 1
         if endedDirections == 2 { parser._withUnsafeGuaranteedRef { $0.finish() } }
@@ -66,12 +91,12 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
         slot(index)
         // A request completing after its exchange was sealed and dropped (the server answered early):
         // the record is written, nothing would read it.
-        guard index >= exchanges.startIndex else { return }
+        guard index >= http1Exchanges.startIndex else { return }
         if message.kind == .request {
-            exchanges[index].request = consume message
+            http1Exchanges[index].request = consume message
         } else {
-            exchanges[index].response = consume message
-            exchanges[index].isInFlight = false
+            http1Exchanges[index].response = consume message
+            http1Exchanges[index].isInFlight = false
         }
     }
 
@@ -81,52 +106,88 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
 
     public func httpUpgraded(direction: FlowDirection, from offset: Int64, exchangeIndex: Int) {
         slot(exchangeIndex)
-        if exchangeIndex >= exchanges.startIndex { exchanges[exchangeIndex].upgraded = true }  // not if dropped
+        if exchangeIndex >= http1Exchanges.startIndex { http1Exchanges[exchangeIndex].upgraded = true }  // not if dropped
         runs[direction.rawValue].set(StreamOwner(exchange: exchangeIndex, upgraded: true), from: offset)
+        if upgrade == nil, exchangeIndex == http1Exchanges.endIndex - 1, isUpgradeToH2C(http1Exchanges[exchangeIndex]) {
+            upgrade = (HTTP2ConnectionAnalysis(limits: limits, upgradingFrom: http1Exchanges), exchangeIndex, DirectionPair(nil, nil))
+        }
+        if let upgrade, upgrade.exchange == exchangeIndex { self.upgrade?.at[direction.rawValue] = offset }
+    }
+
+    /// `Upgrade: h2c` in the request, answered `101` with `Upgrade: h2c`.
+    private func isUpgradeToH2C(_ exchange: HTTPExchange) -> Bool {
+        exchange.response?.status == 101
+            && exchange.request?.header("Upgrade")?.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "h2c" } == true
+            && exchange.response?.header("Upgrade")?.lowercased().trimmingCharacters(in: .whitespaces) == "h2c"
     }
 
     // MARK: StreamAttribution
+    // After an h2c upgrade, a direction's bytes from its switch on are the HTTP/2 analysis's, and so are
+    // the exchanges from the one that upgraded on.
 
-    public func examinedLength(_ direction: FlowDirection) -> Int64 { examined[direction.rawValue] }
+    public func examinedLength(_ direction: FlowDirection) -> Int64 {
+        guard let upgrade, upgrade.at[direction.rawValue] != nil else { return examined[direction.rawValue] }
+        return max(examined[direction.rawValue], upgrade.http2.examinedLength(direction))
+    }
 
-    public func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
+    public func ownership(_ direction: FlowDirection) -> OwnershipRuns {
+        guard upgrade != nil else { return runs[direction.rawValue] }
+        return OwnershipRuns(walking: self, direction, to: examinedLength(direction))
+    }
 
     public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
-        runs[direction.rawValue].run(containing: offset)
+        let run = runs[direction.rawValue].run(containing: offset)
+        guard let upgrade, let switched = upgrade.at[direction.rawValue] else { return run }
+        if offset >= switched { return upgrade.http2.ownerRun(at: offset, direction) }
+        return OwnerRun(owner: run.owner, end: min(run.end, switched))
     }
 
     public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
-        runs[direction.rawValue].start(ofExchangeAfter: index)
+        if let upgrade, index >= upgrade.exchange { return upgrade.http2.start(ofExchangeAfter: index, direction) }
+        return runs[direction.rawValue].start(ofExchangeAfter: index)
+    }
+
+    public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+        if let upgrade, index >= upgrade.exchange {
+            return upgrade.http2.end(ofExchangesThrough: index, direction) ?? upgrade.at[direction.rawValue]
+        }
+        return runs[direction.rawValue].start(ofExchangeAfter: index)
     }
 
     public var exchangeInFlight: Int? {
+        if let upgrade { return upgrade.http2.exchangeInFlight }
         // By index: `last(where:)` would copy each exchange (messages, headers) it looks at.
         // Discarded exchanges were final: none was in flight.
-        var index = exchanges.endIndex - 1
-        while index >= exchanges.startIndex && !exchanges[index].isInFlight { index -= 1 }
-        return index >= exchanges.startIndex ? exchanges[index].index : nil
+        var index = http1Exchanges.endIndex - 1
+        while index >= http1Exchanges.startIndex && !http1Exchanges[index].isInFlight { index -= 1 }
+        return index >= http1Exchanges.startIndex ? http1Exchanges[index].index : nil
     }
 
-    public var exchangeCount: Int { exchanges.endIndex }
+    public var exchangeCount: Int { upgrade?.http2.exchangeCount ?? http1Exchanges.endIndex }
 
     /// True once the client direction stopped at the cap on open requests (`HTTPLimits.maxOpenRequests`).
     public var reachedOpenRequestCap: Bool { parser._withUnsafeGuaranteedRef { $0.reachedOpenRequestCap } }
 
-    /// Final once its response is complete (an exchange that switched protocols stays open).
+    /// Final once its response is complete (an exchange that switched protocols stays open; after an h2c
+    /// upgrade, once its stream is over).
     public func isFinal(_ index: Int) -> Bool {
-        index < exchanges.endIndex && !exchanges[index].isInFlight && !exchanges[index].upgraded
-            && exchanges[index].response != nil
+        if let upgrade { return upgrade.http2.isFinal(index) }
+        return index < http1Exchanges.endIndex && !http1Exchanges[index].isInFlight && !http1Exchanges[index].upgraded
+            && http1Exchanges[index].response != nil
     }
+
+    public var splitsPacketsByShare: Bool { upgrade != nil }
 
     /// Drops the exchanges before `index`, once their records are written: they are final and sealed
     /// (nothing parsed later changes them), so nothing reads them any more. Indices stay the same.
     /// Their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).
     public func discardExchanges(before index: Int) {
-        exchanges.discard(before: index)
+        upgrade?.http2.discardExchanges(before: index)
+        http1Exchanges.discard(before: index)
         for direction in FlowDirection.allCases { runs[direction.rawValue].mergeRuns(before: index) }
     }
 
     private func slot(_ index: Int) {
-        while exchanges.endIndex <= index { exchanges.append(HTTPExchange(index: exchanges.endIndex)) }
+        while http1Exchanges.endIndex <= index { http1Exchanges.append(HTTPExchange(index: http1Exchanges.endIndex)) }
     }
 }

@@ -95,15 +95,26 @@ struct StreamOffsetMap {
     /// byte (its header goes with it), else the byte's own position; for an offset not carried by a kept
     /// piece, the start of the first kept piece after it (or the carrier end).
     func carrierOffset(derived offset: Int64) -> Int64 {
+        guard let index = pieceIndex(derived: offset) else { return carrierEnd }
+        let piece = pieces[index]
+        guard piece.kind == .payload, offset > piece.derivedStart else { return piece.start }
+        return piece.dataStart + (offset - piece.derivedStart)
+    }
+
+    /// The start of the piece that carries derived offset `offset` (its record's first byte); the
+    /// carrier end past the kept pieces.
+    func carrierStart(derived offset: Int64) -> Int64 {
+        pieceIndex(derived: offset).map { pieces[$0].start } ?? carrierEnd
+    }
+
+    /// The first kept piece whose derived range ends after `offset`.
+    private func pieceIndex(derived offset: Int64) -> Int? {
         var low = firstKept, high = pieces.count
-        while low < high {  // first piece whose derived range ends after `offset`
+        while low < high {
             let middle = (low + high) / 2
             if pieces[middle].derivedEnd <= offset { low = middle + 1 } else { high = middle }
         }
-        guard low < pieces.count else { return carrierEnd }
-        let piece = pieces[low]
-        guard piece.kind == .payload, offset > piece.derivedStart else { return piece.start }
-        return piece.dataStart + (offset - piece.derivedStart)
+        return low < pieces.count ? low : nil
     }
 
     /// The carrier offset after the piece that carries derived byte `offset - 1` (the end of the record

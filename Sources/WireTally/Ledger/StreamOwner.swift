@@ -32,6 +32,17 @@ public struct OwnershipRuns: Sendable {
 
     public init() {}
 
+    /// The runs `attribution` answers one by one (`ownerRun(at:_:)`) from `start` to `end`: for callers
+    /// that want every run (tests, diagnostics) of an attribution that does not keep them as runs.
+    public init(walking attribution: some StreamAttribution, _ direction: FlowDirection, from start: Int64 = 0, to end: Int64) {
+        var offset = start
+        while offset < end {
+            let run = attribution.ownerRun(at: offset, direction)
+            set(run.owner, from: offset)
+            offset = run.end
+        }
+    }
+
     /// From `offset` on, bytes belong to `owner`.
     public mutating func set(_ owner: StreamOwner, from offset: Int64) {
         while let last = starts.last, last >= offset {

@@ -62,13 +62,13 @@ import Testing
     /// from sources outside wiretally:
     /// - `naive`, `metrics`, `http`: zero, except payload a sender kept sending after its peer had reset
     ///   the connection (on the wire, never delivered to a parser: `resets`' 64 KB POST to nginx's
-    ///   `return 444`), measured as TCP payload after the peer's RST in tshark's `frames.tsv`; and on
-    ///   HTTP/2 connections parsed without keys (h2c) the frames that are no message's header block,
-    ///   body or framing — the preface, connection-level frames (SETTINGS, PING, GOAWAY, stream-0
+    ///   `return 444`), measured as TCP payload after the peer's RST in tshark's `frames.tsv`. On HTTP/2
+    ///   connections parsed without keys (h2c) the frames that are no message's header block, body or
+    ///   framing — the preface, connection-level frames (SETTINGS, PING, GOAWAY, stream-0
     ///   WINDOW_UPDATE, unknown types, frames of no open stream) and the streams' control frames
-    ///   (WINDOW_UPDATE, RST_STREAM, PRIORITY) — counted from tshark's `h2frames.tsv` (no estimator
-    ///   models them: an app never sees them), and after an h2c Upgrade not parsed as HTTP/2 (h2-upgrade)
-    ///   every byte that followed the 101 (the preface and every frame tshark lists);
+    ///   (WINDOW_UPDATE, RST_STREAM, PRIORITY), counted from tshark's `h2frames.tsv` — are not `other`
+    ///   but `http2_framing`, exactly, for the `http` estimator (no estimator models them: an app never
+    ///   sees them);
     /// - `rebuilt`: that, plus the documented start-line rebuild, checked where nginx logged every
     ///   request: per request `"{host} {method} {path} HTTP/1.1 {query}\n"` against the request line
     ///   (`−len(Host)`, one byte less without a query), per response +2 (the status line's CRLF is
@@ -86,18 +86,11 @@ import Testing
             for report in collector.run(level: level).reports() where report.requestCount > 0 {
                 let other = report.gapByCause["other"] ?? 0
                 if report.estimator == .http {
-                    // `http` is documented as the messages' `bytes.total`, control frames included: only
-                    // connection-level bytes are left for `other` (the known issue: it leaves out the
-                    // streams' control frames, `httpEstimatorOfHTTP2IsBytesTotal`).
-                    withKnownIssue("wiretally bug: the http estimator leaves out HTTP/2 control frames (bytes.control)") {
-                        #expect(other == afterReset + http2.connectionLevel, "\(name) \(level) http")
-                    } when: {
-                        http2.control > 0 && other == afterReset + http2.connectionLevel + http2.control
-                    }
-                    continue
+                    // what the `http` estimator leaves of HTTP/2 is exactly its connection-level and control frames
+                    #expect(report.gapByCause["http2_framing"] == http2, "\(name) \(level) http2_framing")
                 }
                 guard report.estimator == .rebuilt else {
-                    #expect(other == afterReset + http2.connectionLevel + http2.control, "\(name) \(level) \(report.name)")
+                    #expect(other == afterReset, "\(name) \(level) \(report.name)")
                     continue
                 }
                 // Every exchange must be one nginx logged over HTTP/1.x, with a response, for the rebuild's
@@ -114,58 +107,20 @@ import Testing
     }
 
     /// The bytes of the HTTP/2 connections we parsed without keys (h2c) that are no message's header
-    /// block, body or framing, from tshark's frames (`TsharkH2Connection`): connection-level ones (for
-    /// a connection upgraded to h2c that we do not parse as HTTP/2, everything after the 101) and the
-    /// streams' control frames (WINDOW_UPDATE, RST_STREAM, PRIORITY).
-    static func http2BytesNoMessageHas(_ name: String, _ records: CollectingWriter) throws -> (connectionLevel: Int, control: Int) {
-        guard FileManager.default.fileExists(atPath: TestPaths.capture(name + ".h2frames.tsv")) else { return (0, 0) }
-        var bytes = (connectionLevel: 0, control: 0)
+    /// block, body or framing, from tshark's frames (`TsharkH2Connection`).
+    static func http2BytesNoMessageHas(_ name: String, _ records: CollectingWriter) throws -> Int {
+        guard FileManager.default.fileExists(atPath: TestPaths.capture(name + ".h2frames.tsv")) else { return 0 }
+        var bytes = 0
         for tshark in try TsharkH2Frames.load(name).connections {
             let exchanges = records.exchanges.filter { $0.port("conn.client") == tshark.clientPort }
-            guard let connection = records.connections.first(where: { $0.port("client") == tshark.clientPort }), !exchanges.isEmpty else { continue }
-            guard connection["http2"] != nil && connection["http2"] != .null else {
-                bytes.connectionLevel += tshark.frames.reduce(0) { $0 + $1.size }  // upgraded, not parsed: all of it
-                continue
-            }
+            guard records.connections.contains(where: { $0.port("client") == tshark.clientPort }), !exchanges.isEmpty else { continue }
             let upgraded = exchanges.contains { $0.flagNames.contains("upgraded") }
             let owners = tshark.attribute(upgradedStream1: upgraded).owners
-            for (frame, owner) in zip(tshark.frames, owners) {
-                if owner == nil {
-                    bytes.connectionLevel += frame.size
-                } else if [2, 3, 8].contains(frame.type) {
-                    bytes.control += frame.size
-                }
+            for (frame, owner) in zip(tshark.frames, owners) where owner == nil || [2, 3, 8].contains(frame.type) {
+                bytes += frame.size
             }
         }
         return bytes
-    }
-
-    /// The `http` estimator is documented (Estimator.swift) as the messages on the stream: request
-    /// `bytes.total`, response `bytes.total` + interim. For an HTTP/2 message `bytes.total` is every
-    /// byte of its stream's frames in that direction (equal to tshark's frames: HTTP2TruthTests), its
-    /// control frames (WINDOW_UPDATE, RST_STREAM, PRIORITY) included. Known wiretally bug (reported):
-    /// the estimate is `head + body + framing` (`MessageEstimate.onStream` has no control part), so
-    /// it is short by exactly `bytes.control` on every HTTP/2 message with control frames (nginx's
-    /// WINDOW_UPDATEs for request bodies, RST_STREAMs); the known issue applies only then.
-    @Test(arguments: ["h2-curl", "h2-upload", "h2-nghttp", "h2-h2load", "h2-python"])
-    func httpEstimatorOfHTTP2IsBytesTotal(_ name: String) throws {
-        let collector = EstimatorCollector.analyze([TestPaths.capture(name + ".pcap")])
-        var compared = 0
-        for (exchange, _) in collector.exchanges {
-            guard let request = exchange.request, request.http2 != nil else { continue }
-            let estimate = try #require(Estimator.http.estimate(exchange))
-            for (message, estimated) in [(exchange.request, estimate.up), (exchange.response, estimate.down)] {
-                guard let message else { continue }
-                let total = message.bytes.total + (message.kind == .response ? message.interimBytes : 0)
-                withKnownIssue("wiretally bug: the http estimator leaves out HTTP/2 control frames (bytes.control)") {
-                    #expect(estimated == total, "\(name) stream \(message.http2?.streamID ?? 0) \(message.kind): estimate \(estimated), bytes.total \(total)")
-                } when: {
-                    message.bytes.control > 0 && estimated == total - message.bytes.control
-                }
-                compared += 1
-            }
-        }
-        #expect(compared > 0, "\(name): HTTP/2 messages parsed without keys (h2c)")
     }
 
     /// A request line in three segments (synthetic): every byte is the request's exchange's, none is

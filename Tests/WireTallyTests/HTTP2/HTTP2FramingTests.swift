@@ -40,6 +40,23 @@ import Testing
         #expect(h.parser.connectionInfo.sawPreface)
     }
 
+    @Test func ownerIsUndecidedUntilAFrameHeaderIsWhole() throws {
+        var server = W()
+        let frame = server.headers(stream: 2, [(":status", "200")])
+        let h = HTTP2Harness()
+        h.feed(W.settings(), .down)
+        #expect(h.parser.undecidedOffset(.down) == nil)
+        h.feed(Array(frame[..<5]), .down)
+        #expect(h.parser.undecidedOffset(.down) == 9 && h.recorder.runs.down.count == 1)
+        h.feed(Array(frame[5...]), .down)
+        #expect(h.parser.undecidedOffset(.down) == nil && h.recorder.owner(.down, at: 9) == .connection(.other))
+        // The client preface is undecided until whole.
+        h.feed(Array(W.preface[..<10]), .up)
+        #expect(h.parser.undecidedOffset(.up) == 0 && h.recorder.runs.up.isEmpty)
+        h.feed(Array(W.preface[10...]), .up)
+        #expect(h.parser.undecidedOffset(.up) == nil && h.recorder.runs.up.first?.owner == .connection(.preface))
+    }
+
     @Test func paddingPriorityAndContinuation() throws {
         var client = W(), server = W()
         let block = client.block(Self.get + [("x-long", String(repeating: "v", count: 100))])
@@ -218,3 +235,37 @@ import Testing
     }
 }
 
+
+/// A stream that ends while a frame of it is being read in the other direction.
+@Suite struct HTTP2StreamEndTests {
+    typealias W = HTTP2FrameWriter
+
+    @Test func resetWhileADataFrameIsHalfReadWaitsForItsEnd() throws {
+        var client = W(), server = W()
+        let up = W.preface + W.settings() + client.headers(stream: 1, HTTP2FramingTests.get, endStream: true)
+        let data = W.data(stream: 1, .filled(1, 1000))
+        let down = W.settings() + server.headers(stream: 1, [(":status", "200")])
+        let h = HTTP2Harness()
+        h.run([.data(up, .up), .data(down + Array(data[..<300]), .down), .data(W.rst(stream: 1, code: 8), .up),
+               .data(Array(data[300...]) + W.data(stream: 1, .filled(2, 10)), .down)], finish: false)
+        #expect(h.recorder.messages.count == 2)
+        h.parser.finish()
+        h.checkInvariants()
+        let response = try #require(h.recorder.responses.first)
+        #expect(response.bytes.body == 1000 && response.http2?.resetBy == .up && response.flags == [.incomplete])
+        #expect(h.recorder.owner(.down, at: Int64(down.count + data.count)) == .connection(.other))
+    }
+
+    @Test func resetWhileAHeaderBlockIsOpenWaitsForEndHeaders() throws {
+        var client = W(), server = W()
+        let up = W.preface + W.settings() + client.headers(stream: 1, HTTP2FramingTests.get, endStream: true)
+        let block = server.block([(":status", "200"), ("x-a", String(repeating: "a", count: 50))])
+        let first = W.headers(stream: 1, Array(block[..<10]), endHeaders: false)
+        let rest = W.continuation(stream: 1, Array(block[10...]), endHeaders: true)
+        let h = HTTP2Harness()
+        h.run([.data(up, .up), .data(W.settings() + first, .down), .data(W.rst(stream: 1, code: 8), .up), .data(rest, .down)])
+        h.checkInvariants()
+        let response = try #require(h.recorder.responses.first)
+        #expect(response.status == 200 && response.bytes.total == first.count + rest.count)
+    }
+}

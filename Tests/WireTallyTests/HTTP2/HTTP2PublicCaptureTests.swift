@@ -16,6 +16,8 @@ import Testing
         /// h2c by `Upgrade: h2c`: the plaintext starts after the HTTP/1.1 request and the 101.
         var upgraded = false
         var requests: Int
+        /// Responses with a gzip or deflate body (decoded sizes compared with tshark's).
+        var encodedResponses = 0
         var testDescription: String { file }
     }
 
@@ -23,9 +25,11 @@ import Testing
         // Wireshark's test capture: TLS 1.2, GET /wireshark.png in 16 KB DATA frames.
         Capture(file: "wireshark__http2-data-reassembly.pcap", tls: true, keyLog: "wireshark__http2-data-reassembly.keys", stream: 0, requests: 1),
         // Suricata: cleartext prior-knowledge HTTP/2 on port 443, PRIORITY flags, padded DATA, gzip/br bodies.
-        Capture(file: "suricata-verify__http2-compression-bug__input.pcap", tls: false, decodeAs: "tcp.port==443,http2", stream: 0, requests: 5),
+        Capture(file: "suricata-verify__http2-compression-bug__input.pcap", tls: false, decodeAs: "tcp.port==443,http2", stream: 0, requests: 5,
+                encodedResponses: 5),
         // Suricata: h2c by Upgrade (stream 1 is the HTTP/1.1 request), deflate body.
-        Capture(file: "suricata-verify__http2-deflate__http2_deflate.pcap", tls: false, stream: 0, upgraded: true, requests: 0),
+        Capture(file: "suricata-verify__http2-deflate__http2_deflate.pcap", tls: false, stream: 0, upgraded: true, requests: 0,
+                encodedResponses: 1),
     ]
 
     static let sharedTLS: [Capture] = [
@@ -67,6 +71,20 @@ import Testing
         try #require(!truth.frames.isEmpty, "\(capture.file): tshark lists no HTTP/2 frame")
         let h = try truth.check(client: client, server: server, upgraded: capture.upgraded)
         #expect(h.recorder.requests.count == capture.requests)
+        // Decoded bodies: tshark's body, decompressed, on each response's last DATA frame.
+        let bodies = try Tshark.fields(path, filter: "http2.type == 0 && http2.flags.end_stream == 1 && tcp.srcport != \(clientPort)",
+                                       ["http2.streamid", "http2.data.data"], options: options)
+        var decoded: [UInt32: Int] = [:]
+        for row in bodies {
+            for (id, data) in zip(row[0].split(separator: ","), row[1].split(separator: ",", omittingEmptySubsequences: false)) {
+                decoded[UInt32(id)!] = data.count / 2
+            }
+        }
+        let encoded = h.recorder.responses.filter { $0.contentEncoding.map(ContentDecoder.isDecodable) == true }
+        #expect(encoded.count == capture.encodedResponses)
+        for response in encoded {
+            #expect(response.decodedBodyBytes == decoded[response.http2!.streamID], "stream \(response.http2!.streamID)")
+        }
         // Another cut gives the same messages.
         let again = try truth.check(client: client, server: server, upgraded: capture.upgraded, seed: 99)
         #expect(again.recorder.summary == h.recorder.summary)

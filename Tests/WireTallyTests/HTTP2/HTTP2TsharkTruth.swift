@@ -13,6 +13,8 @@ struct HTTP2TsharkTruth {
         var type: UInt8
         var flags: UInt8
         var length: Int
+        /// PUSH_PROMISE: the stream it promises.
+        var promisedStreamID: UInt32?
         var size: Int { 9 + length }
     }
 
@@ -23,7 +25,8 @@ struct HTTP2TsharkTruth {
 
     /// The fields to ask tshark for, in the order `init(rows:…)` reads them.
     static let fields = ["frame.number", "tcp.stream", "tcp.srcport", "http2.streamid", "http2.type", "http2.flags",
-                         "http2.length", "http2.headers.method", "http2.headers.path", "http2.headers.status"]
+                         "http2.length", "http2.headers.method", "http2.headers.path", "http2.headers.status",
+                         "http2.push_promise.promised_stream_id"]
 
     /// Reads rows of `fields` (one per packet, several frames comma-joined) of TCP stream `stream`.
     init(rows: [[String]], stream: Int, clientPort: Int) throws {
@@ -32,10 +35,14 @@ struct HTTP2TsharkTruth {
                 flags = row[5].split(separator: ","), lengths = row[6].split(separator: ",")
             try #require(ids.count == types.count && ids.count == flags.count && ids.count == lengths.count,
                          "tshark row \(row[0]): field counts differ")
+            // Only PUSH_PROMISE frames have a promised stream id: the k-th value is the row's k-th PUSH_PROMISE's.
+            var promised = (row.count > 10 ? row[10] : "").split(separator: ",").compactMap { UInt32($0) }[...]
             for index in ids.indices {
+                let type = UInt8(types[index])!
                 frames.append(Frame(
                     packet: Int(row[0])!, fromClient: Int(row[2]) == clientPort, streamID: UInt32(ids[index])!,
-                    type: UInt8(types[index])!, flags: UInt8(flags[index].dropFirst(2), radix: 16)!, length: Int(lengths[index])!))
+                    type: type, flags: UInt8(flags[index].dropFirst(2), radix: 16)!, length: Int(lengths[index])!,
+                    promisedStreamID: type == 5 ? promised.popFirst() : nil))
             }
             methods += row[7].split(separator: ",").map(String.init)
             paths += row[8].split(separator: ",").map(String.init)
@@ -50,6 +57,8 @@ struct HTTP2TsharkTruth {
         var ended: [UInt32: (client: Bool, server: Bool)] = upgraded ? [1: (true, false)] : [:]
         var reset = Set<UInt32>(), late = Set<Int>()
         for (index, frame) in frames.enumerated() where frame.streamID != 0 {
+            // A pushed stream's request is its PUSH_PROMISE: only the server's side is open.
+            if let promised = frame.promisedStreamID, ended[promised] == nil { ended[promised] = (true, false) }
             let state = ended[frame.streamID] ?? (false, false)
             if reset.contains(frame.streamID) || (state.client && state.server) {
                 late.insert(index)
@@ -110,37 +119,49 @@ struct HTTP2TsharkTruth {
 
     private func compare(_ h: HTTP2Harness, offsets: [Int64], upgraded: Bool, hasPreface: Bool, sourceLocation: SourceLocation) {
         let late = lateFrames(upgraded: upgraded)
-        // Exchanges by first appearance: the client's HEADERS opening a stream (stream 1 is exchange 0
-        // after an upgrade).
+        // Exchanges by first appearance: the client's HEADERS opening a stream, a PUSH_PROMISE's promised
+        // stream (stream 1 is exchange 0 after an upgrade).
         var exchange: [UInt32: Int] = upgraded ? [1: 0] : [:]
-        for frame in frames where frame.fromClient && frame.type == 1 && exchange[frame.streamID] == nil {
-            exchange[frame.streamID] = exchange.count
+        // Streams whose client frames belong to no message (pushed, upgraded).
+        var noClientMessage: Set<UInt32> = upgraded ? [1] : []
+        for frame in frames {
+            if frame.fromClient && frame.type == 1 && exchange[frame.streamID] == nil { exchange[frame.streamID] = exchange.count }
+            if let promised = frame.promisedStreamID, exchange[promised] == nil {
+                exchange[promised] = exchange.count
+                noClientMessage.insert(promised)
+            }
         }
         #expect(h.parser.connectionInfo.streams == exchange.count, sourceLocation: sourceLocation)
         var expectedBytes: [String: Int] = [:]
-        var blockOwner: HTTP2ByteOwner = .connection(.other)
+        // The owner of the header block being continued, and whose bytes it adds to.
+        var block: (owner: HTTP2ByteOwner, key: String?) = (.connection(.other), nil)
+        // Streams opened so far: a PRIORITY frame on a stream not opened yet (idle) does not open it.
+        var opened: Set<UInt32> = upgraded ? [1] : []
         for (index, frame) in frames.enumerated() {
+            if frame.fromClient && frame.type == 1 { opened.insert(frame.streamID) }
+            if let promised = frame.promisedStreamID { opened.insert(promised) }
             let direction: FlowDirection = frame.fromClient ? .up : .down
-            let expected: HTTP2ByteOwner
+            var expected = HTTP2ByteOwner.connection(.other)
+            var key: String?
             switch frame.type {
             case 4: expected = .connection(.settings)
             case 6: expected = .connection(.ping)
             case 7: expected = .connection(.goaway)
             case 8 where frame.streamID == 0: expected = .connection(.windowUpdate)
-            case 9: expected = blockOwner
+            case 9: (expected, key) = block
             case 10...: expected = .connection(.unknown)
+            case 5:
+                if let promised = frame.promisedStreamID, let index = exchange[promised] {
+                    (expected, key) = (.exchange(index), "down \(promised)")
+                }
             default:
-                if late.contains(index) || (upgraded && frame.streamID == 1 && frame.fromClient) {
-                    expected = .connection(.other)
-                } else if let index = exchange[frame.streamID] {
-                    expected = .exchange(index)
-                    expectedBytes["\(direction) \(frame.streamID)", default: 0] += frame.size
-                } else {
-                    expected = .connection(.other)
+                let clientWithoutMessage = frame.fromClient && noClientMessage.contains(frame.streamID)
+                if opened.contains(frame.streamID) && !late.contains(index) && !clientWithoutMessage, let index = exchange[frame.streamID] {
+                    (expected, key) = (.exchange(index), "\(direction) \(frame.streamID)")
                 }
             }
-            if frame.type == 1 { blockOwner = expected }
-            if frame.type == 9, case .exchange = expected { expectedBytes["\(direction) \(frame.streamID)", default: 0] += frame.size }
+            if frame.type == 1 || frame.type == 5 { block = (expected, key) }
+            if let key { expectedBytes[key, default: 0] += frame.size }
             let owner = h.recorder.owner(direction, at: offsets[index])
             #expect(owner == expected, "packet \(frame.packet) frame on stream \(frame.streamID) type \(frame.type): owner \(String(describing: owner)), tshark says \(expected)",
                     sourceLocation: sourceLocation)
@@ -172,12 +193,13 @@ struct HTTP2TsharkTruth {
             #expect(totals.prefaceBytes == (direction == .up && hasPreface ? 24 : 0), sourceLocation: sourceLocation)
             #expect(h.parser.connectionInfo.unparsedBytes[direction.rawValue] == 0, sourceLocation: sourceLocation)
         }
-        // Methods, paths and statuses in the order of their header blocks.
-        let requests = h.recorder.requests.filter { $0.method != nil }.sorted { $0.streamRange.lowerBound < $1.streamRange.lowerBound }
-        #expect(requests.map { $0.method! } == methods, sourceLocation: sourceLocation)
-        #expect(requests.map { $0.target ?? "" } == paths, sourceLocation: sourceLocation)
-        let responses = h.recorder.responses.filter { $0.status != nil }.sorted { $0.streamRange.lowerBound < $1.streamRange.lowerBound }
-        #expect(responses.map { $0.status! } == statuses.filter { $0 >= 200 }, sourceLocation: sourceLocation)
+        // Methods, paths and statuses (requests and pushed requests are in two directions: compared as sets
+        // with their counts).
+        let requests = h.recorder.requests.filter { $0.method != nil }
+        #expect(requests.map { $0.method! }.sorted() == methods.sorted(), sourceLocation: sourceLocation)
+        #expect(requests.map { $0.target ?? "" }.sorted() == paths.sorted(), sourceLocation: sourceLocation)
+        let responses = h.recorder.responses.filter { $0.status != nil }
+        #expect(responses.map { $0.status! }.sorted() == statuses.filter { $0 >= 200 }.sorted(), sourceLocation: sourceLocation)
         #expect(h.parser.connectionInfo.hpackError == DirectionPair(false, false), sourceLocation: sourceLocation)
         for (message, _) in h.recorder.messages {
             #expect(message.flags.subtracting(.incomplete).isEmpty, "stream \(message.http2!.streamID) flags \(message.flags)", sourceLocation: sourceLocation)

@@ -178,11 +178,11 @@ public struct MessageEstimate: Sendable {
     }
 
     /// A message as it was on the stream (head with interim 1xx responses, body as sent, chunk
-    /// framing), nothing counted yet.
+    /// framing — HTTP/2: frame headers, padding and the stream's control frames), nothing counted yet.
     static func onStream(_ m: HTTPMessage) -> MessageEstimate {
         MessageEstimate(
             wireHead: m.bytes.startLine + m.bytes.headers + (m.kind == .request ? 0 : m.interimBytes),
-            wireBody: m.bytes.body, wireFraming: m.bytes.framing)
+            wireBody: m.bytes.body, wireFraming: m.bytes.framing + m.bytes.control)
     }
 
     /// The estimate of an encrypted message: its plaintext size.

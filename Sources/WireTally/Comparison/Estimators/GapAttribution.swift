@@ -7,15 +7,18 @@
 ///            + T.ack[L]                                       → pure_acks
 ///            + T.retransmission[L] + dup                      → retransmissions
 ///            + (T.payload[L] − T.payload.payload_bytes)       → tcp_ip_headers (link headers too at frame level; 0 at payload level)
-///            + (stream − http)                                → tls_overhead on TLS connections, else other
-///            + http
-///     http − estimated_d = hidden_headers + cookies + chunk_framing + compression_estimate + body_length + other
+///            + (stream − http − share)                        → tls_overhead on TLS connections, else other
+///            + http + share
+///     http + share − estimated_d = hidden_headers + cookies + chunk_framing (HTTP/2: http2_framing, with
+///                                  share) + compression_estimate + body_length + other (HTTP/2: hpack
+///                                  for the headers)
 ///
 /// where dup = payload bytes inside `payload` packets that had been seen before (partial overlaps:
 /// `retransmittedPayloadBytes` minus the payload of retransmission/setup/teardown packets),
 /// stream = T.payload.payload_bytes − dup (the exchange's new stream bytes), http = the messages' bytes
 /// on the stream (request `bytes.total`; response `bytes.total` + interim 1xx; encrypted: the plaintext
-/// estimates `bytes.body`). At IP level the DNS lookup before the exchange's connection is wire too:
+/// estimates `bytes.body`), share = HTTP/2's connection-level frame bytes given to the exchange (0 for
+/// HTTP/1.x). At IP level the DNS lookup before the exchange's connection is wire too:
 /// its queries count in up, its answer in down (cause `dns`).
 ///
 /// Causes (JSON names):
@@ -27,6 +30,10 @@
 ///   (decoded size, or the re-gzipped size; includes the approximation when the body was not retained).
 /// - `body_length`: body bytes the estimator's length source misses (naive down: no `Content-Length`).
 /// - `chunk_framing`: chunk-size lines, chunk CRLFs, last chunk and trailers not counted.
+/// - `hpack` (HTTP/2): the header block as HPACK sent it minus the headers the estimator counted —
+///   negative when header compression made the wire smaller than the rebuilt text (what it saved).
+/// - `http2_framing` (HTTP/2): frame headers, padding, the stream's WINDOW_UPDATE/RST_STREAM/PRIORITY
+///   frames, and the connection-level frames the exchange was given (`http2.connection_share`).
 /// - `tls_overhead`: TLS record headers, AEAD/MAC overhead, handshake (owned by the first exchange),
 ///   alerts, session tickets — stream bytes that are not HTTP plaintext.
 /// - `tcp_ip_headers`: TCP and IP (and, at frame level, link) headers of the packets carrying the
@@ -43,8 +50,8 @@
 public struct GapAttribution: Sendable {
     /// Cause names in output order.
     public static let causes = [
-        "hidden_headers", "cookies", "compression_estimate", "body_length", "chunk_framing", "tls_overhead",
-        "tcp_ip_headers", "pure_acks", "setup_teardown", "retransmissions", "dns", "other",
+        "hidden_headers", "cookies", "compression_estimate", "body_length", "chunk_framing", "hpack", "http2_framing",
+        "tls_overhead", "tcp_ip_headers", "pure_acks", "setup_teardown", "retransmissions", "dns", "other",
     ]
 
     public var level: WireLevel
@@ -72,6 +79,7 @@ public struct GapAttribution: Sendable {
         estimate = breakdown.estimate
         let wire = connection.ledger.exchange(exchange.index)
         let isTLS = (connection.consumer as? ApplicationLayerAnalysis)?.tls != nil || breakdown.encrypted
+        let isHTTP2 = exchange.request?.http2 != nil || exchange.response?.http2 != nil
         var causes = Dictionary(uniqueKeysWithValues: Self.causes.map { ($0, 0) })
         var wires = [0, 0]
         for direction in FlowDirection.allCases {
@@ -86,12 +94,13 @@ public struct GapAttribution: Sendable {
             causes["retransmissions"]! += level.value(tally.retransmission) + dup
             causes["tcp_ip_headers"]! += level.value(tally.payload) - tally.payload.payloadBytes
             let stream = tally.payload.payloadBytes - dup
-            causes[isTLS ? "tls_overhead" : "other"]! += stream - message.wire
+            let connectionShare = isHTTP2 ? exchange.connectionShareBytes[direction.rawValue] : 0
+            causes[isTLS ? "tls_overhead" : "other"]! += stream - message.wire - connectionShare
             // HTTP bytes − estimate.
             causes["hidden_headers"]! += message.hiddenHeaders
             causes["cookies"]! += message.cookies
-            causes["other"]! += message.wireHead - message.head - message.hiddenHeaders - message.cookies
-            causes["chunk_framing"]! += message.wireFraming - message.framing
+            causes[isHTTP2 ? "hpack" : "other"]! += message.wireHead - message.head - message.hiddenHeaders - message.cookies
+            causes[isHTTP2 ? "http2_framing" : "chunk_framing"]! += message.wireFraming - message.framing + connectionShare
             causes[message.bodyCause == .compression ? "compression_estimate" : "body_length"]! += message.wireBody - message.body
         }
         dns = level == .ip ? exchange.dnsIPBytes : 0

@@ -8,7 +8,8 @@ extension HTTP2ConnectionParser {
             oversized(side, header, start: start, origin: origin)
             return
         }
-        if side.direction == .down && side.totals.all.frames == 0 && header.type != HTTP2FrameType.settings { loseHistory() }
+        if side.direction == .down && side.beforeFirstFrame && header.type != HTTP2FrameType.settings { loseHistory() }
+        side.beforeFirstFrame = false
         side.totals[header.type].frames += 1
         side.totals[header.type].bytes += Int64(HTTP2FrameHeader.size)
         if side.pendingBlock != nil,
@@ -104,7 +105,7 @@ extension HTTP2ConnectionParser {
     /// frame is on a stream that is closed, idle (and not opened by this frame) or past the cap.
     private func stream(for header: HTTP2FrameHeader, _ side: HTTP2DirectionState) -> HTTP2Stream? {
         let id = header.streamID
-        if let stream = streams[id] { return stream }
+        if let stream = streams[id] { return stream.closing ? nil : stream }
         let opensNormally = header.type == HTTP2FrameType.headers && side.direction == .up && id % 2 == 1 && streams.isIdle(id)
         let opensJoined = historyLost && !streams.wasRecentlyClosed(id)
             && (header.type == HTTP2FrameType.headers || header.type == HTTP2FrameType.data)
@@ -335,10 +336,7 @@ extension HTTP2ConnectionParser {
         }
         switch header.type {
         case HTTP2FrameType.data:
-            if header.has(HTTP2Flags.endStream), let message = frame.message {
-                message.ended = true
-                closeIfOver(header.streamID)
-            }
+            if header.has(HTTP2Flags.endStream) { frame.message?.ended = true }
         case HTTP2FrameType.headers, HTTP2FrameType.pushPromise, HTTP2FrameType.continuation:
             if header.has(HTTP2Flags.endHeaders), side.pendingBlock != nil { finishBlock(side) }
         case HTTP2FrameType.rstStream:
@@ -359,10 +357,12 @@ extension HTTP2ConnectionParser {
         default:
             break
         }
+        closeIfOver(frame.message)
     }
 
-    private func closeIfOver(_ id: UInt32) {
-        if let stream = streams[id] { closeIfOver(stream) }
+    /// Ends the stream of `message` if it is over.
+    private func closeIfOver(_ message: HTTP2MessageBuilder?) {
+        if let message, let stream = streams[message.info.streamID], stream.owns(message) { closeIfOver(stream) }
     }
 
     /// END_HEADERS: the block is decoded and applied to its message.
@@ -396,7 +396,7 @@ extension HTTP2ConnectionParser {
         } else if block.endStream {
             message.ended = true
         }
-        if let stream = streams[message.info.streamID] { closeIfOver(stream) }
+        closeIfOver(message)
     }
 
     /// The header block awaiting CONTINUATION was cut (another frame, lost sync, the end): it is not
@@ -407,6 +407,7 @@ extension HTTP2ConnectionParser {
         block.message?.flags.insert(.incomplete)
         block.message?.hasHead = true
         side.hpack.loseState()
+        closeIfOver(block.message)
     }
 
     /// A GOAWAY from `side`: streams the other side initiated above `lastStreamID` were refused.
@@ -414,8 +415,9 @@ extension HTTP2ConnectionParser {
         connectionInfo.goawayLastStreamID.update(side.direction.rawValue) { $0 = lastStreamID }
         connectionInfo.goawayErrorCode.update(side.direction.rawValue) { $0 = code }
         let refusedParity: UInt32 = side.direction == .down ? 1 : 0
-        for stream in streams.open.values where stream.id % 2 == refusedParity && stream.id > lastStreamID {
+        for stream in streams.openInOrder where stream.id % 2 == refusedParity && stream.id > lastStreamID {
             stream.refused = true
+            closeIfOver(stream)
         }
     }
 

@@ -18,10 +18,12 @@
 ///   messages are `.resynchronized`, and `.gap` when their first frame is not HEADERS).
 /// - A stream's messages are reported when the stream is over: END_STREAM in both directions (the
 ///   client's request then typically holds the WINDOW_UPDATEs it sent while the response came), a
-///   RST_STREAM from either side, the end of the direction that had yet to end it (`.incomplete`), or
-///   `finish()`. Frames on a stream after that (a RST_STREAM sent after both END_STREAMs, DATA still in
-///   flight after a reset) are `.connection(.other)`; GOAWAY marks streams above its last stream id
-///   `refused` (they end as any other).
+///   RST_STREAM from either side, a GOAWAY refusing it (its id is above the GOAWAY's last stream id
+///   and the GOAWAY's sender was to process it: `refused`), the end of the direction that had yet to
+///   end it (`.incomplete`), or `finish()`; a frame of the stream being read in the other direction
+///   at that moment is read to its end first (and a header block to its END_HEADERS). Frames that
+///   begin on a stream after that (a RST_STREAM sent after both END_STREAMs, DATA still in flight
+///   after a reset) are `.connection(.other)`.
 /// - Frames of unknown type are ignored as RFC 9113 requires and are `.connection(.unknown)` whatever
 ///   their stream.
 /// - A frame longer than the receiver's SETTINGS_MAX_FRAME_SIZE (the largest it advertised; 16384
@@ -35,7 +37,7 @@
 /// - Open streams are capped at `HTTPLimits.maxOpenRequests`: a stream beyond it is not followed (its
 ///   frames are `.connection(.other)`, `connectionInfo.streamsOverCap`). Closed stream state is
 ///   dropped, except the ids of the last 64.
-public final class HTTP2ConnectionParser {
+public final class HTTP2ConnectionParser: TCPStreamConsumer {
     private unowned let delegate: any HTTP2ParserDelegate
     let limits: HTTPLimits
     let up: HTTP2DirectionState
@@ -56,9 +58,8 @@ public final class HTTP2ConnectionParser {
         down = HTTP2DirectionState(direction: .down, maxHeaderBytes: limits.maxHeaderBytes)
         streams = HTTP2StreamTable(firstExchange: upgradedStream.map { $0.exchangeIndex + 1 } ?? 0)
         if let upgradedStream {
-            let stream = streams.open(1, clientSendsRequest: false, joined: false, exchangeIndex: upgradedStream.exchangeIndex)
+            streams.open(1, clientSendsRequest: false, joined: false, exchangeIndex: upgradedStream.exchangeIndex)
             connectionInfo.streams += 1
-            _ = stream
         }
     }
 
@@ -154,7 +155,6 @@ public final class HTTP2ConnectionParser {
                 side.phase = .seeking
                 return i
             }
-            if matched == 0 { side.scratchOrigin = origin }
             matched += 1
             i += 1
             side.position += 1
@@ -436,8 +436,13 @@ public final class HTTP2ConnectionParser {
         return false
     }
 
-    /// Reports the stream's messages (request first) and forgets it.
+    /// Reports the stream's messages (request first) and forgets it; when a frame or header block of it
+    /// is still being read, once that is complete.
     func close(_ stream: HTTP2Stream) {
+        for side in [up, down] where stream.owns(side.frame?.message) || stream.owns(side.pendingBlock?.message) {
+            stream.closing = true
+            return
+        }
         streams.close(stream)
         for message in [stream.request, stream.response] {
             guard let message else { continue }

@@ -154,6 +154,8 @@ final class HTTP2DirectionState {
     /// The largest frame this direction may send: the receiver's SETTINGS_MAX_FRAME_SIZE.
     var maxFrameSize = HTTP2FrameHeader.defaultMaxFrameSize
     var totals = HTTP2FrameTotals()
+    /// No frame header was read yet (the server's first frame must be SETTINGS).
+    var beforeFirstFrame = true
 
     init(direction: FlowDirection, maxHeaderBytes: Int) {
         self.direction = direction

@@ -11,6 +11,9 @@ final class HTTP2Stream {
     var request: HTTP2MessageBuilder?
     var response: HTTP2MessageBuilder?
     var refused = false
+    /// The stream is over but a frame or header block of it is still being read: its messages are
+    /// reported once that is complete, and frames that begin meanwhile belong to no exchange.
+    var closing = false
 
     init(id: UInt32, exchangeIndex: Int, clientSendsRequest: Bool, joined: Bool) {
         self.id = id
@@ -36,14 +39,21 @@ final class HTTP2Stream {
         return request
     }
 
+    /// Whether `message` is one of this stream's.
+    func owns(_ message: HTTP2MessageBuilder?) -> Bool {
+        guard let message else { return false }
+        return message === request || message === response
+    }
+
     /// The message `direction` is sending, if it began.
     func existingMessage(for direction: FlowDirection) -> HTTP2MessageBuilder? {
         direction == .down ? response : (clientSendsRequest ? request : nil)
     }
 
-    /// Whether no more frames can come: both sides ended (END_STREAM, or their direction ended), or it was reset.
+    /// Whether the stream is over: both sides ended (END_STREAM, or their direction ended), it was
+    /// reset, or refused by a GOAWAY.
     func isClosed(downEnded: Bool) -> Bool {
-        if response?.info.resetBy != nil || request?.info.resetBy != nil { return true }
+        if closing || refused || response?.info.resetBy != nil || request?.info.resetBy != nil { return true }
         let requestDone = request?.isDone ?? true
         let responseDone = response?.isDone ?? downEnded
         return requestDone && responseDone
@@ -72,7 +82,8 @@ struct HTTP2StreamTable {
     /// Whether `id` is above every id its initiator used (idle, RFC 9113 §5.1.1).
     func isIdle(_ id: UInt32) -> Bool { id % 2 == 1 ? id > highestClientID : id > highestServerID }
 
-    /// Opens stream `id` with the next exchange index.
+    /// Opens stream `id` with the next exchange index (or `exchangeIndex`).
+    @discardableResult
     mutating func open(_ id: UInt32, clientSendsRequest: Bool, joined: Bool, exchangeIndex: Int? = nil) -> HTTP2Stream {
         let index = exchangeIndex ?? nextExchange
         if exchangeIndex == nil { nextExchange += 1 }

@@ -216,20 +216,16 @@ final class TLSPlaintextLayer: StreamAttribution {
         if child.exchangeCount == 0 && child.examinedLength(.up) == 0 && child.examinedLength(.down) == 0 { return 0 }
         if lostFrom[d] != nil || gapFrom[d] != nil { return delivered[d] }
         let examined = child.examinedLength(direction)
-        return examined >= maps[d].derivedEnd ? maps[d].carrierEnd : maps[d].carrierOffset(derived: examined)
+        if examined >= maps[d].derivedEnd { return maps[d].carrierEnd }
+        // Multiplexed: a record's header and protection are shared by its plaintext's owners, known
+        // once all of it is examined.
+        return child.splitsPacketsByShare ? maps[d].carrierStart(derived: examined) : maps[d].carrierOffset(derived: examined)
     }
 
     func ownership(_ direction: FlowDirection) -> OwnershipRuns {
         // Built by walking the map: only for callers that want every run (tests, diagnostics).
-        var runs = OwnershipRuns()
-        var offset = maps[direction.rawValue].keptPieces.first?.start ?? 0
-        let end = examinedLength(direction)
-        while offset < end {
-            let run = ownerRun(at: offset, direction)
-            runs.set(run.owner, from: offset)
-            offset = run.end
-        }
-        return runs
+        OwnershipRuns(walking: self, direction, from: maps[direction.rawValue].keptPieces.first?.start ?? 0,
+                      to: examinedLength(direction))
     }
 
     func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
