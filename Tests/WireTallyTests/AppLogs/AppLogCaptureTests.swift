@@ -83,7 +83,7 @@ final class ExchangeCollector: RecordWriter {
         let result = AppLogMatcher().match(log.entries, wire)
         var byLine: [Int: AppLogMatch] = [:]
         for match in result.matches { byLine[log.entries[match.entry].sequence] = match }
-        var checked = 0, notParsedYet = 0
+        var checked = 0
         let lines = try String(contentsOfFile: TestPaths.capture(name + ".curl.jsonl"), encoding: .utf8)
             .split(separator: "\n").count
         let withPort = log.entries.filter { $0.localPort != nil }
@@ -91,14 +91,6 @@ final class ExchangeCollector: RecordWriter {
         for (entry, transfer) in zip(withPort, transfers) where transfer.completed {
             if transfer.fields["http_version"] as? String == "2" {
                 let target = HTTP2CurlTruth.target(transfer)
-                let exchanges = wire.filter { $0.clientPort == transfer.port && $0.url?.pathAndQuery == target }
-                if exchanges.isEmpty, transfer.index > 0, name == "h2-upgrade" {
-                    // h2c by Upgrade is not parsed as HTTP/2 yet: the transfers after the one that
-                    // upgraded have no exchange (HTTP2TruthTests).
-                    notParsedYet += 1
-                    checked += 1
-                    continue
-                }
                 let match = try #require(byLine[entry.sequence], "\(name): \(entry.url) unmatched")
                 #expect(wire[match.wire].clientPort == transfer.port && wire[match.wire].url?.pathAndQuery == target, "\(name): \(entry.url)")
                 #expect(!match.hostOnly, "\(name): \(entry.url) decrypted or h2c")
@@ -111,7 +103,6 @@ final class ExchangeCollector: RecordWriter {
             checked += 1
         }
         #expect(checked == transfers.filter(\.completed).count)
-        #expect(notParsedYet == 0 || name == "h2-upgrade")
         // Every line of curl's log but the documented failures (captures/README.md): dns-http's
         // NXDOMAIN transfer (no connection) and resets' transfer aborted by `--max-time`.
         #expect(checked == lines - (["dns-http": 1, "resets": 1][name] ?? 0), "\(name): compared \(checked) of \(lines)")

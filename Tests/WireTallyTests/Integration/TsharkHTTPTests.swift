@@ -49,8 +49,14 @@ import Testing
             matched.requests += Self.matchRequests(stream.requests, ours, label)
             matched.responses += Self.matchResponses(stream.responses, ours, label)
         }
-        let http1 = writer.exchanges.filter { !$0.isHTTP2Exchange }
-        let ourResponses = http1.reduce(0) { $0 + ($1["response"] == .null ? 0 : 1 + ($1.int("response.interim.count") ?? 0)) }
+        // HTTP/1.x messages: requests; responses with their interim ones; of an h2c upgrade (HTTP/1.1
+        // request, HTTP/2 response) the request and its 101.
+        let http1 = writer.exchanges.filter { !$0.isHTTP2Exchange || $0.string("request.version") == "HTTP/1.1" }
+        let ourResponses = writer.exchanges.reduce(0) { sum, exchange in
+            if exchange["response"] == .null { return sum }
+            if exchange.string("response.version") == "HTTP/2" { return sum + (exchange.flagNames.contains("upgraded") ? 1 : 0) }
+            return sum + 1 + (exchange.int("response.interim.count") ?? 0)
+        }
         let expected = Self.notInTshark[name] ?? (0, 0, "")
         #expect(http1.count - matched.requests == expected.requests, "\(name): requests we have that tshark does not")
         #expect(ourResponses - matched.responses == expected.responses, "\(name): responses we have that tshark does not")
@@ -85,6 +91,11 @@ import Testing
         // Our responses as tshark lists them: interim ones first, then the final one.
         var flat: [(status: Int, exchange: JSONValue?)] = []
         for exchange in ours where exchange["response"] != .null {
+            if exchange.string("response.version") == "HTTP/2" {
+                // h2c by Upgrade: its 101 (an interim of the HTTP/2 response) is the HTTP/1.1 message
+                if exchange.flagNames.contains("upgraded") { flat.append((101, nil)) }
+                continue
+            }
             flat += Array(repeating: (100, nil), count: exchange.int("response.interim.count") ?? 0)
             flat.append((exchange.int("response.status") ?? -1, exchange))
         }

@@ -123,36 +123,12 @@ import Testing
     /// frames — for a pushed stream its request, the PUSH_PROMISE, is the server's, down — and its share
     /// of the connection-level frames) plus the record headers, protection, handshake and alert bytes it
     /// owns; over a connection, the record headers are 5 per record tshark lists (an HTTP/1.x exchange
-    /// owns whole record headers; HTTP/2 streams share them).
-    ///
-    /// Two known wiretally bugs on HTTP/2 connections (reported), each applied only where its signature
-    /// is exact: a direction's trailing connection-level frames (a client's closing GOAWAY, SETTINGS
-    /// ACK or late RST_STREAM) are on the exchange's wire but missing from its `connection_share`
-    /// (`HTTP2TruthTests.expectConnectionShare`); and where one record carries frames of several
-    /// streams (h2load's ten HEADERS in one record), the exchanges' `tls` shares of its header and
-    /// protection are not those their payload got, and do not add up to what the records have
-    /// (measured on h2-h2load: Σ record_header_bytes 68 and 71 for 12 and 13 client records; the
-    /// split is recomputed when each exchange is written, after the runs of the exchanges written
-    /// before were merged — with `keepsReportedExchanges` the sums are exactly 60 and 65).
+    /// owns whole record headers; HTTP/2 streams share them: h2load's ten HEADERS in one record).
     @Test(arguments: keyed)
     func recordBytesAddUpToThePayload(_ name: String) throws {
         let (writer, _) = try Self.analyze(name)
         let truth = try TruthTable.load(name, "tls-records.tsv")
-        let h2Frames = FileManager.default.fileExists(atPath: TestPaths.capture(name + ".h2frames.tsv")) ? try TsharkH2Frames.load(name).connections : []
         var headerBytes: [Int: [String: Int]] = [:]  // client port → direction → record header bytes
-        // The TLS overhead of a connection's records (headers and protection) given out to its
-        // exchanges differs from what the connection's records have: the overhead-split bug.
-        func misSplit(_ port: Int, _ direction: String) -> Bool {
-            guard let connection = writer.connections.first(where: { $0.port("client") == port }) else { return false }
-            let exchanges = writer.exchanges.filter { $0.port("conn.client") == port && $0.flagNames.contains("decrypted") }
-            let given = exchanges.reduce(0) { $0 + ($1.int("tls.\(direction).record_header_bytes") ?? 0) + ($1.int("tls.\(direction).protection_bytes") ?? 0) }
-            let payload = (connection.int("\(direction).payload_bytes") ?? 0) - (connection.int("\(direction).categories.retransmission.payload_bytes") ?? 0)
-                - (connection.int("unattributed.\(direction).payload_bytes") ?? 0)
-            let content = exchanges.reduce(connection.int("tls.plaintext.\(direction)") ?? 0) {
-                $0 + ($1.int("tls.\(direction).handshake_bytes") ?? 0) + ($1.int("tls.\(direction).alert_bytes") ?? 0)
-            }
-            return given != payload - content
-        }
         for exchange in writer.exchanges where exchange.flagNames.contains("decrypted") {
             for (direction, message) in [("up", "request"), ("down", "response")] {
                 let tls = try #require(exchange["tls"]?[direction])
@@ -162,12 +138,7 @@ import Testing
                     + tls.int("handshake_bytes")! + tls.int("alert_bytes")!
                 let payload = exchange.int("wire.\(direction).payload_bytes")! - exchange.int("wire.\(direction).retransmitted_bytes")!
                 let port = exchange.port("conn.client")!
-                let trailing = h2Frames.first { $0.clientPort == port }?.trailingConnectionLevelBytes(direction) ?? Set()
-                withKnownIssue("wiretally bugs on HTTP/2: trailing connection-level frames missing from connection_share; shared records' overhead over-split") {
-                    #expect(sum == payload, "\(name) exchange \(exchange.int("id") ?? 0) \(direction): ours \(sum), payload \(payload)")
-                } when: {
-                    http2 && sum != payload && (trailing.contains(payload - sum) || misSplit(port, direction))
-                }
+                #expect(sum == payload, "\(name) exchange \(exchange.int("id") ?? 0) \(direction): ours \(sum), payload \(payload)")
                 if !http2 { #expect(tls.int("record_header_bytes") == 5 * tls.int("records")!) }
                 headerBytes[port, default: [:]][direction, default: 0] += tls.int("record_header_bytes")!
             }
@@ -181,13 +152,8 @@ import Testing
             let rows = truth.rows.filter { $0.int("tcp.stream") == stream }
             let up = rows.filter { $0.int("tcp.srcport") == clientPort }.reduce(0) { $0 + $1.list("tls.record.length").count }
             let down = rows.filter { $0.int("tcp.srcport") != clientPort }.reduce(0) { $0 + $1.list("tls.record.length").count }
-            for (direction, records) in [("up", up), ("down", down)] {
-                withKnownIssue("wiretally bug: the record overhead of a record shared by HTTP/2 streams is over-split") {
-                    #expect(byDirection[direction] == 5 * records, "\(name) port \(clientPort): \(direction) record headers")
-                } when: {
-                    (byDirection[direction] ?? 0) > 5 * records && writer.exchanges.contains { $0.port("conn.client") == clientPort && $0.isHTTP2Exchange }
-                }
-            }
+            #expect(byDirection["up"] == 5 * up, "\(name) port \(clientPort): client record headers")
+            #expect(byDirection["down"] == 5 * down, "\(name) port \(clientPort): server record headers")
             connectionsChecked += 1
         }
         #expect(connectionsChecked == Set(writer.exchanges.filter { $0.flagNames.contains("decrypted") }.compactMap { $0.port("conn.client") }).count)
