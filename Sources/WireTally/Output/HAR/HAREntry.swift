@@ -4,6 +4,12 @@ enum HAREntry {
     /// HTTP/1.x as sent.
     static func harVersion(_ version: String) -> String { version == "HTTP/2" ? "HTTP/2.0" : version }
 
+    /// HAR's `bodySize`, the body as transferred: with HTTP/1.1 chunk framing, the DATA payloads for
+    /// HTTP/2 (its framing is frame headers, not the body's).
+    static func harBodySize(_ message: HTTPMessage) -> Int {
+        message.bytes.body + (message.http2 == nil ? message.bytes.framing : 0)
+    }
+
     static func entry(
         _ exchange: HTTPExchange, id: Int, connection: TCPConnection, timing: ExchangeTiming, pageref: String?
     ) -> (start: Timestamp, json: JSONValue) {
@@ -55,7 +61,7 @@ enum HAREntry {
                 .object([("name", .string($0.name)), ("value", .string($0.value))])
             })),
         ]
-        let bodySize = message.bytes.body + message.bytes.framing
+        let bodySize = harBodySize(message)
         if bodySize > 0 || message.header("Content-Length") != nil || message.header("Transfer-Encoding") != nil {
             members.append(("postData", postData(message)))
         }
@@ -120,7 +126,7 @@ enum HAREntry {
             ])
         }
         let headersSize = message.interimBytes + message.bytes.startLine + message.bytes.headers
-        let bodySize = message.bytes.body + message.bytes.framing
+        let bodySize = harBodySize(message)
         return .object([
             ("status", .integer(message.status ?? 0)),
             ("statusText", .string(message.reason ?? "")),
