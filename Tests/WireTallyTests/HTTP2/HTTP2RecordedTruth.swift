@@ -304,11 +304,11 @@ enum HTTP2FrameNames {
 enum HTTP2NginxTruth {
     /// Finds each HTTP/2 line's exchange (client port, method, target; several identical requests on a
     /// connection in nginx's order, `$connection_requests`) and compares the three counters and the
-    /// status. Returns the exchanges matched (each once).
+    /// status. Returns the lines with the exchange each one matched (each exchange once).
     @discardableResult
     static func compare(_ lines: [NginxLog], _ exchanges: [JSONValue], _ name: String,
-                        sourceLocation: SourceLocation = #_sourceLocation) -> [JSONValue] {
-        var used = Set<Int>(), matched: [JSONValue] = []
+                        sourceLocation: SourceLocation = #_sourceLocation) -> [(line: NginxLog, exchange: JSONValue)] {
+        var used = Set<Int>(), matched: [(line: NginxLog, exchange: JSONValue)] = []
         for line in lines.sorted(by: { ($0.clientPort, $0.connectionRequests) < ($1.clientPort, $1.connectionRequests) }) {
             let what = "\(name) \(line.method) \(line.uri) from port \(line.clientPort) #\(line.connectionRequests)"
             let candidates = exchanges.filter {
@@ -320,7 +320,7 @@ enum HTTP2NginxTruth {
                 continue
             }
             used.insert(exchange.int("id") ?? -1)
-            matched.append(exchange)
+            matched.append((line, exchange))
             let pushed = exchanges.filter {
                 $0.int("conn.id") == exchange.int("conn.id") && $0.pushedBy != nil && $0.pushedBy == exchange.streamID
             }

@@ -541,9 +541,10 @@ import Testing
 
     /// The HAR of each HTTP/2 recording, written with its key log: it validates against the HAR 1.2
     /// JSON schema (and the spec's prose rules, `scripts/har-check.py`); every HTTP/2 entry says
-    /// `HTTP/2.0`, with an `https://` URL on TLS connections and `http://` on h2c ones; and against
-    /// nginx: a stream's `_transferSize` plus the requests of the streams it pushed (their PUSH_PROMISE)
-    /// is `$bytes_sent` (nginx counts PUSH_PROMISEs for the stream they are sent on).
+    /// `HTTP/2.0` (an h2c upgrade's request `HTTP/1.1`), with an `https://` URL on TLS connections and
+    /// `http://` on h2c ones; and against nginx: a stream's `_transferSize` ("the response's bytes on
+    /// the stream, nginx's `$bytes_sent`", README.md) plus the PUSH_PROMISEs sent on the stream (the
+    /// requests of the streams it pushed) is `$bytes_sent`.
     @Test(.requires(.jsonschema))
     func harOfEveryRecordingValidates() throws {
         var paths: [String] = []
@@ -567,17 +568,23 @@ import Testing
                 #expect(entry.string("request.url")?.hasPrefix(tls ? "https://" : "http://") == true, "\(label): scheme")
             }
             guard FileManager.default.fileExists(atPath: TestPaths.capture(name + ".nginx.jsonl")) else { continue }
-            let exchanges = HTTP2NginxTruth.compare(try NginxLog.load(TestPaths.capture(name + ".nginx.jsonl")), recording.writer.exchanges, name)
-            for exchange in exchanges {
+            for (line, exchange) in HTTP2NginxTruth.compare(try NginxLog.load(TestPaths.capture(name + ".nginx.jsonl")), recording.writer.exchanges, name) {
                 let entry = try #require(entries.first { $0.int("_id") == exchange.int("id") }, "\(name) exchange \(exchange.int("id") ?? 0)")
-                let pushed = entries.filter { other in
-                    recording.writer.exchanges.contains { $0.int("id") == other.int("_id") && $0.int("conn.id") == exchange.int("conn.id") && $0.pushedBy == exchange.streamID && $0.pushedBy != nil }
+                // the PUSH_PROMISEs nginx sent on the stream: the requests of the exchanges it pushed
+                let promises = recording.writer.exchanges.filter {
+                    $0.int("conn.id") == exchange.int("conn.id") && $0.pushedBy != nil && $0.pushedBy == exchange.streamID
+                }.reduce(0) { $0 + ($1.int("request.bytes.total") ?? 0) }
+                let transferSize = entry.int("response._transferSize") ?? 0
+                let framing = exchange.int("response.bytes.framing") ?? 0
+                // Known wiretally bug (reported; since main's f9c7aef, which made HTTP/2 `bodySize` the
+                // DATA payload): `_transferSize` is still `headersSize + bodySize` (HAREntry.swift), so for
+                // HTTP/2 it lost the response's frame headers and is no longer the response's bytes on the
+                // stream (README.md: "nginx's `$bytes_sent`").
+                withKnownIssue("wiretally bug: HTTP/2 HAR _transferSize lacks the frame headers since bodySize is the DATA payload") {
+                    #expect(transferSize + promises == line.bytesSent, "\(name) \(line.uri) #\(line.connectionRequests): _transferSize + pushes = $bytes_sent")
+                } when: {
+                    framing > 0 && transferSize + promises == line.bytesSent - framing
                 }
-                let promises = pushed.reduce(0) { $0 + ($1.int("request.headersSize") ?? 0) + ($1.int("request.bodySize") ?? 0) }
-                let line = try #require(try NginxLog.load(TestPaths.capture(name + ".nginx.jsonl")).first {
-                    $0.clientPort == exchange.port("conn.client") && $0.uri == exchange.string("request.target") && $0.method == exchange.string("request.method")
-                })
-                #expect((entry.int("response._transferSize") ?? 0) + promises == line.bytesSent, "\(name) \(line.uri): _transferSize + pushes = $bytes_sent")
             }
         }
         let check = try HARTestSupport.check(["schema", HARTestSupport.schema], files: paths)
@@ -588,36 +595,39 @@ import Testing
     }
 
     /// HAR 1.2 defines `bodySize` as the size of the message body ("POST data payload" for a request):
-    /// a request or response whose stream carried no DATA frame (a GET, a HEAD's or 204's response)
-    /// has none. Known wiretally bug (reported): the HAR writer gives HTTP/2 messages `bodySize` =
-    /// `bytes.body + bytes.framing`, and HTTP/2 framing is every frame header of the message — the
-    /// HEADERS frame's 9 bytes (and priority fields, padding) too — so a GET's request has bodySize 9.
-    @Test func harBodySizeOfMessagesWithoutData() throws {
-        for name in HTTP2Recordings.withFrames where name != "h2-upgrade" {
+    /// for an HTTP/2 message the DATA payloads of its stream without padding (tshark's frames), none
+    /// for a message without DATA frame (a GET, a HEAD's or 204's response, a pushed request) — HTTP/2
+    /// framing is every frame header of the message, the HEADERS frame's 9 bytes too, so
+    /// `bytes.body + bytes.framing` (HTTP/1's body with chunk framing) would give a GET bodySize 9.
+    @Test func harBodySizeIsTheDATAPayload() throws {
+        for name in HTTP2Recordings.withFrames {
             var options = CaptureAnalyzer.Options()
             let keys = TestPaths.capture(name + ".keys")
             if FileManager.default.fileExists(atPath: keys) { options.tlsKeys = try TLSKeyStore.reading(files: [keys]) }
             let (_, log) = try HARTestSupport.har([TestPaths.capture(name + ".pcap")], name: "h2-bodysize-" + name, base: options)
             let recording = try Recording(name)
-            var withoutData = 0
+            var compared = (withoutData: 0, withData: 0)
             for tshark in try TsharkH2Frames.load(name).connections {
-                let (streams, _, _) = tshark.streams()
+                let exchanges = recording.exchanges(clientPort: tshark.clientPort)
+                let upgraded = exchanges.contains { $0.flagNames.contains("upgraded") }
+                let (streams, _, _) = tshark.streams(upgradedStream1: upgraded)
                 for stream in streams.values {
-                    guard let exchange = recording.exchanges(clientPort: tshark.clientPort).first(where: { $0.streamID == stream.id }),
+                    guard let exchange = exchanges.first(where: { $0.streamID == stream.id }),
                           let entry = HARTestSupport.entries(log).first(where: { $0.int("_id") == exchange.int("id") }) else { continue }
-                    for message in ["request", "response"] where stream.dataFrames[message, default: 0] == 0 && entry.int("\(message).bodySize") ?? -1 >= 0 {
-                        withoutData += 1
+                    // (an upgrade's request is HTTP/1.1: HTTP/1's bodySize)
+                    for message in ["request", "response"] where entry.int("\(message).bodySize") ?? -1 >= 0 && !(upgraded && stream.id == 1 && message == "request") {
                         let bodySize = entry.int("\(message).bodySize") ?? -1
-                        withKnownIssue("wiretally bug: HTTP/2 HAR bodySize counts the HEADERS frame header as body framing") {
+                        if stream.dataFrames[message, default: 0] == 0 {
+                            compared.withoutData += 1
                             #expect(bodySize == 0, "\(name) stream \(stream.id) \(message): no DATA frame, bodySize \(bodySize)")
-                        } when: {
-                            // the message's header block frames: 9 bytes each (+ priority fields, padding)
-                            bodySize >= 9 && stream.headers[message, default: 0] > 0
+                        } else {
+                            compared.withData += 1
+                            #expect(bodySize == stream.body[message, default: 0], "\(name) stream \(stream.id) \(message): bodySize = DATA payload")
                         }
                     }
                 }
             }
-            #expect(withoutData > 0, "\(name)")
+            #expect(compared.withoutData > 0 && compared.withData > 0, "\(name)")
         }
     }
 }
