@@ -16,6 +16,8 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
     /// h2c upgrade, the HTTP/2 analysis's.
     public var exchanges: PrefixDiscardingArray<HTTPExchange> { upgrade?.http2.exchanges ?? http1Exchanges }
     private var http1Exchanges = PrefixDiscardingArray<HTTPExchange>()
+    /// The HTTP/2 analysis the connection switched to with `Upgrade: h2c`, if it did.
+    public var upgradedToHTTP2: HTTP2ConnectionAnalysis? { upgrade?.http2 }
     /// After `Upgrade: h2c`: the HTTP/2 analysis, the exchange that upgraded, and where each direction
     /// switched (nil until it has).
     private var upgrade: (http2: HTTP2ConnectionAnalysis, exchange: Int, at: DirectionPair<Int64?>)?

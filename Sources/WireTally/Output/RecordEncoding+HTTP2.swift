@@ -1,8 +1,8 @@
 extension RecordEncoding {
-    /// The HTTP/2 analysis of a connection: h2c, or h2 inside decrypted TLS.
+    /// The HTTP/2 analysis of a connection: h2c (prior knowledge or by Upgrade), or h2 inside decrypted TLS.
     static func http2Analysis(of connection: TCPConnection) -> HTTP2ConnectionAnalysis? {
         guard let analysis = connection.consumer as? ApplicationLayerAnalysis else { return nil }
-        return analysis.http2 ?? analysis.tls?.http2
+        return analysis.http2 ?? analysis.http?.upgradedToHTTP2 ?? analysis.tls?.http2
     }
 
     /// Frame type names of the connection record's `http2.frames`, by type number.
