@@ -160,14 +160,6 @@ import Testing
         }
         // Frames and bytes per type and direction, the preface.
         let totals = tshark.frameTotals
-        guard connection["http2"]?["frames"] != nil else {
-            // Known wiretally bug (reported): the connection record of an h2c connection by Upgrade has
-            // `http2` null — no frame totals, GOAWAYs or settings — though its exchanges are HTTP/2.
-            withKnownIssue("wiretally bug: no http2 object in the connection record of an h2c-by-Upgrade connection") {
-                Issue.record("\(what): the connection record has no http2 object", sourceLocation: sourceLocation)
-            } when: { upgraded }
-            return streams.count
-        }
         for direction in ["up", "down"] {
             let frames = try #require(connection["http2"]?["frames"]?[direction], "\(what): http2.frames", sourceLocation: sourceLocation)
             for (type, name) in HTTP2FrameNames.byType.enumerated() {
@@ -305,12 +297,7 @@ import Testing
         for (direction, key) in [("up", serverSide ? "bytes_in" : "bytes_out"), ("down", serverSide ? "bytes_out" : "bytes_in")] {
             #expect(exchanges.reduce(0) { $0 + $1.http2Plaintext(direction) } == zero[key] as? Int, "\(what) \(direction): every byte the peer logged")
             if let plaintext { #expect(plaintext.int("plaintext.\(direction)") == zero[key] as? Int, "\(what) \(direction): TLS plaintext") }
-            guard let totals = connection["http2"]?["frames"]?[direction] else {
-                withKnownIssue("wiretally bug: no http2 object in the connection record of an h2c-by-Upgrade connection") {
-                    Issue.record("\(what): the connection record has no http2 object")
-                } when: { lines.contains { $0["upgrade"] is [String: Any] } }
-                continue
-            }
+            let totals = try #require(connection["http2"]?["frames"]?[direction], "\(what): the connection record's http2 object")
             let frameBytes = HTTP2FrameNames.byType.reduce(0) { $0 + (totals.int("\($1).bytes") ?? 0) } + (totals.int("preface_bytes") ?? 0)
             // an upgraded connection's HTTP/1.1 bytes come before the preface
             let http1 = zero[key == "bytes_in" ? "http1_in" : "http1_out"] as? Int ?? 0
