@@ -562,16 +562,7 @@ import Testing
                     $0.int("conn.id") == exchange.int("conn.id") && $0.pushedBy != nil && $0.pushedBy == exchange.streamID
                 }.reduce(0) { $0 + ($1.int("request.bytes.total") ?? 0) }
                 let transferSize = entry.int("response._transferSize") ?? 0
-                let framing = exchange.int("response.bytes.framing") ?? 0
-                // Known wiretally bug (reported; since main's f9c7aef, which made HTTP/2 `bodySize` the
-                // DATA payload): `_transferSize` is still `headersSize + bodySize` (HAREntry.swift), so for
-                // HTTP/2 it lost the response's frame headers and is no longer the response's bytes on the
-                // stream (README.md: "nginx's `$bytes_sent`").
-                withKnownIssue("wiretally bug: HTTP/2 HAR _transferSize lacks the frame headers since bodySize is the DATA payload") {
-                    #expect(transferSize + promises == line.bytesSent, "\(name) \(line.uri) #\(line.connectionRequests): _transferSize + pushes = $bytes_sent")
-                } when: {
-                    framing > 0 && transferSize + promises == line.bytesSent - framing
-                }
+                #expect(transferSize + promises == line.bytesSent, "\(name) \(line.uri) #\(line.connectionRequests): _transferSize + pushes = $bytes_sent")
             }
         }
         let check = try HARTestSupport.check(["schema", HARTestSupport.schema], files: paths)

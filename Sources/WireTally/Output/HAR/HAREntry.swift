@@ -138,7 +138,7 @@ enum HAREntry {
             ("redirectURL", .string(message.header("Location") ?? "")),
             ("headersSize", .integer(headersSize)),
             ("bodySize", .integer(bodySize)),
-            ("_transferSize", .integer(headersSize + bodySize)),
+            ("_transferSize", .integer(message.interimBytes + message.bytes.total - message.bytes.control)),
         ])
     }
 
