@@ -23,8 +23,10 @@
 ///   `countOfRequestBodyBytesSent` (R's body as sent, chunk framing included);
 ///   down = `countOfResponseHeaderBytesReceived` (P's status line + header block, interim 1xx excluded) +
 ///   `countOfResponseBodyBytesReceived` (P's body as received before decoding, without chunk framing).
-/// - `http` — the HTTP messages exactly as on the stream: up = R `bytes.total`, down = P `bytes.total`
-///   + interim 1xx bytes (nginx's `$request_length` / `$bytes_sent`).
+/// - `http` — the HTTP messages exactly as on the stream: start line, headers, body and framing (up = R
+///   `bytes.total`, down = P `bytes.total` + interim 1xx bytes: nginx's `$request_length` / `$bytes_sent`
+///   for HTTP/1.x); for HTTP/2, header block, body and frame framing — the stream's control frames and
+///   its connection share are `http2_framing` in the gap.
 ///
 /// Encrypted exchanges (TLS without keys, method nil) only have a plaintext size: `http` and `metrics`
 /// give the estimated plaintext (`bytes.body`; for `metrics` chunk framing cannot be told apart), while
