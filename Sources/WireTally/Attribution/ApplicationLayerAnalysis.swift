@@ -204,7 +204,7 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     /// `PRI * HTTP/2.0\r\n` (h2c with prior knowledge, RFC 9113 §3.3); nil while fewer came and they
     /// begin it.
     static func http2Preface(_ bytes: UnsafeRawBufferPointer) -> Bool? {
-        let preface = "PRI * HTTP/2.0\r\n".utf8
+        let preface = HTTP2ConnectionParser.preface.prefix(16)
         guard zip(bytes, preface).allSatisfy({ $0 == $1 }) else { return false }
         return bytes.count >= preface.count ? true : nil
     }

@@ -42,22 +42,26 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
     // MARK: TCPStreamConsumer
 
     public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
-        if let upgrade, let switched = upgrade.at[direction.rawValue], offset + Int64(data.count) > switched {
-            return upgrade.http2.streamData(UnsafeRawBufferPointer(rebasing: data[Int(max(0, switched - offset))...]),
-                                            offset: max(offset, switched), direction: direction, origin: origin)
+        if let switched = upgrade?.at[direction.rawValue], offset + Int64(data.count) > switched {
+            return forwardUpgraded(data, offset: offset, direction: direction, origin: origin)
         }
         parser._withUnsafeGuaranteedRef { $0.streamData(data, offset: offset, direction: direction, origin: origin) }
         // The same bytes may carry the 101 and the first HTTP/2 frames.
-        if let upgrade, let switched = upgrade.at[direction.rawValue], offset + Int64(data.count) > switched {
-            upgrade.http2.streamData(UnsafeRawBufferPointer(rebasing: data[Int(max(0, switched - offset))...]),
-                                     offset: max(offset, switched), direction: direction, origin: origin)
-        }
+        forwardUpgraded(data, offset: offset, direction: direction, origin: origin)
         // A start line split over packets is announced once complete: its first bytes are examined
         // but not owned yet, so the ledger waits for them (else they would go to nobody).
         var end = offset + Int64(data.count)
         if let undecided = parser._withUnsafeGuaranteedRef({ $0.undecidedOffset(direction) }) { end = min(end, undecided) }
         // Set by name: the index subscript's modify accessor is a call per packet.
         if direction == .up { examined.up = end } else { examined.down = end }
+    }
+
+    /// Hands the bytes of `data` from `direction`'s switch on to the HTTP/2 analysis (none before an h2c
+    /// upgrade switched the direction).
+    private func forwardUpgraded(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+        guard let upgrade, let switched = upgrade.at[direction.rawValue], offset + Int64(data.count) > switched else { return }
+        upgrade.http2.streamData(UnsafeRawBufferPointer(rebasing: data[Int(max(0, switched - offset))...]),
+                                 offset: max(offset, switched), direction: direction, origin: origin)
     }
 
     public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {

@@ -261,19 +261,7 @@ public struct ConnectionLedger: Sendable {
     /// bytes are split in proportion to them (largest remainder: the packet itself goes to the largest
     /// share, the first of equal ones).
     private mutating func splitByShare(_ packet: LedgerPacket, over range: Range<Int64>, _ attribution: some StreamAttribution) {
-        var owners: [StreamOwner] = [], shares: [Int] = []
-        var cursor = range.lowerBound
-        while cursor < range.upperBound {
-            let run = attribution.ownerRun(at: cursor, packet.direction)
-            let end = min(run.end, range.upperBound)
-            if let index = owners.firstIndex(of: run.owner) {
-                shares[index] += Int(end - cursor)
-            } else {
-                owners.append(run.owner)
-                shares.append(Int(end - cursor))
-            }
-            cursor = end
-        }
+        let (owners, shares) = attribution.ownerShares(in: range, packet.direction)
         let carried = Int(range.upperBound - range.lowerBound), counters = packet.counters
         let packets = LargestRemainder.split(counters.packets, by: shares)
         let ip = LargestRemainder.split(counters.ipBytes - carried, by: shares)

@@ -13,8 +13,9 @@ enum LargestRemainder {
             return parts
         }
         let magnitude = abs(total)
-        var parts = weights.map { $0.multipliedFullWidth(by: magnitude) }.map { sum.dividingFullWidth($0).quotient }
-        let remainders = weights.map { sum.dividingFullWidth($0.multipliedFullWidth(by: magnitude)).remainder }
+        let shares = weights.map { sum.dividingFullWidth($0.multipliedFullWidth(by: magnitude)) }
+        var parts = shares.map(\.quotient)
+        let remainders = shares.map(\.remainder)
         var left = magnitude - parts.reduce(0, +)
         for index in remainders.indices.sorted(by: { remainders[$0] > remainders[$1] || (remainders[$0] == remainders[$1] && $0 < $1) }) where left > 0 {
             parts[index] += 1

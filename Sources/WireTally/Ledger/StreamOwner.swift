@@ -163,4 +163,23 @@ extension StreamAttribution {
 
     /// By default exchanges follow each other on the stream.
     public var splitsPacketsByShare: Bool { false }
+
+    /// The owners of `direction`'s bytes in `range`, in the order of their first byte there, each with
+    /// how many of those bytes it owns (what a packet or a record carrying several owners is split by).
+    func ownerShares(in range: Range<Int64>, _ direction: FlowDirection) -> (owners: [StreamOwner], bytes: [Int]) {
+        var owners: [StreamOwner] = [], bytes: [Int] = []
+        var cursor = range.lowerBound
+        while cursor < range.upperBound {
+            let run = ownerRun(at: cursor, direction)
+            let end = min(run.end, range.upperBound)
+            if let index = owners.firstIndex(of: run.owner) {
+                bytes[index] += Int(end - cursor)
+            } else {
+                owners.append(run.owner)
+                bytes.append(Int(end - cursor))
+            }
+            cursor = end
+        }
+        return (owners, bytes)
+    }
 }

@@ -276,17 +276,7 @@ final class TLSPlaintextLayer: StreamAttribution {
     /// nil when one owner has it all (the record is theirs).
     private func overheadShares(of piece: StreamOffsetMap.Piece, _ direction: FlowDirection, _ child: any ExchangeAnalysis) -> [OverheadShare]? {
         guard piece.derivedLength > 0, child.ownerRun(at: piece.derivedStart, direction).end < piece.derivedEnd else { return nil }
-        var owners: [StreamOwner] = [], bytes: [Int] = []
-        var cursor = piece.derivedStart
-        while cursor < piece.derivedEnd {
-            let run = child.ownerRun(at: cursor, direction)
-            let end = min(run.end, piece.derivedEnd)
-            if let index = owners.firstIndex(of: run.owner) { bytes[index] += Int(end - cursor) } else {
-                owners.append(run.owner)
-                bytes.append(Int(end - cursor))
-            }
-            cursor = end
-        }
+        let (owners, bytes) = child.ownerShares(in: piece.derivedStart ..< piece.derivedEnd, direction)
         guard owners.count > 1 else { return nil }
         let header = Int(piece.start < piece.dataStart ? min(5, piece.dataStart - piece.start) : 0)
         let overhead = Int(piece.dataStart - piece.start + piece.end - piece.dataEnd)
