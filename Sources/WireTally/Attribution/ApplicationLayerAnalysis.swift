@@ -72,8 +72,15 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         attribution?.discardExchanges(before: index)
     }
 
-    /// True once the client direction stopped at the cap on open requests (`HTTPLimits.maxOpenRequests`).
-    public var reachedOpenRequestCap: Bool { http?.reachedOpenRequestCap ?? false }
+    /// True once the client direction stopped at the cap on open requests (`HTTPLimits.maxOpenRequests`),
+    /// or, in HTTP/2, a stream beyond that many open ones was not followed.
+    public var reachedOpenRequestCap: Bool {
+        http?.reachedOpenRequestCap == true || (anyHTTP2?.connectionInfo.streamsOverCap ?? 0) > 0
+    }
+
+    /// The HTTP/2 analysis in any of its forms: h2c (prior knowledge or by Upgrade), or h2 inside
+    /// decrypted TLS.
+    public var anyHTTP2: HTTP2ConnectionAnalysis? { http2 ?? http?.upgradedToHTTP2 ?? tls?.http2 }
 
     /// The HTTP analysis, when the connection is not TLS.
     public var http: HTTPConnectionAnalysis? {
@@ -169,11 +176,12 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
 
     public var splitsPacketsByShare: Bool { httpLayer == nil && attribution?.splitsPacketsByShare == true }
 
-    /// HTTP/1.x exchanges become final as their responses complete; estimated TLS exchanges once the
-    /// server's records of the next exchange begin (`TLSConnectionAnalysis.isFinal`).
+    /// HTTP/1.x exchanges become final as their responses complete, HTTP/2 ones as their streams end;
+    /// estimated TLS exchanges once the server's records of the next exchange begin
+    /// (`TLSConnectionAnalysis.isFinal`).
     public func isFinal(_ index: Int) -> Bool {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.isFinal(index) } }
-        return tls?.isFinal(index) ?? false
+        return attribution?.isFinal(index) ?? false
     }
 
     // MARK: Choice

@@ -9,7 +9,9 @@
 ///   stream-0 WINDOW_UPDATE, frames of unknown types, frames outside any open stream) goes to the
 ///   exchange whose stream frame was read last on the connection, in either direction, when it is read:
 ///   the stream in flight it serves (a WINDOW_UPDATE reopening the window for the DATA just received, a
-///   PING's ACK). Each exchange counts these bytes as its `connectionShareBytes`;
+///   PING's ACK). Once that stream is over (its exchange may be sealed and reported any time), to the
+///   latest exchange whose stream is still open, or else the latest exchange (never sealed before the
+///   connection ends or idles). Each exchange counts these bytes as its `connectionShareBytes`;
 /// - bytes the parser could not frame belong to nobody.
 /// Packets and TLS records carrying bytes of several streams are split by share
 /// (`splitsPacketsByShare`).
@@ -93,17 +95,19 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
             latestStreamExchange = index
             open(index, connectionLevel: false, at: offset, direction)
         case let .connection(kind):
-            let index: Int
-            if let latest = latestStreamExchange {
-                index = kind == .goaway ? exchanges.endIndex - 1 : latest
-            } else {
-                index = 0  // setup of the first exchange (nobody's if no stream ever comes)
-            }
-            open(index, connectionLevel: true, at: offset, direction)
+            open(connectionFrameOwner(kind), connectionLevel: true, at: offset, direction)
         case .unparsed:
             currentRun[direction.rawValue] = nil
             runs[direction.rawValue].set(.nobody, from: offset)
         }
+    }
+
+    /// The exchange a connection-level frame read now belongs to (the rule in the type's comment).
+    private func connectionFrameOwner(_ kind: HTTP2ConnectionByteKind) -> Int {
+        guard let latest = latestStreamExchange else { return 0 }  // setup of the first exchange (nobody's if no stream comes)
+        if kind == .goaway { return exchanges.endIndex - 1 }
+        if latest >= exchanges.startIndex && exchanges[latest].isInFlight { return latest }
+        return exchangeInFlight ?? exchanges.endIndex - 1
     }
 
     public func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
@@ -192,7 +196,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     /// counted as far as examined.
     public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
         var last: Int64?
-        for earlier in exchanges.startIndex ..< min(index + 1, exchanges.endIndex) {
+        for earlier in exchanges.startIndex ..< max(exchanges.startIndex, min(index + 1, exchanges.endIndex)) {
             if let end = exchanges[earlier].streamSpans[direction.rawValue]?.upperBound { last = max(last ?? end, end) }
         }
         if let run = currentRun[direction.rawValue], run.owner <= index { last = max(last ?? 0, examined[direction.rawValue]) }
@@ -214,13 +218,21 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
 
     public var splitsPacketsByShare: Bool { true }
 
-    /// Drops the exchanges before `index` (sealed, their records written). Their ownership runs stay
-    /// as they are: a TLS record or a packet shared with a later exchange is split by the owners of its
-    /// bytes, so merging the runs of discarded streams would change a later exchange's share. (The runs
-    /// of a long connection grow with it: one per change of owner; to be bounded by merging only the
-    /// runs before the first record or packet still to be reported.)
+    /// Drops the exchanges before `index` (sealed, their records written) and merges their ownership
+    /// runs (`OwnershipRuns.mergeRuns(before:)`: up to the first run of a later exchange), so a long
+    /// connection keeps runs only for the streams around its latest bytes. (A packet split by share
+    /// after that is a retransmission: its finished owners' share goes to the unattributed rest.)
     public func discardExchanges(before index: Int) {
+        discardExchanges(before: index, keepingOwnersFrom: DirectionPair(.max, .max))
+    }
+
+    /// Inside TLS: a record still to be reported and shared with finished streams is split by the
+    /// finished streams' runs as they were when its later owners' bytes were attributed.
+    public func discardExchanges(before index: Int, keepingOwnersFrom kept: DirectionPair<Int64>) {
         exchanges.discard(before: index)
+        for direction in FlowDirection.allCases {
+            runs[direction.rawValue].mergeRuns(before: index, endingBy: kept[direction.rawValue])
+        }
     }
 
     private func slot(_ index: Int) {

@@ -4,6 +4,18 @@
 public protocol ExchangeAnalysis: TCPStreamConsumer, StreamAttribution {
     /// The exchanges found, from the first one not discarded.
     var exchanges: PrefixDiscardingArray<HTTPExchange> { get }
+    /// `discardExchanges(before:)` under a layer that maps these bytes into its own units (TLS
+    /// records): the owners of bytes from `kept` on are still read to split units yet to be reported,
+    /// so they stay as they are.
+    func discardExchanges(before index: Int, keepingOwnersFrom kept: DirectionPair<Int64>)
+}
+
+extension ExchangeAnalysis {
+    /// Exchanges in stream order split nothing by share: what a unit's owners are called once
+    /// discarded does not matter.
+    public func discardExchanges(before index: Int, keepingOwnersFrom kept: DirectionPair<Int64>) {
+        discardExchanges(before: index)
+    }
 }
 
 /// The HTTP application layer of one TCP connection: feeds both reassembled streams to the HTTP/1.x

@@ -58,9 +58,12 @@ public struct OwnershipRuns: Sendable {
     /// bytes goes to the unattributed rest) into the run before it when that is also one of these:
     /// a late packet still finds whether its first byte belonged to an exchange or to nobody, and the
     /// runs of later exchanges stay as they are. Keeps a long keep-alive connection's runs few.
-    public mutating func mergeRuns(before exchange: Int) {
+    /// Only runs that end at or before `limit` merge: owners a parent layer still reads to split units
+    /// it has yet to report (TLS records shared by HTTP/2 streams) keep their runs.
+    public mutating func mergeRuns(before exchange: Int, endingBy limit: Int64 = .max) {
         var kept = min(mergedEnd, owners.count), next = kept  // `set` may have replaced merged runs
-        while next < owners.count, owners[next].exchange < exchange {
+        while next < owners.count, owners[next].exchange < exchange,
+              limit == .max || (next + 1 < starts.count && starts[next + 1] <= limit) {
             if kept > 0, !owners[next].isNobody, !owners[kept - 1].isNobody {
                 owners[kept - 1] = owners[next]
             } else {
@@ -73,6 +76,9 @@ public struct OwnershipRuns: Sendable {
         owners.removeSubrange(kept..<next)
         mergedEnd = kept
     }
+
+    /// How many runs are kept.
+    public var count: Int { starts.count }
 
     /// The owner of the byte at `offset`.
     public func owner(at offset: Int64) -> StreamOwner { run(containing: offset).owner }

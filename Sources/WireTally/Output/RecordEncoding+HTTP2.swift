@@ -1,8 +1,7 @@
 extension RecordEncoding {
     /// The HTTP/2 analysis of a connection: h2c (prior knowledge or by Upgrade), or h2 inside decrypted TLS.
     static func http2Analysis(of connection: TCPConnection) -> HTTP2ConnectionAnalysis? {
-        guard let analysis = connection.consumer as? ApplicationLayerAnalysis else { return nil }
-        return analysis.http2 ?? analysis.http?.upgradedToHTTP2 ?? analysis.tls?.http2
+        (connection.consumer as? ApplicationLayerAnalysis)?.anyHTTP2
     }
 
     /// Frame type names of the connection record's `http2.frames`, by type number.
@@ -12,13 +11,14 @@ extension RecordEncoding {
     ]
 
     /// The members of the connection record's `http2` object: `preface` (the client preface was seen), `streams`,
-    /// `frames` per direction and type (`{"frames","bytes"}`, 9-byte headers included; `unknown` for
+    /// `streams_over_cap` (streams not followed: more were open than `HTTPLimits.maxOpenRequests`), `frames` per direction and type (`{"frames","bytes"}`, 9-byte headers included; `unknown` for
     /// extension types; `preface_bytes`), the `goaway` each side sent, `resynchronizations` and
     /// `unparsed_bytes` per direction, `hpack_error` and `headers_too_large` per direction.
     static func http2Connection<Encoder: JSONEncoding>(_ http2: HTTP2ConnectionAnalysis, to encoder: inout Encoder) {
         let info = http2.connectionInfo, totals = http2.frameTotals
         encoder.field("preface", info.sawPreface)
         encoder.field("streams", info.streams)
+        encoder.field("streams_over_cap", info.streamsOverCap)
         encoder.object("frames") { encoder in
             for direction in FlowDirection.allCases {
                 encoder.key(direction == .up ? "up" : "down")

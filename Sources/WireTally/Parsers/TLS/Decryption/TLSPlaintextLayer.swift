@@ -339,7 +339,10 @@ final class TLSPlaintextLayer: StreamAttribution {
             maps.update(direction.rawValue) { $0.discard(before: keepFrom) }
         }
         discardedBefore = index
-        child.discardExchanges(before: index)
+        // the kept records' plaintext is still split by its owners when they are reported
+        child.discardExchanges(before: index, keepingOwnersFrom: DirectionPair(
+            maps[0].keptPieces.first?.derivedStart ?? maps[0].derivedEnd,
+            maps[1].keptPieces.first?.derivedStart ?? maps[1].derivedEnd))
     }
 
     // MARK: Per-exchange record bytes
