@@ -1,18 +1,20 @@
 #!/usr/bin/env python3
-"""Content and curl URL lists for the TLS bench capture (scripts/make-bench-capture).
+"""Content and curl URL lists for the TLS and HTTP/2 bench captures (scripts/make-bench-capture).
 
   tls-bench.py content HTDOCS
       Adds to HTDOCS (after scripts/lib/gen-content.py) what an app's API traffic fetches: small JSON
       resources under api/v1/ (items, users, feed pages, config: 60 B to 3 KB, gzipped by nginx from
       256 B) and large.bin, 8 MB of incompressible bytes for the large transfers. Deterministic.
 
-  tls-bench.py urls HTDOCS OUT_PREFIX LISTS MIX_BYTES LARGE_BYTES SEED
+  tls-bench.py urls HTDOCS OUT_PREFIX LISTS MIX_BYTES LARGE_BYTES SEED [BASE_URL]
       Writes LISTS curl config files OUT_PREFIX-mix-K.cfg (K = 0..LISTS-1) that together hold about
       MIX_BYTES of responses (as sent: gzip sizes for what nginx compresses, + headers) of the
       request mix, and OUT_PREFIX-large-K.cfg (K = 0, 1), each about LARGE_BYTES / 2 of large.bin
       (whole files: none when that is under half a file).
       Each config is `url = ...` / `output = "/dev/null"` pairs, one pair per request; prints one line
-      per file: "PATH REQUESTS BYTES".
+      per file: "PATH REQUESTS BYTES". BASE_URL (default https://www.wt.test) is what the paths are
+      appended to: https://www.wt.test:8443 for the HTTP/2 capture, http://10.77.0.2:8082 for its h2c
+      part.
 
 The mix, per 100 requests (shuffled, so every connection carries all kinds):
   62 small API calls (api/v1/..., many with query strings, as apps send them)
@@ -65,7 +67,7 @@ def sent_size(path):
     return (len(gzip.compress(data, 1)) if gz else len(data)) + HEADER_BYTES
 
 
-def urls(htdocs, prefix, lists, mix_bytes, large_bytes, seed):
+def urls(htdocs, prefix, lists, mix_bytes, large_bytes, seed, base="https://" + HOST):
     rng = random.Random(seed)
     api = os.path.join(htdocs, "api", "v1")
     items = sorted(os.listdir(os.path.join(api, "items")))
@@ -114,14 +116,15 @@ def urls(htdocs, prefix, lists, mix_bytes, large_bytes, seed):
     for path, targets, nbytes in files:
         with open(path, "w") as f:
             for t in targets:
-                f.write('url = "https://%s/%s"\noutput = "/dev/null"\n' % (HOST, t))
+                f.write('url = "%s/%s"\noutput = "/dev/null"\n' % (base, t))
         print(path, len(targets), nbytes)
 
 
 if __name__ == "__main__":
     if len(sys.argv) == 3 and sys.argv[1] == "content":
         content(sys.argv[2])
-    elif len(sys.argv) == 8 and sys.argv[1] == "urls":
-        urls(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7]))
+    elif len(sys.argv) in (8, 9) and sys.argv[1] == "urls":
+        urls(sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5]), int(sys.argv[6]), int(sys.argv[7]),
+             *sys.argv[8:])
     else:
         sys.exit(__doc__)
