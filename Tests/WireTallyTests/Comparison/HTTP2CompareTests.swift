@@ -111,8 +111,9 @@ import Testing
 
     /// The built-in estimators on pushed exchanges: nothing is estimated up; at payload level the `http`
     /// estimator — which counts the PUSH_PROMISE in down, as nginx's `$bytes_sent` does — leaves in each
-    /// direction exactly the exchange's connection share (before, a push's request was set against the
-    /// up wire, where it never was); the others do not see the promise (`hidden_headers`).
+    /// direction exactly the exchange's connection share and its stream's control frames (before, a
+    /// push's request was set against the up wire, where it never was); the others do not see the
+    /// promise (`hidden_headers`).
     @Test(arguments: ["h2-nghttp", "h2-python"])
     func estimatorsComparePushesInDown(_ name: String) throws {
         let collector = try Self.exchanges(name)
@@ -124,8 +125,9 @@ import Testing
             let http = try #require(GapAttribution(exchange: exchange, connection: connection, estimator: .http, level: .payload))
             #expect(http.causeTotal == http.gap, "\(what)")
             if name == "h2-nghttp" {  // clean h2c: no TLS, no retransmission
-                #expect(http.wireUp - http.estimate.up == exchange.connectionShareBytes.up, "\(what)")
-                #expect(http.wireDown - http.estimate.down == exchange.connectionShareBytes.down, "\(what)")
+                let control = (up: exchange.isPushed ? 0 : request.bytes.control, down: exchange.response?.bytes.control ?? 0)
+                #expect(http.wireUp - http.estimate.up == exchange.connectionShareBytes.up + control.up, "\(what)")
+                #expect(http.wireDown - http.estimate.down == exchange.connectionShareBytes.down + control.down, "\(what)")
             }
             for estimator in Estimator.allCases {
                 let gap = try #require(GapAttribution(exchange: exchange, connection: connection, estimator: estimator))
