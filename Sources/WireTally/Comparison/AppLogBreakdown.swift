@@ -34,11 +34,11 @@ extension MessageEstimate {
             e = encrypted ? .plaintext(message) : .onStream(message)
             e.body = 0
         }
-        if let message, !encrypted, head != nil || body != nil, (head ?? 0) + (body ?? 0) == total {
+        if message != nil, !encrypted, head != nil || body != nil, (head ?? 0) + (body ?? 0) == total {
             let head = head ?? 0, body = body ?? 0
             e.head = head
             // HTTP/2: the rest of the head difference is `hpack` (GapAttribution).
-            if message.http2 == nil { e.hiddenHeaders = e.wireHead - head }
+            if !e.isHTTP2 { e.hiddenHeaders = e.wireHead - head }
             if body == e.wireBody + e.wireFraming {
                 // A body count with the chunk framing (HAR's bodySize, curl's size_upload).
                 e.body = e.wireBody

@@ -183,6 +183,9 @@ public struct MessageEstimate: Sendable {
     /// without its own split): `head` is that total against the whole message in `wireHead`, and the
     /// difference is `other`, never a named cause.
     public var isUnsplit = false
+    /// The message went as HTTP/2 (`HTTPMessage.http2`): its head is an HPACK block (the rest of the
+    /// head difference is `hpack`) and its framing is frames (`http2_framing`).
+    public var isHTTP2 = false
 
     public init(wireHead: Int = 0, wireBody: Int = 0, wireFraming: Int = 0) {
         self.wireHead = wireHead
@@ -193,9 +196,11 @@ public struct MessageEstimate: Sendable {
     /// A message as it was on the stream (head with interim 1xx responses, body as sent, chunk
     /// framing — HTTP/2: frame headers, padding and the stream's control frames), nothing counted yet.
     static func onStream(_ m: HTTPMessage) -> MessageEstimate {
-        MessageEstimate(
+        var e = MessageEstimate(
             wireHead: m.bytes.startLine + m.bytes.headers + (m.kind == .request ? 0 : m.interimBytes),
             wireBody: m.bytes.body, wireFraming: m.bytes.framing + m.bytes.control)
+        e.isHTTP2 = m.http2 != nil
+        return e
     }
 
     /// The estimate of an encrypted message: its plaintext size.

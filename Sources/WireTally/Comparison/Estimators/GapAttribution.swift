@@ -17,8 +17,9 @@
 /// `MessageEstimate`): what the source could not see is `hidden_headers`, uncounted cookies `cookies`,
 /// and the rest of head on the stream − head counted is `hpack` on HTTP/2 (the HPACK block against the
 /// header text the source counted) and `other` on HTTP/1.x (start-line rebuild, formatting) — or
-/// `other` whatever the version when the source gave one unsplit total for the message. A pushed
-/// exchange is compared in down only (`PushedExchange.swift`).
+/// `other` whatever the version when the source gave one unsplit total for the message. The version is
+/// the message's (`MessageEstimate.isHTTP2`: the HTTP/1.1 request an h2c upgrade began with is
+/// HTTP/1.x, its response HTTP/2). A pushed exchange is compared in down only (`PushedExchange.swift`).
 ///
 /// where dup = payload bytes inside `payload` packets that had been seen before (partial overlaps:
 /// `retransmittedPayloadBytes` minus the payload of retransmission/setup/teardown packets),
@@ -111,8 +112,9 @@ public struct GapAttribution: Sendable {
             // HTTP bytes − estimate.
             causes["hidden_headers"]! += message.hiddenHeaders
             causes["cookies"]! += message.cookies
-            causes[isHTTP2 && !message.isUnsplit ? "hpack" : "other"]! += message.wireHead - message.head - message.hiddenHeaders - message.cookies
-            causes[isHTTP2 ? "http2_framing" : "chunk_framing"]! += message.wireFraming - message.framing + connectionShare
+            causes[message.isHTTP2 && !message.isUnsplit ? "hpack" : "other"]! += message.wireHead - message.head - message.hiddenHeaders - message.cookies
+            causes[message.isHTTP2 ? "http2_framing" : "chunk_framing"]! += message.wireFraming - message.framing
+            causes["http2_framing"]! += connectionShare
             causes[message.bodyCause == .compression ? "compression_estimate" : "body_length"]! += message.wireBody - message.body
         }
         dns = level == .ip ? exchange.dnsIPBytes : 0

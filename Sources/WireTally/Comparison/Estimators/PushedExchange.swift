@@ -48,5 +48,6 @@ extension MessageEstimate {
         cookies += other.cookies
         approximated = approximated || other.approximated
         isUnsplit = isUnsplit || other.isUnsplit
+        isHTTP2 = isHTTP2 || other.isHTTP2
     }
 }
