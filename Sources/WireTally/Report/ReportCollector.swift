@@ -3,7 +3,9 @@
 /// the same), and the traffic totals of the summary.
 final class ReportCollector: RecordWriter {
     /// Exchange rows, before the capture start is known: the absolute start and the row's cells.
-    private(set) var exchanges: [(start: Int64, id: Int, cells: [JSONValue])] = []
+    /// Exchange rows, before the capture start is known: the absolute start, the row's cells, and its
+    /// connection and whether that connection multiplexes streams (HTTP/2), for the waterfall's order.
+    private(set) var exchanges: [(start: Int64, id: Int, connection: Int, multiplexed: Bool, cells: [JSONValue])] = []
     private(set) var connections: [(start: Int64, cells: [JSONValue])] = []
     private(set) var dns: [(start: Int64?, cells: [JSONValue])] = []
     private(set) var totals = ReportTotals()
@@ -74,7 +76,15 @@ final class ReportCollector: RecordWriter {
             "up": .integer(up), "down": .integer(down), "flags": .array(flags.map(JSONValue.string)),
         ]
         for phase in ReportModel.phases + ["total"] { values[phase] = timing?[phase] }
-        exchanges.append((start.nanoseconds, id, Self.cells(ReportModel.exchangeColumns, values)))
+        values["version"] = json["request"]?["version"] ?? json["response"]?["version"]
+        let http2 = json["http2"].flatMap { $0 == .null ? nil : $0 }
+        if let http2 {
+            values["stream"] = http2["stream_id"]
+            values["pushed_by"] = http2["pushed_by"]
+            values["share_up"] = http2["connection_share"]?["up"]
+            values["share_down"] = http2["connection_share"]?["down"]
+        }
+        exchanges.append((start.nanoseconds, id, connection.id, http2 != nil, Self.cells(ReportModel.exchangeColumns, values)))
     }
 
     /// A row's cells in the order of `columns` (null where there is no value; `start_ms` is filled in

@@ -25,7 +25,7 @@ public enum ReportDocument {
         <div class="cards" id="summary-cards"></div>
         <p class="note"><b>Up</b> and <b>down</b> are the IP bytes of every packet of the capture's connections and flows (client → server and back; what a carrier meters). <b>Overhead</b> is the share of those wire bytes that are not HTTP message bytes: wire bytes − HTTP message bytes (<span id="summary-message-bytes"></span> B: start lines, headers, bodies and chunk framing exactly as the application sent them, TLS plaintext estimates for encrypted exchanges), divided by wire bytes — IP and TCP headers, handshakes, ACKs, retransmissions, TLS records, DNS and traffic that is not HTTP.</p>
         </section>
-        <section id="waterfall"><h2>Waterfall <small>one row per HTTP exchange, by start time; hover for exact numbers</small></h2>
+        <section id="waterfall"><h2>Waterfall <small>one row per HTTP exchange, by start time — the streams of an HTTP/2 connection grouped under it; hover for exact numbers</small></h2>
         <div class="filters">
         <label>Host <select id="filter-host"><option value="">all hosts</option></select></label>
         <label>Endpoint <select id="filter-endpoint"><option value="">all endpoints</option></select></label>

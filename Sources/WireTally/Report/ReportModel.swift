@@ -2,7 +2,8 @@
 /// exchange, connection and DNS lookup, the endpoint summary and, when asked, the accuracy comparison.
 ///
 /// `json` is the data block the page renders: rows are arrays whose cells are named once by the
-/// `columns` next to them (compact for big captures).
+/// `columns` next to them (compact for big captures). Exchange rows come in waterfall order
+/// (`WaterfallOrder`: by start, the streams of an HTTP/2 connection together).
 public struct ReportModel {
     public var files: [String]
     public var level: WireLevel
@@ -14,8 +15,12 @@ public struct ReportModel {
 
     /// Timing phases of the waterfall, in the order they are drawn.
     public static let phases = ["dns", "connect", "ssl", "send", "wait", "receive"]
+    /// Exchange rows; HTTP/2 streams also have `version` `HTTP/2`, `stream` (id), `pushed_by` and the
+    /// connection-level frame bytes the exchange was given (`share_up`, `share_down`: payload bytes,
+    /// part of `up`/`down`).
     static let exchangeColumns = ["id", "conn", "start_ms", "host", "method", "target", "endpoint", "status",
-                                  "up", "down"] + phases + ["total", "flags"]
+                                  "up", "down"] + phases + ["total", "flags", "version", "stream", "pushed_by",
+                                  "share_up", "share_down"]
     static let connectionColumns = ["id", "client", "server", "start_ms", "duration_ms", "exchanges", "up", "down",
                                     "unattributed", "handshake_rtt_ms", "tls", "flags"]
     static let dnsColumns = ["id", "dns_id", "query", "qtype", "rcode", "addresses", "cnames", "server", "transport",
@@ -45,7 +50,10 @@ public struct ReportModel {
         let keys = Set(summaries.map { Self.endpointKey(($0.method, $0.host, $0.path)) })
         let other = summaries.first { $0.path == EndpointAggregator.otherPath }.map { Self.endpointKey(($0.method, $0.host, $0.path)) }
         let endpointColumn = Self.exchangeColumns.firstIndex(of: "endpoint") ?? 0
-        let exchanges = collector.exchanges.sorted { ($0.start, $0.id) < ($1.start, $1.id) }.map { row in
+        let order = WaterfallOrder.positions(collector.exchanges.map {
+            WaterfallOrder.Row(start: $0.start, id: $0.id, connection: $0.connection, multiplexed: $0.multiplexed)
+        })
+        let exchanges = order.map { collector.exchanges[$0] }.map { row in
             var cells = row.cells
             cells[Self.startColumn(Self.exchangeColumns)] = relative(row.start)
             if let other, !keys.contains(cells[endpointColumn].plainText) { cells[endpointColumn] = .string(other) }

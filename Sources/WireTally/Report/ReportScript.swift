@@ -171,10 +171,40 @@ enum ReportScript {
     const head = el("div", { class: "wf-row wf-head" }, el("div", { text: "#" }), el("div", { text: "Status" }), el("div", { text: "Method" }),
       el("div", { text: "URL" }), el("div", { class: "num", text: "Up" }), el("div", { class: "num", text: "Down" }), el("div", {}, axis));
 
+    const scale = v => 1000 * v / end;
+    // HTTP/2: the streams of a connection run at the same time; the model keeps them together, and each
+    // group gets a header row with the connection, its streams' time span and its connection-level bytes.
+    const connectionsByID = new Map(objects(data.connections).map(c => [c.id, c]));
+    const streamGroups = new Map();
+    for (const x of exchanges) {
+      if (x.stream === null || x.stream === undefined) continue;
+      const g = streamGroups.get(x.conn) || { streams: 0, first: Infinity, last: 0, up: 0, down: 0, shareUp: 0, shareDown: 0, pushed: 0, version: x.version };
+      g.streams += 1; g.first = Math.min(g.first, x.startMs); g.last = Math.max(g.last, x.startMs + x.span);
+      g.up += x.up; g.down += x.down; g.shareUp += x.share_up || 0; g.shareDown += x.share_down || 0;
+      if (x.pushed_by !== null) g.pushed += 1;
+      streamGroups.set(x.conn, g);
+    }
+    function groupRow(id) {
+      const g = streamGroups.get(id), c = connectionsByID.get(id) || {};
+      const peers = (c.client || "?") + " → " + (c.server || "?");
+      const title = "connection " + id + " · " + peers + (c.tls ? " · " + c.tls : "") + "\n" + g.streams + " HTTP/2 streams"
+        + (g.pushed ? " (" + g.pushed + " pushed)" : "") + " from +" + g.first.toFixed(3) + " to +" + g.last.toFixed(3) + " ms\n"
+        + "up " + integer(g.up) + " B, down " + integer(g.down) + " B (IP)\nconnection-level frames (preface, SETTINGS, PING, WINDOW_UPDATE, GOAWAY…) shared among the streams: up "
+        + integer(g.shareUp) + " B, down " + integer(g.shareDown) + " B";
+      const bar = svg("svg", { viewBox: "0 0 1000 14", preserveAspectRatio: "none" },
+        svg("rect", { x: scale(g.first), y: 3, width: Math.max(scale(g.last - g.first), 0.8), height: 8, rx: 1, fill: "var(--conn)", "data-span": "connection" },
+          tip("streams of connection " + id + ": +" + ms(g.first) + " to +" + ms(g.last))));
+      return el("div", { class: "wf-group", "data-conn": id, "data-streams": g.streams, title: title },
+        el("div", { class: "num", text: "" }), el("div", { text: "" }), el("div", { class: "proto", text: g.version === "HTTP/2" ? "h2" : (g.version || "h2") }),
+        el("div", { class: "url" }, el("span", { text: "connection " + id + " · " + g.streams + " streams · " }), el("span", { class: "host", text: peers })),
+        el("div", { class: "num", "data-value": g.up, text: bytes(g.up) }),
+        el("div", { class: "num", "data-value": g.down, text: bytes(g.down) }),
+        el("div", { class: "wf-bar" }, bar));
+    }
+
     function row(x) {
       const bar = svg("svg", { viewBox: "0 0 1000 14", preserveAspectRatio: "none" });
       let at = x.startMs;
-      const scale = v => 1000 * v / end;
       for (const p of PHASES) {
         if (x[p] < 0) continue;
         const width = Math.max(scale(x[p]), 0.8);
@@ -186,13 +216,20 @@ enum ReportScript {
       const encrypted = x.status === null && x.flags.includes("encrypted");
       const status = x.status !== null ? String(x.status) : encrypted ? "TLS" : "–";
       const timings = PHASES.filter(p => x[p] >= 0).map(p => p + " " + x[p] + " ms").join(", ");
+      const stream = x.stream !== null && x.stream !== undefined;
+      const http2 = stream ? "\nHTTP/2 stream " + x.stream + " of connection " + x.conn + (x.pushed_by !== null ? ", pushed by stream " + x.pushed_by : "")
+        + "\nconnection-level frames given to this stream: up " + integer(x.share_up) + " B, down " + integer(x.share_down) + " B (in up/down)" : "";
       const title = (x.method || "?") + " " + x.host + (x.target || "") + "\nstatus " + status + " · start +" + x.start_ms + " ms · total " + x.total + " ms\n"
-        + timings + "\nup " + integer(x.up) + " B, down " + integer(x.down) + " B (IP)" + (x.flags.length ? "\nflags: " + x.flags.join(", ") : "");
-      return el("div", { class: "wf-row", "data-id": x.id, "data-status": x.status, "data-up": x.up, "data-down": x.down, title: title },
+        + timings + "\nup " + integer(x.up) + " B, down " + integer(x.down) + " B (IP)" + http2 + (x.flags.length ? "\nflags: " + x.flags.join(", ") : "");
+      return el("div", { class: "wf-row", "data-id": x.id, "data-status": x.status, "data-up": x.up, "data-down": x.down,
+                         "data-conn": x.conn, "data-stream": stream ? x.stream : null, "data-pushed-by": stream ? x.pushed_by : null, title: title },
         el("div", { class: "num", text: x.id }),
         el("div", { class: "status-" + (x.status !== null ? String(x.status)[0] : encrypted ? "tls" : "none"), title: encrypted ? "encrypted: status not visible without keys" : null, text: status }),
         el("div", { text: x.method || "–" }),
-        el("div", { class: "url" }, el("span", { class: "host", text: x.host }), el("span", { text: x.target || (encrypted ? " (encrypted)" : "") })),
+        el("div", { class: "url" },
+          stream ? el("span", { class: "stream", title: "HTTP/2 stream id", text: "#" + x.stream }) : null,
+          stream && x.pushed_by !== null ? el("span", { class: "stream pushed", title: "pushed by stream " + x.pushed_by, text: "push ← #" + x.pushed_by }) : null,
+          el("span", { class: "host", text: x.host }), el("span", { text: x.target || (encrypted ? " (encrypted)" : "") })),
         el("div", { class: "num", "data-value": x.up, text: bytes(x.up) }),
         el("div", { class: "num", "data-value": x.down, text: bytes(x.down) }),
         el("div", { class: "wf-bar" }, bar));
@@ -202,7 +239,11 @@ enum ReportScript {
     function showMore() {
       const fragment = document.createDocumentFragment();
       const next = Math.min(matching.length, shown + PAGE);
-      for (let i = shown; i < next; i++) fragment.append(row(matching[i]));
+      for (let i = shown; i < next; i++) {
+        const x = matching[i], previous = i > 0 ? matching[i - 1] : null;
+        if (streamGroups.has(x.conn) && (!previous || previous.conn !== x.conn)) fragment.append(groupRow(x.conn));
+        fragment.append(row(x));
+      }
       container.append(fragment);
       shown = next;
       container.setAttribute("data-shown", shown);

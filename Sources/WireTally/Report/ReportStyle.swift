@@ -4,7 +4,7 @@ enum ReportStyle {
 :root {
   --ink: #1d2330; --muted: #667085; --line: #e4e7ec; --panel: #ffffff; --page: #f5f6f8; --accent: #2f5fd0;
   --dns: #16a3a3; --connect: #f29d38; --ssl: #a05ad6; --send: #8bc34a; --wait: #2e9e5b; --receive: #3b82f6;
-  --up: #f08c2e; --down: #3b82f6; --bad: #d92d20; --warn: #dc6803; --note: #7a5af8;
+  --up: #f08c2e; --down: #3b82f6; --bad: #d92d20; --warn: #dc6803; --note: #7a5af8; --conn: #c7d0e0;
 }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--page); color: var(--ink);
@@ -44,6 +44,13 @@ h2 small { color: var(--muted); font-weight: 400; font-size: 13px; margin-left: 
 .wf-row > div { padding: 2px 6px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .wf-row:nth-child(even) { background: #fafbfc; }
 .wf-row:hover { background: #eef3ff; }
+.wf-group { display: grid; grid-template-columns: 52px 60px 70px minmax(220px, 1fr) 86px 86px 42%; align-items: center;
+  min-height: 22px; border-top: 1px solid #d0d5dd; background: #f4f6fa; font-size: 12px; color: #475467; font-weight: 600; }
+.wf-group > div { padding: 2px 6px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.wf-group .proto { color: var(--accent); }
+.wf-row[data-stream] > .url { padding-left: 14px; box-shadow: inset 8px 0 0 -6px var(--conn); }
+.wf-row .stream { display: inline-block; font-size: 11px; color: #344054; background: #eaecf0; border-radius: 8px; padding: 0 6px; margin-right: 5px; }
+.wf-row .stream.pushed { background: #f4ebff; color: #6941c6; }
 .wf-head { position: sticky; top: 0; z-index: 2; background: #f2f4f7 !important; font-weight: 600; color: #475467; font-size: 12px; }
 .wf-row .url .host { color: var(--muted); }
 .wf-bar { background: repeating-linear-gradient(to right, #e9ecf1 0 1px, transparent 1px 20%); }

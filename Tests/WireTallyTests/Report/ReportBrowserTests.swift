@@ -66,6 +66,38 @@ struct ReportBrowserTests {
         try Self.checkScreenshot(of: file)
     }
 
+    /// HTTP/2 (`h2-nghttp`: three h2c connections, nginx's two pushes): each connection's header row,
+    /// then its streams, each with its stream id; the rows are nginx's requests, pushes included.
+    @Test func http2StreamsUnderTheirConnection() throws {
+        let name = "h2-nghttp"
+        let file = TestPaths.capture(name + ".pcap")
+        let (dom, _) = try Self.render([file])
+        let (records, _) = CollectingWriter.analyze([file])
+        #expect(Self.waterfallRows(dom).count == (try Self.nginxRequests(name)))
+        let tags = dom.tags { $0.hasPrefix("<div class=\"wf-row\"") || $0.hasPrefix("<div class=\"wf-group\"") }
+        var group: String?
+        var streamsSeen: [String: Int] = [:]
+        for tag in tags {
+            if tag.hasPrefix("<div class=\"wf-group\"") {
+                group = DumpedDOM.attribute("data-conn", of: tag)
+                #expect(streamsSeen[group ?? ""] == nil, "one header per connection")
+                streamsSeen[group ?? ""] = 0
+                continue
+            }
+            let id = DumpedDOM.attribute("data-id", of: tag).flatMap(Int.init)
+            let record = try #require(records.exchanges.first { $0.int("id") == id })
+            #expect(DumpedDOM.attribute("data-conn", of: tag) == group, "a stream row under its connection's header")
+            #expect(DumpedDOM.attribute("data-stream", of: tag) == record["http2"]?["stream_id"]?.plainText)
+            #expect(DumpedDOM.attribute("data-pushed-by", of: tag) == record["http2"]?["pushed_by"].flatMap { $0 == .null ? nil : $0.plainText })
+            streamsSeen[group ?? "", default: 0] += 1
+        }
+        #expect(streamsSeen == ["1": 8, "2": 3, "3": 2])
+        for header in dom.tags(where: { $0.hasPrefix("<div class=\"wf-group\"") }) {
+            let connection = DumpedDOM.attribute("data-conn", of: header) ?? ""
+            #expect(DumpedDOM.attribute("data-streams", of: header) == streamsSeen[connection].map(String.init))
+        }
+    }
+
     /// The waterfall's filters, set from the URL fragment a filtered view is linked by.
     @Test func waterfallFilters() throws {
         let file = TestPaths.capture("nginx-curl-keepalive.pcap")

@@ -57,6 +57,53 @@ import Testing
         #expect(model.json["summary"] == records.summary)
     }
 
+    /// HTTP/2 (with the key log where the capture has one): every stream is a row with its stream id,
+    /// the stream that pushed it and the connection-level bytes it was given; the rows of a connection
+    /// come together, in start order, the groups by their first start; and streams of one connection run
+    /// at the same time (their rows overlap on the time axis).
+    @Test(arguments: [("h2-nghttp", 3), ("h2-h2load", 4), ("h2-python", 3)])
+    func http2StreamsAreRowsGroupedUnderTheirConnection(_ name: String, _ connections: Int) throws {
+        let options = try HTTP2CompareTests.options(name)
+        let file = TestPaths.capture(name + ".pcap")
+        let (records, _) = CollectingWriter.analyze([file], options: options)
+        let rows = ReportFixture.rows(ReportRun(files: [file], options: options).run(), "exchanges")
+        #expect(rows.count == records.exchanges.count)
+        let byID = Dictionary(uniqueKeysWithValues: rows.map { ($0["id"]?.plainText ?? "", $0) })
+        var pushes = 0
+        for record in records.exchanges {
+            let row = try #require(byID[String(record.int("id") ?? -1)])
+            let http2 = try #require(record["http2"], "\(name): every exchange is HTTP/2")
+            #expect(row["version"] == .string("HTTP/2"))
+            #expect(row["stream"] == http2["stream_id"] && row["stream"] != .null)
+            #expect(row["pushed_by"] == http2["pushed_by"])
+            #expect(row["share_up"] == http2["connection_share"]?["up"] && row["share_down"] == http2["connection_share"]?["down"])
+            if row["pushed_by"] != .null { pushes += 1 }
+        }
+        #expect(pushes == ["h2-nghttp": 2, "h2-python": 4][name] ?? 0)
+
+        // grouped: one run of rows per connection, in start order; runs ordered by their first start
+        let start = { (row: [String: JSONValue]) in Double(row["start_ms"]?.plainText ?? "") ?? -1 }
+        var runs: [(connection: String, rows: [[String: JSONValue]])] = []
+        for row in rows {
+            let connection = row["conn"]?.plainText ?? ""
+            if runs.last?.connection == connection { runs[runs.count - 1].rows.append(row) } else { runs.append((connection, [row])) }
+        }
+        #expect(runs.count == connections, "\(name): \(runs.map(\.connection))")
+        #expect(Set(runs.map(\.connection)).count == runs.count)
+        for run in runs { #expect(run.rows.map(start) == run.rows.map(start).sorted()) }
+        let firsts = runs.map { start($0.rows[0]) }
+        #expect(firsts == firsts.sorted())
+
+        // concurrent: on every connection with several streams, some stream starts before another ended
+        let total = { (row: [String: JSONValue]) in Double(row["total"]?.plainText ?? "") ?? 0 }
+        for run in runs where run.rows.count > 1 {
+            let overlapping = run.rows.indices.contains { i in
+                run.rows.indices.contains { j in j > i && start(run.rows[j]) < start(run.rows[i]) + total(run.rows[i]) }
+            }
+            #expect(overlapping, "\(name): connection \(run.connection)")
+        }
+    }
+
     /// Client → server and back, straight from tshark's frames of the TCP-only captures.
     @Test(arguments: ["nginx-curl-keepalive", "runaway", "nginx-uploads"])
     func wireTotalsEqualTshark(_ name: String) throws {

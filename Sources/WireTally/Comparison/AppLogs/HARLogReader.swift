@@ -3,7 +3,9 @@
 ///
 /// - start: `startedDateTime` (ISO 8601 with `Z` or a `±hh:mm` offset);
 /// - `request.method`, `request.url`, `request.headersSize`, `request.bodySize`;
-/// - `response.status` (0 = no response → nil), `headersSize`, `bodySize`, `_transferSize`
+/// - `response.status` (0 = no response → nil), `headersSize`, `bodySize` (when -1: `content.size`,
+///   the body as the client delivered it — nghttp's HAR, which gives no other size: its DATA payload;
+///   a decoded size differs from the body as sent by `compression_estimate`), `_transferSize`
 ///   (Chrome's and wiretally's bytes on the network, preferred for `down`);
 /// - `timings`: `dns`, `ssl`, `connect` minus `ssl` (HAR's connect includes TLS), ttfb = `send + wait`,
 ///   total = `time`.
@@ -53,7 +55,8 @@ public enum HARLogReader {
             requestHeaderBytes: known(request.appMember("headersSize")),
             requestBodyBytes: known(request.appMember("bodySize")),
             responseHeaderBytes: status == nil ? nil : known(response?.appMember("headersSize")),
-            responseBodyBytes: status == nil ? nil : known(response?.appMember("bodySize")),
+            responseBodyBytes: status == nil
+                ? nil : known(response?.appMember("bodySize")) ?? known(response?.appPath("content.size")),
             responseTransferBytes: transfer, phases: phases)
     }
 }

@@ -28,6 +28,10 @@
 ///   for HTTP/1.x); for HTTP/2, header block, body and frame framing — the stream's control frames and
 ///   its connection share are `http2_framing` in the gap.
 ///
+/// HTTP/2 server push (`HTTPExchange.isPushed`): the app never sent a pushed request, so every estimator
+/// counts nothing up and the PUSH_PROMISE is compared in down, where it travelled — counted by `http`,
+/// unseen (`hidden_headers`, `http2_framing`) by the others (see `PushedExchange.swift`).
+///
 /// Encrypted exchanges (TLS without keys, method nil) only have a plaintext size: `http` and `metrics`
 /// give the estimated plaintext (`bytes.body`; for `metrics` chunk framing cannot be told apart), while
 /// `naive` and `rebuilt` need headers and give nil (the exchange is skipped).
@@ -58,6 +62,9 @@ public enum Estimator: String, CaseIterable, Sendable {
         }
         if let response = exchange.response {
             result.down = encrypted ? .plaintext(response) : message(response, exchange: exchange)
+        }
+        if let request = exchange.request {
+            result.movePushPromiseDown(self == .http ? result.up : .unseen(request), of: exchange)
         }
         return result
     }
@@ -172,6 +179,13 @@ public struct MessageEstimate: Sendable {
     public var approximated = false
     /// Encrypted: `wireBody` is the plaintext estimate; nothing else is known.
     public var isPlaintext = false
+    /// The source gave one total for the message that cannot be split into head and body (an app log
+    /// without its own split): `head` is that total against the whole message in `wireHead`, and the
+    /// difference is `other`, never a named cause.
+    public var isUnsplit = false
+    /// The message went as HTTP/2 (`HTTPMessage.http2`): its head is an HPACK block (the rest of the
+    /// head difference is `hpack`) and its framing is frames (`http2_framing`).
+    public var isHTTP2 = false
 
     public init(wireHead: Int = 0, wireBody: Int = 0, wireFraming: Int = 0) {
         self.wireHead = wireHead
@@ -182,9 +196,11 @@ public struct MessageEstimate: Sendable {
     /// A message as it was on the stream (head with interim 1xx responses, body as sent, chunk
     /// framing — HTTP/2: frame headers, padding and the stream's control frames), nothing counted yet.
     static func onStream(_ m: HTTPMessage) -> MessageEstimate {
-        MessageEstimate(
+        var e = MessageEstimate(
             wireHead: m.bytes.startLine + m.bytes.headers + (m.kind == .request ? 0 : m.interimBytes),
             wireBody: m.bytes.body, wireFraming: m.bytes.framing + m.bytes.control)
+        e.isHTTP2 = m.http2 != nil
+        return e
     }
 
     /// The estimate of an encrypted message: its plaintext size.

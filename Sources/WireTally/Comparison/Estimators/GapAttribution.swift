@@ -13,6 +13,14 @@
 ///                                  share) + compression_estimate + body_length + other (HTTP/2: hpack
 ///                                  for the headers)
 ///
+/// The head's share of that is split the same way for every source (estimator or app log,
+/// `MessageEstimate`): what the source could not see is `hidden_headers`, uncounted cookies `cookies`,
+/// and the rest of head on the stream − head counted is `hpack` on HTTP/2 (the HPACK block against the
+/// header text the source counted) and `other` on HTTP/1.x (start-line rebuild, formatting) — or
+/// `other` whatever the version when the source gave one unsplit total for the message. The version is
+/// the message's (`MessageEstimate.isHTTP2`: the HTTP/1.1 request an h2c upgrade began with is
+/// HTTP/1.x, its response HTTP/2). A pushed exchange is compared in down only (`PushedExchange.swift`).
+///
 /// where dup = payload bytes inside `payload` packets that had been seen before (partial overlaps:
 /// `retransmittedPayloadBytes` minus the payload of retransmission/setup/teardown packets),
 /// stream = T.payload.payload_bytes − dup (the exchange's new stream bytes), http = the messages' bytes
@@ -23,17 +31,22 @@
 ///
 /// Causes (JSON names):
 /// - `hidden_headers`: header bytes the estimator cannot see — naive: the whole start line and header
-///   block except cookies; rebuilt: the request headers the stack adds (Host, Connection, Accept*,
-///   User-Agent, Content-Length) and interim 1xx responses; metrics: interim 1xx responses.
+///   block except cookies (HTTP/2: the whole HPACK block); rebuilt: the request headers the stack adds
+///   (Host, Connection, Accept*, User-Agent, Content-Length, as rebuilt text) and interim 1xx responses;
+///   metrics: interim 1xx responses; every estimator but `http`: a pushed request's PUSH_PROMISE block;
+///   an HTTP/1.x app log: its head on the stream minus the head bytes it logged.
 /// - `cookies`: Cookie / Set-Cookie header lines (`name: value\r\n`) the estimator did not count.
 /// - `compression_estimate`: the body as sent minus the body size the estimator counted for it
 ///   (decoded size, or the re-gzipped size; includes the approximation when the body was not retained).
 /// - `body_length`: body bytes the estimator's length source misses (naive down: no `Content-Length`).
 /// - `chunk_framing`: chunk-size lines, chunk CRLFs, last chunk and trailers not counted.
-/// - `hpack` (HTTP/2): the header block as HPACK sent it minus the headers the estimator counted —
-///   negative when header compression made the wire smaller than the rebuilt text (what it saved).
+/// - `hpack` (HTTP/2): the header block as HPACK sent it minus the headers the source counted (beyond
+///   `hidden_headers` and `cookies`) — negative when header compression made the wire smaller than the
+///   rebuilt text (what it saved), positive when the source counted fewer bytes than the block (an app
+///   log that logs no header bytes: the whole block). For an app log: HPACK block − its header count.
 /// - `http2_framing` (HTTP/2): frame headers, padding, the stream's WINDOW_UPDATE/RST_STREAM/PRIORITY
-///   frames, and the connection-level frames the exchange was given (`http2.connection_share`).
+///   frames, and the connection-level frames the exchange was given (`http2.connection_share`), less
+///   whatever of these the source counted.
 /// - `tls_overhead`: TLS record headers, AEAD/MAC overhead, handshake (owned by the first exchange),
 ///   alerts, session tickets — stream bytes that are not HTTP plaintext.
 /// - `tcp_ip_headers`: TCP and IP (and, at frame level, link) headers of the packets carrying the
@@ -99,8 +112,9 @@ public struct GapAttribution: Sendable {
             // HTTP bytes − estimate.
             causes["hidden_headers"]! += message.hiddenHeaders
             causes["cookies"]! += message.cookies
-            causes[isHTTP2 ? "hpack" : "other"]! += message.wireHead - message.head - message.hiddenHeaders - message.cookies
-            causes[isHTTP2 ? "http2_framing" : "chunk_framing"]! += message.wireFraming - message.framing + connectionShare
+            causes[message.isHTTP2 && !message.isUnsplit ? "hpack" : "other"]! += message.wireHead - message.head - message.hiddenHeaders - message.cookies
+            causes[message.isHTTP2 ? "http2_framing" : "chunk_framing"]! += message.wireFraming - message.framing
+            causes["http2_framing"]! += connectionShare
             causes[message.bodyCause == .compression ? "compression_estimate" : "body_length"]! += message.wireBody - message.body
         }
         dns = level == .ip ? exchange.dnsIPBytes : 0
