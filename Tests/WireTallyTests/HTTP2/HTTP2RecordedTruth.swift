@@ -6,7 +6,7 @@ import Testing
 /// suites that compare wiretally's HTTP/2 records with independent truth.
 enum HTTP2Recordings {
     /// Every recorded HTTP/2 capture (captures/README.md, "h2-*" and "tls13-h2").
-    static let all = ["h2-curl", "h2-upload", "h2-upgrade", "h2-nghttp", "h2-h2load", "h2-python", "h2-lossy", "tls13-h2"]
+    static let all = ["h2-curl", "h2-tls12", "h2-upload", "h2-upgrade", "h2-nghttp", "h2-h2load", "h2-python", "h2-lossy", "tls13-h2"]
     /// Those with tshark's frame-per-row view (`NAME.h2frames.tsv`; `tls13-h2` has only `http2.tsv`).
     static let withFrames = all.filter { FileManager.default.fileExists(atPath: TestPaths.capture($0 + ".h2frames.tsv")) }
     /// Those with nginx as the server (`NAME.nginx.jsonl`).
@@ -340,7 +340,7 @@ enum HTTP2NginxTruth {
 }
 
 /// curl's `%{json}` of an HTTP/2 transfer (curl 7.88 with libnghttp2) against its exchange. Measured on
-/// every HTTP/2 transfer of the recordings (h2-curl, h2-upload, h2-lossy, tls13-h2): `size_download` is
+/// every HTTP/2 transfer of the recordings (h2-curl, h2-tls12, h2-upload, h2-lossy, tls13-h2): `size_download` is
 /// the DATA payload as received (not decoded, `--compressed` or not) → `response.bytes.body`;
 /// `size_upload` the request's DATA payload → `request.bytes.body`; `size_request` and `size_header`
 /// are the header lists as curl rebuilds them in HTTP/1 form, with `HTTP/2` where wiretally's

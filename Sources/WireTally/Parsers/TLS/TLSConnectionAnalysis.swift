@@ -159,9 +159,12 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     // Decrypted, the plaintext layer attributes; while the first protected record has not opened yet
     // nothing is attributed; without keys (or when they failed) the estimate from the bursts does.
 
+    /// With keys and no protected record yet, nothing is examined either: the first one tells whether
+    /// they open this connection (TLS 1.2 sends the handshake in the clear up to the client's Finished;
+    /// decrypted, it goes to the first exchange).
     public func examinedLength(_ direction: FlowDirection) -> Int64 {
         if let decrypted { return decrypted.examinedLength(direction) }
-        return mode == .undecided || isWaitingForKeys ? 0 : examined[direction.rawValue]
+        return mode == .undecided || isWaitingForKeys || decryption == .awaitingRecord ? 0 : examined[direction.rawValue]
     }
 
     public func ownership(_ direction: FlowDirection) -> OwnershipRuns {
