@@ -128,14 +128,17 @@ import Testing
 @Suite struct GrowingKeyStoreTests {
     /// Analyses tls13-http1 packet by packet, adding the key log to a growing store after
     /// `keysAfter` packets (nil: never).
-    static func analyze(keysAfter: Int?) throws -> CollectingWriter {
+    /// `firstLines` (when given) is in the store from the start: the key log lines whose label it accepts.
+    static func analyze(keysAfter: Int?, firstLines: ((Substring) -> Bool)? = nil) throws -> CollectingWriter {
         var options = CaptureAnalyzer.Options()
-        let store = TLSKeyStore([TLSKeyLog()], growing: true)
+        let text = try String(contentsOfFile: TestPaths.capture("tls13-http1.keys"), encoding: .utf8)
+        let first = firstLines.map { accept in text.split(separator: "\n").filter(accept).joined(separator: "\n") } ?? ""
+        let store = TLSKeyStore([TLSKeyLog(Array(first.utf8))], growing: true)
         options.tlsKeys = store
         let writer = CollectingWriter()
         let analyzer = CaptureAnalyzer(options: options) { writer.write($0, timestampDigits: 6) }
         let source = MergedPacketSource(paths: [TestPaths.capture("tls13-http1.pcap")])
-        let keys = [UInt8](try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture("tls13-http1.keys"))))
+        let keys = Array(text.utf8)
         var count = 0
         while let packet = try source.nextPacket() {
             if count == keysAfter { store.update(0) { $0 = TLSKeyLog(keys) } }
@@ -156,6 +159,18 @@ import Testing
         #expect(late.exchanges.map { $0["request"] } == early.exchanges.map { $0["request"] })
         #expect(late.exchanges.map { $0["wire"] } == early.exchanges.map { $0["wire"] })
         #expect(late.connections.filter { $0["tls"] != nil && $0["tls"] != .null }.allSatisfy { $0["tls"]?["decryption"] == .string("decrypted") })
+    }
+
+    /// A client logs each secret as it derives it: live, the handshake secrets may be in the file when
+    /// the first protected record comes and the application secrets only later (curl's requests were
+    /// lost that way: `no_request` on decrypted connections in the live test). The records wait for
+    /// every secret the connection needs.
+    @Test func applicationSecretsLoggedAfterTheHandshakeOnesDecryptEverything() throws {
+        let late = try Self.analyze(keysAfter: 20, firstLines: { $0.contains("HANDSHAKE_TRAFFIC_SECRET") })
+        let early = try Self.analyze(keysAfter: 0)
+        #expect(late.exchanges.count == 6 && late.exchanges.allSatisfy { $0.flagNames.contains("decrypted") && !$0.flagNames.contains("no_request") })
+        #expect(late.exchanges.map { $0["request"] } == early.exchanges.map { $0["request"] })
+        #expect(late.exchanges.map { $0["wire"] } == early.exchanges.map { $0["wire"] })
     }
 
     /// Keys that never come: the held records are given up when the connection ends; it is `no_key`

@@ -33,10 +33,19 @@ public enum HTTP2ConnectionByteKind: Hashable, Sendable {
 }
 
 /// Receives what an `HTTP2ConnectionParser` finds, in stream order per direction.
+extension HTTP2ByteOwner {
+    /// True for the bytes of connection-level frames and the preface.
+    public var isConnectionLevel: Bool {
+        if case .connection = self { return true }
+        return false
+    }
+}
+
 public protocol HTTP2ParserDelegate: AnyObject {
     /// From `offset` on, `direction`'s bytes belong to `owner`, until the next call for that direction.
-    /// Called in stream order per direction, at every frame boundary where the owner changes (a frame's
-    /// 9-byte header belongs to the frame's owner).
+    /// Called in stream order per direction, at every frame boundary where the owner changes and at every
+    /// connection-level frame, also after one of the same kind (a frame's 9-byte header belongs to the
+    /// frame's owner).
     func http2Bytes(direction: FlowDirection, from offset: Int64, owner: HTTP2ByteOwner)
     /// A message is complete (END_STREAM, or the stream reset/refused, or the connection ended → flagged
     /// `.incomplete`). Requests: the client's HEADERS(+CONTINUATION)+DATA of the stream; for a pushed stream

@@ -331,9 +331,10 @@ public final class HTTP2ConnectionParser: TCPStreamConsumer {
 
     // MARK: Owners
 
-    /// Reports that `side`'s bytes from `offset` on belong to `owner` (nothing when it already does).
+    /// Reports that `side`'s bytes from `offset` on belong to `owner` (nothing when it already does, but
+    /// every connection-level frame is reported: the delegate decides for each which exchange it costs).
     func report(_ side: HTTP2DirectionState, _ owner: HTTP2ByteOwner, from offset: Int64) {
-        guard side.owner != owner else { return }
+        guard side.owner != owner || owner.isConnectionLevel else { return }
         side.owner = owner
         delegate.http2Bytes(direction: side.direction, from: offset, owner: owner)
     }

@@ -149,8 +149,11 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         let d = direction.rawValue
         if inRecord[d], let k = currentRun[d] { update(k, direction) { $0.flags.insert(.incomplete) } }
         endedDirections += 1
-        // Secrets that never came: the held records are estimated as without keys.
-        if endedDirections >= 2 && decryption == .awaitingRecord && !heldRecords.isEmpty { stopDecryption(.noKey) }
+        // The connection is over: the held records are opened with the secrets there are, or estimated
+        // as without keys when none came.
+        if endedDirections >= 2 && decryption == .awaitingRecord && !heldRecords.isEmpty {
+            if startDecryption(waitingForEverySecret: false) { openHeldRecords() } else { stopDecryption(.noKey) }
+        }
         plaintext?.ended(direction)
     }
 
@@ -589,24 +592,32 @@ extension TLSConnectionAnalysis {
 
     fileprivate func protectedRecord(_ record: TLSProtectedRecord, _ direction: FlowDirection) {
         if decryption == .awaitingRecord {
-            guard startDecryption() else {
-                // The secrets are not logged yet (a growing store): hold the record, bounded.
+            guard startDecryption(waitingForEverySecret: true) else {
+                // The secrets are not all logged yet (a growing store): hold the record, bounded.
                 if decryption == .awaitingRecord {
                     if heldBytes + record.body.count <= Self.maxHeldRecordBytes {
                         heldRecords.append((record, direction))
                         heldBytes += record.body.count
+                    } else if startDecryption(waitingForEverySecret: false) {
+                        openHeldRecords()
+                        open(record, direction)
                     } else {
                         stopDecryption(.noKey)
                     }
                 }
                 return
             }
-            let held = heldRecords
-            heldRecords = []
-            heldBytes = 0
-            for (record, direction) in held { open(record, direction) }
+            openHeldRecords()
         }
         open(record, direction)
+    }
+
+    /// Opens the records held while the secrets were awaited, in the order they came.
+    private func openHeldRecords() {
+        let held = heldRecords
+        heldRecords = []
+        heldBytes = 0
+        for (record, direction) in held { open(record, direction) }
     }
 
     /// Opens a protected record with the plaintext layer, if decrypting.
@@ -627,9 +638,11 @@ extension TLSConnectionAnalysis {
     }
 
     /// Looks the connection's secrets up by its client random and starts the plaintext layer; false
-    /// when it did not (given up, or still `awaitingRecord`: a growing store without the secrets yet,
-    /// or 0-RTT early data before the ServerHello).
-    private func startDecryption() -> Bool {
+    /// when it did not (given up, or still `awaitingRecord`: a growing store without the secrets yet —
+    /// with `waitingForEverySecret`, without all the secrets the connection needs: a client logs each
+    /// as it derives it, so the first protected record may come before its application secrets are in
+    /// the file — or 0-RTT early data before the ServerHello).
+    private func startDecryption(waitingForEverySecret: Bool) -> Bool {
         guard let keys, let client = session.clientHello, client.random.count == 32 else { stopDecryption(.noKey); return false }
         // 0-RTT: the client's early data comes before the ServerHello that names the suite: held.
         guard let server = session.serverHello, let suite = session.cipherSuite else { return false }
@@ -637,6 +650,7 @@ extension TLSConnectionAnalysis {
             if !keys.isGrowing { stopDecryption(.noKey) }
             return false
         }
+        if keys.isGrowing && waitingForEverySecret && !secrets.areComplete(forVersion: server.version) { return false }
         guard let decryptor = TLSDecryptor(
             secrets: secrets, suite: suite, version: server.version, clientRandom: client.random,
             serverRandom: server.random, encryptThenMAC: server.encryptThenMAC)

@@ -30,6 +30,15 @@ public struct TLSKeyLog: Sendable {
 
         public init() {}
 
+        /// Whether these are all the secrets a connection of protocol `version` needs to be read in full:
+        /// TLS 1.3 its handshake and application traffic secrets both ways (0-RTT's is optional), earlier
+        /// versions the master secret.
+        public func areComplete(forVersion version: UInt16) -> Bool {
+            guard version == 0x0304 else { return masterSecret != nil }
+            return clientHandshakeTraffic != nil && serverHandshakeTraffic != nil
+                && clientApplicationTraffic != nil && serverApplicationTraffic != nil
+        }
+
         /// Which secret a label gives.
         enum Field: Sendable {
             case master, clientEarly, clientHandshake, serverHandshake, clientApplication, serverApplication
