@@ -23,11 +23,23 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     private var runs = DirectionPair(OwnershipRuns(), OwnershipRuns())
     private var examined = DirectionPair<Int64>(0, 0)
     private var endedDirections = 0
+    /// What the bytes of a run are to its exchange.
+    private enum RunRole {
+        /// Its stream's frames (counted by the parser in its messages).
+        case stream
+        /// Connection-level frames given to it (`connectionShareBytes`).
+        case connectionShare
+        /// Control frames sent on its stream after the stream was over (the message's `control`).
+        case afterEnd
+    }
     /// Per direction: the run being read (its owner, where its bytes not yet credited to the owner begin,
-    /// whether it is connection-level).
-    private var currentRun = DirectionPair<(owner: Int, start: Int64, connectionLevel: Bool)?>(nil, nil)
+    /// what they are to it).
+    private var currentRun = DirectionPair<(owner: Int, start: Int64, role: RunRole)?>(nil, nil)
     /// The exchange whose stream frame was read last, in either direction.
     private var latestStreamExchange: Int?
+    /// Per direction: the exchange whose stream, already over, a control frame being read is on (the
+    /// exchange is not final until the frame is counted).
+    private var frameAfterEnd = DirectionPair<Int?>(nil, nil)
     /// Connection-level runs read before the first stream, per direction: their span and bytes, given
     /// to exchange 0 when it appears.
     private var setup = DirectionPair<(span: Range<Int64>, bytes: Int)?>(nil, nil)
@@ -70,6 +82,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
 
     public func streamEnded(direction: FlowDirection) {
         parser.streamEnded(direction: direction)
+        frameAfterEnd[direction.rawValue] = nil  // a frame the end cut
         endedDirections += 1
         guard endedDirections == 2 else { return }
         parser.finish()
@@ -89,13 +102,22 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
 
     public func http2Bytes(direction: FlowDirection, from offset: Int64, owner: HTTP2ByteOwner) {
         closeRun(direction, at: offset)
+        frameAfterEnd[direction.rawValue] = nil
         switch owner {
         case let .exchange(index):
             slot(index)
             latestStreamExchange = index
-            open(index, connectionLevel: false, at: offset, direction)
+            open(index, .stream, at: offset, direction)
         case let .connection(kind):
-            open(connectionFrameOwner(kind), connectionLevel: true, at: offset, direction)
+            open(connectionFrameOwner(kind), .connectionShare, at: offset, direction)
+        case let .endedStream(index):
+            // the stream's control while its exchange is held, else a connection-level frame
+            if isHeld(index), (direction == .up ? exchanges[index].request : exchanges[index].response) != nil {
+                frameAfterEnd[direction.rawValue] = index
+                open(index, .afterEnd, at: offset, direction)
+            } else {
+                open(connectionFrameOwner(.other), .connectionShare, at: offset, direction)
+            }
         case .unparsed:
             currentRun[direction.rawValue] = nil
             runs[direction.rawValue].set(.nobody, from: offset)
@@ -109,6 +131,20 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         if latest >= exchanges.startIndex && exchanges[latest].isInFlight { return latest }
         return exchangeInFlight ?? exchanges.endIndex - 1
     }
+
+    public func http2ControlFrameAfterEnd(_ frame: HTTP2ControlFrameAfterEnd) {
+        let d = frame.direction.rawValue
+        guard frameAfterEnd[d] == frame.exchange, isHeld(frame.exchange) else { return }
+        frameAfterEnd[d] = nil
+        if frame.direction == .up {
+            exchanges[frame.exchange].request?.http2?.countControlFrameAfterEnd(frame)
+        } else {
+            exchanges[frame.exchange].response?.http2?.countControlFrameAfterEnd(frame)
+        }
+    }
+
+    /// Whether exchange `index` is found and not discarded.
+    private func isHeld(_ index: Int) -> Bool { index >= exchanges.startIndex && index < exchanges.endIndex }
 
     public func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
         if measureRegzippedBodies { Estimator.measureRegzippedBody(&message) }
@@ -132,8 +168,8 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     }
 
     /// From `offset` on, `direction`'s bytes are exchange `index`'s.
-    private func open(_ index: Int, connectionLevel: Bool, at offset: Int64, _ direction: FlowDirection) {
-        currentRun[direction.rawValue] = (index, offset, connectionLevel)
+    private func open(_ index: Int, _ role: RunRole, at offset: Int64, _ direction: FlowDirection) {
+        currentRun[direction.rawValue] = (index, offset, role)
         runs[direction.rawValue].set(StreamOwner(exchange: index), from: offset)
         guard index >= exchanges.startIndex, index < exchanges.endIndex else { return }
         exchanges[index].streamSpans.update(direction.rawValue) { span in
@@ -155,7 +191,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         currentRun[direction.rawValue]?.start = end
     }
 
-    private func credit(_ run: (owner: Int, start: Int64, connectionLevel: Bool), through end: Int64, _ direction: FlowDirection) {
+    private func credit(_ run: (owner: Int, start: Int64, role: RunRole), through end: Int64, _ direction: FlowDirection) {
         let index = run.owner
         if index == 0 && exchanges.endIndex == 0 {
             setup.update(direction.rawValue) { setup in
@@ -167,7 +203,13 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         exchanges[index].streamSpans.update(direction.rawValue) { span in
             span = min(span?.lowerBound ?? run.start, run.start) ..< max(span?.upperBound ?? end, end)
         }
-        if run.connectionLevel { exchanges[index].connectionShareBytes[direction.rawValue] += Int(end - run.start) }
+        let bytes = Int(end - run.start)
+        switch run.role {
+        case .stream: break
+        case .connectionShare: exchanges[index].connectionShareBytes[direction.rawValue] += bytes
+        case .afterEnd:
+            if direction == .up { exchanges[index].request?.bytes.control += bytes } else { exchanges[index].response?.bytes.control += bytes }
+        }
     }
 
     // MARK: StreamAttribution
@@ -211,9 +253,10 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
 
     public var exchangeCount: Int { exchanges.endIndex }
 
-    /// Final once its stream is over (both END_STREAMs, a reset, or the end of the connection).
+    /// Final once its stream is over (both END_STREAMs, a reset, or the end of the connection) and no
+    /// control frame sent on it after that is being read.
     public func isFinal(_ index: Int) -> Bool {
-        index >= exchanges.startIndex && index < exchanges.endIndex && !exchanges[index].isInFlight
+        isHeld(index) && !exchanges[index].isInFlight && frameAfterEnd.up != index && frameAfterEnd.down != index
     }
 
     public var splitsPacketsByShare: Bool { true }

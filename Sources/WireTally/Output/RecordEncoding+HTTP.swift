@@ -34,6 +34,7 @@ extension RecordEncoding {
                 encoder.field("pushed_by", stream.pushedBy.map(Int.init))
                 encoder.field("reset_error_code", stream.resetErrorCode.map(Int.init))
                 encoder.field("reset_by", stream.resetBy.map { $0 == .up ? "client" : "server" })
+                encoder.field("reset_after_end", stream.resetAfterEnd)
                 encoder.field("refused", stream.refused)
                 encoder.object("connection_share") { encoder in
                     encoder.field("up", exchange.connectionShareBytes.up)
@@ -78,6 +79,7 @@ extension RecordEncoding {
             stream.pushedBy = stream.pushedBy ?? other.pushedBy
             stream.resetErrorCode = stream.resetErrorCode ?? other.resetErrorCode
             stream.resetBy = stream.resetBy ?? other.resetBy
+            stream.resetAfterEnd = stream.resetAfterEnd || other.resetAfterEnd
             stream.refused = stream.refused || other.refused
             stream.hpackError = stream.hpackError || other.hpackError
         }
@@ -95,7 +97,7 @@ extension RecordEncoding {
         if exchange.upgraded { flags.append("upgraded") }
         if let stream = http2Stream(of: exchange) {
             if stream.pushedBy != nil { flags.append("pushed") }
-            if stream.resetErrorCode != nil { flags.append("reset") }
+            if stream.resetErrorCode != nil && !stream.resetAfterEnd { flags.append("reset") }
             if stream.refused { flags.append("refused") }
             if stream.hpackError { flags.append("hpack_error") }
         }

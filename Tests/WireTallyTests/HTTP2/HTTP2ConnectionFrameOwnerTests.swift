@@ -2,9 +2,9 @@ import Foundation
 import Testing
 @testable import WireTally
 
-/// Which exchange a connection-level frame costs is decided frame by frame: frames of the same kind in
-/// a row (curl 7.88's RST_STREAM(STREAM_CLOSED) after each finished stream, read as connection-level)
-/// must not stay with an exchange whose record was written in between (they went to `unattributed`,
+/// Which exchange a frame without a stream still open costs is decided frame by frame: frames of the
+/// same kind in a row (curl 7.88's RST_STREAM(STREAM_CLOSED) after each finished stream) must not stay
+/// with an exchange whose record was written in between (they went to `unattributed`,
 /// `late_after_seal`: 23 and 28 packets on two connections of the h2 bench capture).
 @Suite struct HTTP2ConnectionFrameOwnerTests {
     typealias W = HTTP2FrameWriter
@@ -41,8 +41,14 @@ import Testing
         #expect(!record.flagNames.contains("late_after_seal"), "\(record.flagNames)")
         #expect(record.int("unattributed.up.payload_bytes") == 0 && record.int("unattributed.up.packets") == 0)
         #expect(writer.exchanges.map { $0.int("response.status") } == [200, 200, 200])
-        // every RST_STREAM is some exchange's connection share (13 bytes each, with the SETTINGS ACK etc.)
+        // Each RST_STREAM is its stream's `control` while that exchange is not written (stream 1's came
+        // with the acknowledgment of its end; stream 5's exchange is the last), else a connection-level
+        // frame of the exchanges still open (stream 3's came after its exchange was written).
+        let control = writer.exchanges.map { $0.int("request.bytes.control") ?? 0 }
+        #expect(control == [13, 0, 13])
+        #expect(writer.exchanges.map { $0["http2"]?["reset_after_end"] } == [.bool(true), .bool(false), .bool(true)])
+        #expect(writer.exchanges.allSatisfy { !$0.flagNames.contains("reset") }, "a reset after the end cancelled nothing")
         let shares = writer.exchanges.reduce(0) { $0 + ($1.int("http2.connection_share.up") ?? 0) }
-        #expect(shares == 24 + 9 + 3 * 13, "preface, SETTINGS, three RST_STREAMs")
+        #expect(shares + control.reduce(0, +) == 24 + 9 + 3 * 13, "preface, SETTINGS, three RST_STREAMs")
     }
 }

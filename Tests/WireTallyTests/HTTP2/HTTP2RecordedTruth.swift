@@ -145,6 +145,11 @@ struct TsharkH2Connection {
         var dataFrames: [String: Int] = [:]
         var resetBy: String?
         var resetCode: Int?
+        /// The RST_STREAM came after both END_STREAMs.
+        var resetAfterEnd = false
+        /// Per message: the control frames sent on the stream after it was over (not in `total`: they are
+        /// the stream's while its exchange is not written yet, else connection-level).
+        var afterEnd: [String: Int] = [:]
         var refused = false
         var method = "", path = ""
         var status: Int?
@@ -160,9 +165,12 @@ struct TsharkH2Connection {
     /// - a stream's frames (HEADERS, CONTINUATION, DATA, RST_STREAM, WINDOW_UPDATE, PRIORITY) while it
     ///   is open belong to its request (client) or response (server); a RST_STREAM closes it, and so do
     ///   both END_STREAMs;
+    /// - a RST_STREAM, WINDOW_UPDATE or PRIORITY on one of the 64 streams closed last, from a side that
+    ///   had a message on it, is `afterEnd` (curl's RST_STREAM after a complete response: the stream's
+    ///   reset, after its end — when wiretally had not written the exchange yet);
     /// - everything else is connection-level: the preface, stream 0, unknown frame types, frames on a
-    ///   stream never opened (nghttp's PRIORITY anchors) or already closed (curl's RST_STREAM after a
-    ///   complete response), the client's frames on a pushed stream;
+    ///   stream never opened (nghttp's PRIORITY anchors) or closed (DATA after a reset), the client's
+    ///   frames on a pushed stream;
     /// - a stream is refused when the peer of its initiator sent a GOAWAY whose last stream id is below
     ///   it while it was still open, or before it opened.
     /// Order across the two directions is tshark's (packet, then position in the packet).
@@ -185,6 +193,7 @@ struct TsharkH2Connection {
         var goaway: [String: Int] = [:]  // sender → last stream id
         var openedBlock: Int?  // the stream of the header block CONTINUATIONs continue (nil: connection-level)
         var highestClientStream = 0
+        var closedOrder: [Int] = []  // streams in the order they closed
         if upgradedStream1 {
             result.streams[1] = Stream(id: 1, ended: ["up": true])
             result.order.append(1)
@@ -238,6 +247,18 @@ struct TsharkH2Connection {
                 highestClientStream = frame.streamID
             }
             var outside = true
+            if let stream = result.streams[frame.streamID], stream.isClosed, [2, 3, 8].contains(frame.type),
+               closedOrder.suffix(64).contains(frame.streamID),
+               direction == "down" || !(stream.pushedBy != nil || (upgradedStream1 && frame.streamID == 1)) {
+                result.streams[frame.streamID]!.afterEnd[direction == "up" ? "request" : "response", default: 0] += frame.size
+                result.owners.append(frame.streamID)
+                if frame.type == 3 && result.streams[frame.streamID]!.resetBy == nil {
+                    result.streams[frame.streamID]!.resetBy = direction == "up" ? "client" : "server"
+                    result.streams[frame.streamID]!.resetCode = frame.error
+                    result.streams[frame.streamID]!.resetAfterEnd = true
+                }
+                continue
+            }
             if let stream = result.streams[frame.streamID], !stream.isClosed {
                 // the client sends nothing on a stream whose request it did not send; a sender's
                 // HEADERS or DATA after its END_STREAM is a protocol error
@@ -260,6 +281,7 @@ struct TsharkH2Connection {
                 result.streams[frame.streamID]!.resetCode = frame.error
             }
             if frame.endStream { result.streams[frame.streamID]!.ended[direction] = true }
+            if result.streams[frame.streamID]!.isClosed { closedOrder.append(frame.streamID) }
         }
         return result
     }

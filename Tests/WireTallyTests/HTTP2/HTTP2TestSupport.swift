@@ -88,11 +88,12 @@ final class HTTP2Recorder: HTTP2ParserDelegate {
     struct Run: Equatable { var offset: Int64; var owner: HTTP2ByteOwner }
     var runs = DirectionPair<[Run]>([], [])
     var messages: [(message: HTTPMessage, direction: FlowDirection)] = []
+    var framesAfterEnd: [HTTP2ControlFrameAfterEnd] = []
 
     func http2Bytes(direction: FlowDirection, from offset: Int64, owner: HTTP2ByteOwner) {
         if let last = runs[direction.rawValue].last {
             #expect(offset > last.offset, "owner runs of \(direction) out of order: \(offset) after \(last.offset)")
-            #expect(owner != last.owner || owner.isConnectionLevel, "owner \(owner) reported twice in a row")
+            #expect(owner != last.owner || owner.isDecidedPerFrame, "owner \(owner) reported twice in a row")
         }
         runs[direction.rawValue].append(Run(offset: offset, owner: owner))
     }
@@ -101,6 +102,13 @@ final class HTTP2Recorder: HTTP2ParserDelegate {
         let message = copy message
         #expect(message.http2 != nil)
         messages.append((message, direction))
+    }
+
+    func http2ControlFrameAfterEnd(_ frame: HTTP2ControlFrameAfterEnd) {
+        if let last = runs[frame.direction.rawValue].last {
+            #expect(last.owner == .endedStream(frame.exchange), "a frame after the end reported as \(last.owner)")
+        }
+        framesAfterEnd.append(frame)
     }
 
     var requests: [HTTPMessage] { messages.map(\.message).filter { $0.kind == .request } }
@@ -214,6 +222,16 @@ final class HTTP2Harness {
                     "\(direction): frames \(totals.all.bytes) + preface \(totals.prefaceBytes) + unparsed \(unparsed) ≠ \(range.count) fed",
                     sourceLocation: sourceLocation)
             #expect(Int64(owned[.unparsed] ?? 0) == unparsed, "\(direction): unparsed runs vs count", sourceLocation: sourceLocation)
+            // frames on a stream already over: their runs are the frames reported once read
+            var afterEnd: [Int: Int64] = [:]
+            for frame in recorder.framesAfterEnd where frame.direction == direction { afterEnd[frame.exchange, default: 0] += Int64(frame.bytes) }
+            for (owner, bytes) in owned {
+                if case let .endedStream(index) = owner {
+                    // (a frame cut by the end of the input is not reported)
+                    #expect(afterEnd[index, default: 0] <= bytes, "\(direction) exchange \(index): runs after the end \(bytes) vs frames \(afterEnd[index] ?? 0)",
+                            sourceLocation: sourceLocation)
+                }
+            }
         }
     }
 }

@@ -51,25 +51,34 @@ struct HTTP2TsharkTruth {
     }
 
     /// A frame sent after its stream was over by tshark's own frames (END_STREAM both ways, or a
-    /// RST_STREAM before it): the parser counts such frames for no exchange (`.connection(.other)`).
+    /// RST_STREAM before it): the parser counts such frames for no message. `afterEnd`: those of them
+    /// that are a RST_STREAM, WINDOW_UPDATE or PRIORITY on one of the 64 streams closed last, reported
+    /// as `.endedStream` (the side must have had a message on the stream: the caller checks).
     /// `upgraded`: stream 1 was opened by an HTTP/1.1 request (its client side has ended).
-    func lateFrames(upgraded: Bool) -> Set<Int> {
+    func lateFrames(upgraded: Bool) -> (late: Set<Int>, afterEnd: Set<Int>) {
         var ended: [UInt32: (client: Bool, server: Bool)] = upgraded ? [1: (true, false)] : [:]
-        var reset = Set<UInt32>(), late = Set<Int>()
+        var reset = Set<UInt32>(), late = Set<Int>(), afterEnd = Set<Int>()
+        var closedOrder: [UInt32] = []
         for (index, frame) in frames.enumerated() where frame.streamID != 0 {
             // A pushed stream's request is its PUSH_PROMISE: only the server's side is open.
             if let promised = frame.promisedStreamID, ended[promised] == nil { ended[promised] = (true, false) }
             let state = ended[frame.streamID] ?? (false, false)
             if reset.contains(frame.streamID) || (state.client && state.server) {
                 late.insert(index)
+                if [2, 3, 8].contains(frame.type) && closedOrder.suffix(64).contains(frame.streamID) { afterEnd.insert(index) }
                 continue
             }
-            if frame.type == 3 { reset.insert(frame.streamID) }
+            if frame.type == 3 {
+                reset.insert(frame.streamID)
+                closedOrder.append(frame.streamID)
+            }
             if (frame.type == 0 || frame.type == 1) && frame.flags & 1 != 0 {
-                ended[frame.streamID] = frame.fromClient ? (true, state.server) : (state.client, true)
+                let now = frame.fromClient ? (true, state.server) : (state.client, true)
+                ended[frame.streamID] = now
+                if now.0 && now.1 { closedOrder.append(frame.streamID) }
             }
         }
-        return late
+        return (late, afterEnd)
     }
 
     /// Feeds `client`/`server` plaintext to a parser in tshark's packet order (each packet's frames
@@ -118,7 +127,7 @@ struct HTTP2TsharkTruth {
     }
 
     private func compare(_ h: HTTP2Harness, offsets: [Int64], upgraded: Bool, hasPreface: Bool, sourceLocation: SourceLocation) {
-        let late = lateFrames(upgraded: upgraded)
+        let (late, afterEnd) = lateFrames(upgraded: upgraded)
         // Exchanges by first appearance: the client's HEADERS opening a stream, a PUSH_PROMISE's promised
         // stream (stream 1 is exchange 0 after an upgrade).
         var exchange: [UInt32: Int] = upgraded ? [1: 0] : [:]
@@ -158,6 +167,8 @@ struct HTTP2TsharkTruth {
                 let clientWithoutMessage = frame.fromClient && noClientMessage.contains(frame.streamID)
                 if opened.contains(frame.streamID) && !late.contains(index) && !clientWithoutMessage, let index = exchange[frame.streamID] {
                     (expected, key) = (.exchange(index), "\(direction) \(frame.streamID)")
+                } else if afterEnd.contains(index) && !clientWithoutMessage, let index = exchange[frame.streamID] {
+                    expected = .endedStream(index)
                 }
             }
             if frame.type == 1 || frame.type == 5 { block = (expected, key) }

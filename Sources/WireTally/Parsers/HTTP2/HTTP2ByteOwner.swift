@@ -6,8 +6,39 @@ public enum HTTP2ByteOwner: Hashable, Sendable {
     /// Connection-level bytes: the client preface, SETTINGS (and ACKs), PING, GOAWAY, stream-0 WINDOW_UPDATE,
     /// frames of unknown type, frames on streams never opened.
     case connection(HTTP2ConnectionByteKind)
+    /// A WINDOW_UPDATE, RST_STREAM or PRIORITY frame on one of the 64 streams closed last, sent after the
+    /// stream was over (curl resets each finished stream with STREAM_CLOSED) in a direction that had a
+    /// message on it: the exchange index of that stream. The frame is reported once read
+    /// (`HTTP2ParserDelegate.http2ControlFrameAfterEnd`): the stream's `control` while its exchange is
+    /// held, else connection-level.
+    case endedStream(Int)
     /// Bytes the parser could not frame (lost sync after a gap until a frame header validates again).
     case unparsed
+}
+
+extension HTTP2ByteOwner {
+    /// True for owners decided frame by frame (reported at every such frame, also after one alike):
+    /// connection-level frames and the preface, and frames on streams already over.
+    public var isDecidedPerFrame: Bool {
+        switch self {
+        case .connection, .endedStream: return true
+        case .exchange, .unparsed: return false
+        }
+    }
+}
+
+/// A WINDOW_UPDATE, RST_STREAM or PRIORITY frame read on a stream that was already over
+/// (`HTTP2ByteOwner.endedStream`).
+public struct HTTP2ControlFrameAfterEnd: Hashable, Sendable {
+    /// The stream's exchange index.
+    public var exchange: Int
+    public var direction: FlowDirection
+    /// The frame type (RFC 9113 §6: 2 PRIORITY, 3 RST_STREAM, 8 WINDOW_UPDATE).
+    public var type: UInt8
+    /// The whole frame: 9-byte header + payload.
+    public var bytes: Int
+    /// RST_STREAM's error code (nil for the other types, or when its field was lost).
+    public var resetErrorCode: UInt32?
 }
 
 /// What connection-level HTTP/2 bytes are.
@@ -25,22 +56,14 @@ public enum HTTP2ConnectionByteKind: Hashable, Sendable {
     /// Frames of a type RFC 9113 does not define (extensions; ignored as the RFC requires), on any stream.
     case unknown
     /// Frames that belong to no exchange: on a stream never opened (a PRIORITY for an idle stream), on a
-    /// stream already closed (a RST_STREAM sent after both END_STREAMs, DATA still in flight after a
-    /// reset), the client's frames on a pushed stream or on the h2c-upgraded stream 1 (their request is
+    /// stream already closed and not `endedStream` (DATA still in flight after a reset, a frame on a
+    /// stream closed before the last 64), the client's frames on a pushed stream or on the h2c-upgraded stream 1 (their request is
     /// not a message of the client's direction), frames of streams past the open-stream cap, and stream
     /// frames on stream 0 or connection frames on a stream (protocol errors).
     case other
 }
 
 /// Receives what an `HTTP2ConnectionParser` finds, in stream order per direction.
-extension HTTP2ByteOwner {
-    /// True for the bytes of connection-level frames and the preface.
-    public var isConnectionLevel: Bool {
-        if case .connection = self { return true }
-        return false
-    }
-}
-
 public protocol HTTP2ParserDelegate: AnyObject {
     /// From `offset` on, `direction`'s bytes belong to `owner`, until the next call for that direction.
     /// Called in stream order per direction, at every frame boundary where the owner changes and at every
@@ -52,6 +75,8 @@ public protocol HTTP2ParserDelegate: AnyObject {
     /// the request is the PUSH_PROMISE's header block (direction .down, the push side). Responses: the
     /// server's HEADERS (1xx interim counted in interimCount/interimBytes like HTTP/1), DATA, trailers.
     func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection)
+    /// A frame reported as `.endedStream` was read to its end.
+    func http2ControlFrameAfterEnd(_ frame: HTTP2ControlFrameAfterEnd)
 }
 
 /// h2c by `Upgrade: h2c` (RFC 9113 §3.2 / RFC 7540 §3.2): the HTTP/1.1 request that upgraded is stream 1,

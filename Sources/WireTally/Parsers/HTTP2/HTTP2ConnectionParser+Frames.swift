@@ -75,7 +75,9 @@ extension HTTP2ConnectionParser {
             break
         }
         guard let stream = stream(for: header, side), let message = stream.message(for: side.direction) else {
-            return outside(side)
+            guard let ended = endedStream(for: header, side) else { return outside(side) }
+            frame.endedStreamExchange = ended
+            return .endedStream(ended)
         }
         switch type {
         case HTTP2FrameType.data, HTTP2FrameType.headers:
@@ -120,6 +122,16 @@ extension HTTP2ConnectionParser {
         return stream
     }
 
+    /// The exchange of the stream a WINDOW_UPDATE, RST_STREAM or PRIORITY frame is on, when that stream
+    /// is one of those closed last and `side` had a message on it.
+    private func endedStream(for header: HTTP2FrameHeader, _ side: HTTP2DirectionState) -> Int? {
+        guard header.type == HTTP2FrameType.rstStream || header.type == HTTP2FrameType.windowUpdate
+                || header.type == HTTP2FrameType.priority,
+              let ended = streams.endedStream(header.streamID), side.direction == .down || ended.clientSendsRequest
+        else { return nil }
+        return ended.exchangeIndex
+    }
+
     /// The frame belongs to no exchange.
     private func outside(_ side: HTTP2DirectionState) -> HTTP2ByteOwner {
         connectionInfo.framesOutsideStreams.update(side.direction.rawValue) { $0 += 1 }
@@ -135,12 +147,7 @@ extension HTTP2ConnectionParser {
         switch frame.role {
         case .control:
             message.bytes.control += counted
-            if frame.header.type == HTTP2FrameType.priority {
-                message.info.priorityFrames += 1
-                message.info.priorityBytes += frame.header.frameSize
-            } else if frame.header.type == HTTP2FrameType.windowUpdate {
-                message.info.windowUpdateFrames += 1
-            }
+            message.info.countControlFrame(type: frame.header.type, bytes: frame.header.frameSize)
         case .data, .headerBlock:
             message.bytes.framing += counted
             if frame.role == .headerBlock { side.pendingBlock?.framingBytes += counted }
@@ -333,6 +340,11 @@ extension HTTP2ConnectionParser {
             HTTP2FrameType.isKnown(header.type)
         {
             noteMalformed(side, frame.message)
+        }
+        if let exchange = frame.endedStreamExchange {
+            let code = header.type == HTTP2FrameType.rstStream && frame.fieldsComplete ? frame.fields.uint32(at: 0) : nil
+            reportControlFrameAfterEnd(HTTP2ControlFrameAfterEnd(
+                exchange: exchange, direction: side.direction, type: header.type, bytes: header.frameSize, resetErrorCode: code))
         }
         switch header.type {
         case HTTP2FrameType.data:

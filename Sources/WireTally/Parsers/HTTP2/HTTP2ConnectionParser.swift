@@ -332,11 +332,17 @@ public final class HTTP2ConnectionParser: TCPStreamConsumer {
     // MARK: Owners
 
     /// Reports that `side`'s bytes from `offset` on belong to `owner` (nothing when it already does, but
-    /// every connection-level frame is reported: the delegate decides for each which exchange it costs).
+    /// owners decided per frame are reported at every frame: the delegate decides for each which
+    /// exchange it costs).
     func report(_ side: HTTP2DirectionState, _ owner: HTTP2ByteOwner, from offset: Int64) {
-        guard side.owner != owner || owner.isConnectionLevel else { return }
+        guard side.owner != owner || owner.isDecidedPerFrame else { return }
         side.owner = owner
         delegate.http2Bytes(direction: side.direction, from: offset, owner: owner)
+    }
+
+    /// A frame reported as `.endedStream` was read to its end.
+    func reportControlFrameAfterEnd(_ frame: HTTP2ControlFrameAfterEnd) {
+        delegate.http2ControlFrameAfterEnd(frame)
     }
 
     // MARK: Gaps and ends

@@ -70,6 +70,8 @@ struct HTTP2FrameProgress {
     var contentEnd: Int
     /// PUSH_PROMISE: the owner is the promised stream's, known once its id is read.
     var ownerPending = false
+    /// A control frame on a stream already over (`HTTP2ByteOwner.endedStream`): that stream's exchange.
+    var endedStreamExchange: Int?
     /// SETTINGS: the entry being read.
     var entry = HTTP2ByteScratch()
 

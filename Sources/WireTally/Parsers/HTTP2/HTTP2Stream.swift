@@ -67,7 +67,9 @@ struct HTTP2StreamTable {
     /// The highest stream id the client and the server initiated.
     private(set) var highestClientID: UInt32 = 0
     private(set) var highestServerID: UInt32 = 0
-    private var recentlyClosed = [UInt32](repeating: 0, count: 64)
+    /// The 64 streams closed last: id, exchange index, and whether the client's frames carried its request.
+    private var recentlyClosed = [(id: UInt32, exchangeIndex: Int, clientSendsRequest: Bool)](
+        repeating: (0, 0, false), count: 64)
     private var recentlyClosedNext = 0
     private(set) var nextExchange: Int
 
@@ -77,7 +79,14 @@ struct HTTP2StreamTable {
 
     subscript(id: UInt32) -> HTTP2Stream? { open[id] }
 
-    func wasRecentlyClosed(_ id: UInt32) -> Bool { id != 0 && recentlyClosed.contains(id) }
+    func wasRecentlyClosed(_ id: UInt32) -> Bool { endedStream(id) != nil }
+
+    /// Stream `id` if it is one of the streams closed last: its exchange index, and whether the
+    /// client's frames carried its request.
+    func endedStream(_ id: UInt32) -> (exchangeIndex: Int, clientSendsRequest: Bool)? {
+        guard id != 0, let entry = recentlyClosed.first(where: { $0.id == id }) else { return nil }
+        return (entry.exchangeIndex, entry.clientSendsRequest)
+    }
 
     /// Whether `id` is above every id its initiator used (idle, RFC 9113 §5.1.1).
     func isIdle(_ id: UInt32) -> Bool { id % 2 == 1 ? id > highestClientID : id > highestServerID }
@@ -95,7 +104,7 @@ struct HTTP2StreamTable {
 
     mutating func close(_ stream: HTTP2Stream) {
         open[stream.id] = nil
-        recentlyClosed[recentlyClosedNext] = stream.id
+        recentlyClosed[recentlyClosedNext] = (stream.id, stream.exchangeIndex, stream.clientSendsRequest)
         recentlyClosedNext = (recentlyClosedNext + 1) % recentlyClosed.count
     }
 

@@ -21,6 +21,9 @@ public struct HTTP2StreamInfo: Hashable, Sendable {
     /// RST_STREAM ended the stream: its error code and which side sent it.
     public var resetErrorCode: UInt32?
     public var resetBy: FlowDirection?
+    /// The RST_STREAM came after the stream was over both ways (curl's STREAM_CLOSED after a finished
+    /// transfer): nothing was cancelled.
+    public var resetAfterEnd = false
     /// The stream's id is above the last stream id of a GOAWAY from the side that was to process it
     /// (the peer of its initiator): it was refused, never processed.
     public var refused: Bool
@@ -39,6 +42,17 @@ public struct HTTP2StreamInfo: Hashable, Sendable {
     public var headerBlocks: Int
     /// Padding bytes (with their pad length bytes) in DATA, HEADERS and PUSH_PROMISE frames.
     public var paddingBytes: Int
+
+    /// Counts a PRIORITY or WINDOW_UPDATE frame of `bytes` (header included) by its kind (the caller
+    /// counts its bytes as `control`).
+    mutating func countControlFrame(type: UInt8, bytes: Int) {
+        if type == HTTP2FrameType.priority {
+            priorityFrames += 1
+            priorityBytes += bytes
+        } else if type == HTTP2FrameType.windowUpdate {
+            windowUpdateFrames += 1
+        }
+    }
 
     public init(
         streamID: UInt32, headersDecodedBytes: Int = 0, pushedBy: UInt32? = nil, resetErrorCode: UInt32? = nil,
@@ -60,5 +74,19 @@ public struct HTTP2StreamInfo: Hashable, Sendable {
         self.frames = frames
         self.headerBlocks = headerBlocks
         self.paddingBytes = paddingBytes
+    }
+}
+
+extension HTTP2StreamInfo {
+    /// Counts a WINDOW_UPDATE, RST_STREAM or PRIORITY frame sent on the stream after it was over (its
+    /// bytes are counted as the message's `control` as they are read; a RST_STREAM gives its code and
+    /// `resetAfterEnd`).
+    mutating func countControlFrameAfterEnd(_ frame: HTTP2ControlFrameAfterEnd) {
+        frames += 1
+        countControlFrame(type: frame.type, bytes: frame.bytes)
+        guard let code = frame.resetErrorCode, resetErrorCode == nil else { return }
+        resetErrorCode = code
+        resetBy = frame.direction
+        resetAfterEnd = true
     }
 }
