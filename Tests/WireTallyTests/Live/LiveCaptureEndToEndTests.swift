@@ -181,6 +181,58 @@ struct LiveCaptureEndToEndTests {
         #expect(offlineExchanges.count == 3 && offlineExchanges.allSatisfy { $0.contains("\"decrypted\"") })
     }
 
+    /// HTTP/2 live: curl multiplexes three transfers on one TLS connection (ALPN h2, key log followed
+    /// while capturing) and sends two h2c ones (prior knowledge): each stream is an HTTP/2 record as it
+    /// ends, with its stream id and curl's sizes; the raw file analysed offline gives the same records.
+    @Test func liveParsesHTTP2StreamsAsTheyEnd() throws {
+        let network = try LiveNetwork()
+        defer { network.tearDown() }
+        try network.startServer()
+        let folder = network.folder.path
+        let (raw, live, errors, keys) = ("\(folder)/raw.pcapng", "\(folder)/live.jsonl", "\(folder)/live.err", "\(folder)/keys.log")
+        let capture = try Self.startLive(
+            network, ["--format", "jsonl", "-w", raw, "-o", live, "--settle", "0.5", "--keylog", keys], stderr: errors)
+        let writeOut = ["-s", "-k", "--write-out", "%{json}\\n"]
+        var curlLines: [String] = []
+        for arguments in [
+            writeOut + ["--http2", "--parallel", "--parallel-max", "3", "-o", "/dev/null", network.tlsURL("/small.txt"),
+                        "-o", "/dev/null", network.tlsURL("/big.bin"), "-o", "/dev/null", "--compressed", network.tlsURL("/text.txt")],
+            writeOut + ["--http2-prior-knowledge", "-o", "/dev/null", network.h2cURL("/small.txt")],
+            writeOut + ["--http2-prior-knowledge", "-o", "/dev/null", network.h2cURL("/big.bin")],
+        ] {
+            let result = try LiveNetwork.run("ip", ["netns", "exec", network.clientNamespace, "env", "SSLKEYLOGFILE=\(keys)", "curl"] + arguments)
+            try #require(result.status == 0, "curl: \(result.stderr)")
+            curlLines += result.stdout.split(separator: "\n").map(String.init)
+        }
+        #expect(LiveNetwork.waitFor("\"type\":\"http\"", count: 5, in: live, seconds: 20))
+        capture.interrupt()
+        try #require(LiveNetwork.wait(capture, seconds: 20), "live did not stop on SIGINT")
+        #expect(capture.terminationStatus == 0)
+        let records = try Self.lines(live).map(Self.json)
+        let exchanges = records.filter { Self.string($0, "type") == "http" }
+        #expect(exchanges.count == 5)
+        for line in curlLines {
+            let curl = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            let port = try #require(curl["local_port"] as? Int)
+            let url = curl["url_effective"] as? String ?? ""
+            #expect(curl["http_version"] as? String == "2", "\(url): curl spoke HTTP/2")
+            let record = try #require(exchanges.first {
+                (Self.string($0, "conn.client") ?? "").hasSuffix(":\(port)") && url.hasSuffix(Self.string($0, "request.target") ?? "?")
+            }, "no record for \(url)")
+            #expect(Self.string(record, "request.version") == "HTTP/2", "\(url)")
+            #expect(Self.int(record, "http2.stream_id").map { $0 % 2 == 1 } == true, "\(url): a client stream")
+            #expect(Self.int(record, "response.status") == 200)
+            #expect(Self.int(record, "response.bytes.body") == curl["size_download"] as? Int, "\(url) size_download")
+            if url.hasPrefix("https") { #expect((record["flags"] as? [String])?.contains("decrypted") == true, "\(url)") }
+        }
+        // The raw file carries the keys: offline, the same five streams, all bytes conserved.
+        let offline = try LiveNetwork.run(try Self.binary(), ["analyze", raw, "--format", "jsonl", "--settle", "0.5"])
+        try #require(offline.status == 0, "\(offline.stderr)")
+        let offlineLines = offline.stdout.split(separator: "\n").map(String.init)
+        #expect(offlineLines.filter { $0.contains("\"type\":\"http\"") && $0.contains("\"HTTP/2\"") }.count == 5)
+        #expect(offlineLines.last?.contains("\"conserved\":true") == true)
+    }
+
     @Test func sigtermAndDurationStopCleanlyWithAValidRawFile() throws {
         let network = try LiveNetwork()
         defer { network.tearDown() }

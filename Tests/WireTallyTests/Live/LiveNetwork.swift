@@ -67,7 +67,8 @@ final class LiveNetwork {
     deinit { tearDown() }
 
     /// Starts nginx in the server namespace on port 8080 with `/small.txt`, `/big.bin` (200 kB),
-    /// `/text.txt` (gzip-compressible) and `POST /upload`, and waits until it answers.
+    /// `/text.txt` (gzip-compressible) and `POST /upload`, the same files over HTTPS on 8443 (ALPN h2
+    /// and http/1.1) and over h2c with prior knowledge on 8082, and waits until it answers.
     func startServer() throws {
         let www = folder.appendingPathComponent("www")
         try Data("hello\n".utf8).write(to: www.appendingPathComponent("small.txt"))
@@ -86,8 +87,9 @@ final class LiveNetwork {
               uwsgi_temp_path \(temp); scgi_temp_path \(temp);
               gzip on; gzip_types text/plain; gzip_min_length 0;
               server { listen \(serverAddress):8080; root \(www.path); location = /upload { return 201 "created\\n"; } }
-              server { listen \(serverAddress):8443 ssl; ssl_certificate \(path)/cert.pem; ssl_certificate_key \(path)/key.pem;
+              server { listen \(serverAddress):8443 ssl http2; ssl_certificate \(path)/cert.pem; ssl_certificate_key \(path)/key.pem;
                        ssl_protocols TLSv1.2 TLSv1.3; root \(www.path); }
+              server { listen \(serverAddress):8082 http2; root \(www.path); }
             }
             """
         // A throwaway certificate for the HTTPS server (`tlsURL`).
@@ -108,6 +110,9 @@ final class LiveNetwork {
 
     /// `https://server:8443<path>` (self-signed: curl needs `-k`).
     func tlsURL(_ path: String) -> String { "https://\(serverAddress):8443\(path)" }
+
+    /// `http://server:8082<path>`: h2c with prior knowledge.
+    func h2cURL(_ path: String) -> String { "http://\(serverAddress):8082\(path)" }
 
     /// Runs curl in the client namespace.
     func curl(_ arguments: [String]) throws -> LiveNetwork.Run {
