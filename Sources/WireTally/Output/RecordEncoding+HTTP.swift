@@ -159,9 +159,11 @@ extension RecordEncoding {
             if let stream = message.http2 {
                 encoder.field("control", bytes.control)
                 encoder.field("headers_decoded", stream.headersDecodedBytes)
+                encoder.key("hpack_ratio")  // null when the header blocks were not decoded
                 if stream.headersDecodedBytes > 0 {
-                    encoder.key("hpack_ratio")
                     encoder.number(thousandths(bytes.headers, of: stream.headersDecodedBytes))
+                } else {
+                    encoder.null()
                 }
             }
             encoder.field("total", bytes.total + message.interimBytes)

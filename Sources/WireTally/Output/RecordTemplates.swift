@@ -7,13 +7,16 @@ extension RecordEncoding {
         return self.connection(connection, timestampDigits: 6)
     }
 
-    /// An exchange record with request and response present, for fixed CSV columns.
+    /// An exchange record with request and response present, HTTP/2's parts included (HTTP/1.x records
+    /// leave them empty), for fixed CSV columns.
     static var exchangeTemplate: JSONValue {
         let origin = PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))
-        let request = HTTPMessage(kind: .request, exchangeIndex: 0, streamRange: 0..<0, method: "", target: "",
+        var request = HTTPMessage(kind: .request, exchangeIndex: 0, streamRange: 0..<0, method: "", target: "",
                                   version: "", firstOrigin: origin, lastOrigin: origin)
-        let response = HTTPMessage(kind: .response, exchangeIndex: 0, streamRange: 0..<0, status: 0, reason: "",
+        var response = HTTPMessage(kind: .response, exchangeIndex: 0, streamRange: 0..<0, status: 0, reason: "",
                                    version: "", firstOrigin: origin, lastOrigin: origin)
+        request.http2 = HTTP2StreamInfo(streamID: 0)
+        response.http2 = HTTP2StreamInfo(streamID: 0)
         let exchange = HTTPExchange(index: 0, request: request, response: response)
         let connection = TCPConnection(
             id: 0, endpoints: .init(client: IPAddress(ipv4: 0), clientPort: 0, server: IPAddress(ipv4: 0), serverPort: 0),
