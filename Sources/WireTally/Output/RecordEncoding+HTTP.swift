@@ -31,6 +31,7 @@ extension RecordEncoding {
             encoder.field("timing") { timing(exchange.timing, to: &$0) }
             encoder.object("http2", http2Stream(of: exchange)) { encoder, stream in
                 encoder.field("stream_id", Int(stream.streamID))
+                encoder.field("scheme", stream.scheme)
                 encoder.field("pushed_by", stream.pushedBy.map(Int.init))
                 encoder.field("reset_error_code", stream.resetErrorCode.map(Int.init))
                 encoder.field("reset_by", stream.resetBy.map { $0 == .up ? "client" : "server" })
@@ -76,6 +77,7 @@ extension RecordEncoding {
     static func http2Stream(of exchange: HTTPExchange) -> HTTP2StreamInfo? {
         guard var stream = exchange.request?.http2 ?? exchange.response?.http2 else { return nil }
         for other in [exchange.request?.http2, exchange.response?.http2].compactMap({ $0 }) {
+            stream.scheme = stream.scheme ?? other.scheme
             stream.pushedBy = stream.pushedBy ?? other.pushedBy
             stream.resetErrorCode = stream.resetErrorCode ?? other.resetErrorCode
             stream.resetBy = stream.resetBy ?? other.resetBy

@@ -16,6 +16,18 @@ import Testing
         func exchanges(clientPort: Int) -> [JSONValue] { writer.exchanges.filter { $0.port("conn.client") == clientPort } }
     }
 
+    /// Each stream's `http2.scheme` is the `:scheme` its client (or a PUSH_PROMISE) sent: `https` on TLS
+    /// connections, `http` on h2c; none for the stream an HTTP/1.1 `Upgrade: h2c` request opened.
+    @Test(arguments: HTTP2Recordings.all)
+    func schemeOfEveryStream(_ name: String) throws {
+        let recording = try Recording(name)
+        for exchange in recording.writer.exchanges where exchange.isHTTP2Exchange {
+            let tls = recording.connection(clientPort: exchange.port("conn.client") ?? -1)?["tls"]
+            let expected = exchange.flagNames.contains("upgraded") ? nil : (tls != nil && tls != .null ? "https" : "http")
+            #expect(exchange.string("http2.scheme") == expected, "\(name) stream \(exchange.streamID ?? -1)")
+        }
+    }
+
     @Test func everyHTTP2RecordingIsThere() {
         // The lists come from the files: make sure none is silently empty.
         #expect(HTTP2Recordings.withFrames.count == 8)

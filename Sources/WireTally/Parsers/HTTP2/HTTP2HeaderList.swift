@@ -4,6 +4,7 @@ import NIOHPACK
 /// and the regular fields in order, with `:authority` reported as a `host` field when there is none.
 struct HTTP2HeaderList {
     var method: String?
+    var scheme: String?
     var path: String?
     var authority: String?
     var status: Int?
@@ -23,6 +24,7 @@ struct HTTP2HeaderList {
             if sawRegular { malformed = true }
             switch name {
             case ":method": method = value
+            case ":scheme": scheme = value
             case ":path": path = value
             case ":authority": authority = value
             case ":status":

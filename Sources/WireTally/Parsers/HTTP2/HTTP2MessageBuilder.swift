@@ -90,6 +90,7 @@ final class HTTP2MessageBuilder {
         }
         hasHead = true
         method = list.method
+        info.scheme = list.scheme
         target = list.path
         status = list.status
         headers = list.fieldsWithHost

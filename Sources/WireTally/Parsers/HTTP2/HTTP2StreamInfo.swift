@@ -16,6 +16,8 @@ public struct HTTP2StreamInfo: Hashable, Sendable {
     /// regular fields, CRLF. Pseudo-headers other than these, interim responses and trailers are not
     /// counted. 0 when the header block was not decoded.
     public var headersDecodedBytes: Int
+    /// The request's `:scheme` (`https`, `http`), nil for a response or when not decoded.
+    public var scheme: String?
     /// The stream whose PUSH_PROMISE created this one (server push), nil otherwise.
     public var pushedBy: UInt32?
     /// RST_STREAM ended the stream: its error code and which side sent it.
