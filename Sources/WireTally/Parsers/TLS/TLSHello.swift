@@ -22,6 +22,8 @@ public struct TLSClientHello: Hashable, Sendable {
     public var offersSessionTicket = false
     /// Extension types in order.
     public var extensions: [UInt16] = []
+    /// The quic_transport_parameters extension's data (0x39, RFC 9001 §8.2), as sent; nil when absent.
+    public var quicTransportParameters: [UInt8]?
 
     /// The highest version offered (supported_versions when present, else legacy_version).
     public var maxVersion: UInt16 {
@@ -130,6 +132,7 @@ enum TLSHelloParser {
             case 42: hello.offersEarlyData = true
             case 45: hello.offersPSKModes = true
             case 35: hello.offersSessionTicket = length > 0
+            case 0x39: hello.quicTransportParameters = data.take(length).map(Array.init)
             default: break
             }
         }

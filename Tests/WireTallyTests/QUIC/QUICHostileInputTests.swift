@@ -1,0 +1,109 @@
+import Testing
+@testable import WireTally
+
+/// Truncated, mutated and garbage datagrams never trap, never loop, and a packet whose bytes were
+/// changed never passes the AEAD (so nothing forged is reported as read).
+@Suite struct QUICHostileInputTests {
+    typealias V = QUICTestSupport
+    static let packets = [
+        QUICRFCVectors.v1.clientProtected, QUICRFCVectors.v1.serverProtected, QUICRFCVectors.v1.retry,
+        QUICRFCVectors.v2.clientProtected, QUICRFCVectors.v2.serverProtected, QUICRFCVectors.v2.retry,
+    ].map(V.bytes)
+
+    /// Every prefix of every RFC packet, to both directions of a fresh observer and to the header view.
+    @Test func everyTruncationIsHandled() {
+        for packet in Self.packets {
+            for length in 0 ... packet.count {
+                let prefix = Array(packet.prefix(length))
+                let observer = QUICConnectionObserver()
+                observer.observe(prefix, fromClient: true)
+                observer.observe(prefix, fromClient: false)
+                if length < packet.count, length > 0, let first = prefix.first, first & 0x30 != 0x30 {
+                    // a truncated Initial never decrypts
+                    #expect(observer.info.clientHello == nil && observer.info.serverHello == nil)
+                }
+                _ = V.header(prefix, shortHeaderDCIDLength: 8) { $0?.supportedVersions }
+            }
+        }
+    }
+
+    /// Random byte flips, insertions and deletions, and random datagrams, into one observer that
+    /// first saw the real client Initial (so it has keys and looks for more).
+    @Test func randomMutationsNeverTrap() {
+        var random = SeededGenerator(state: 0x5155_4943)
+        for round in 0 ..< 400 {
+            let observer = QUICConnectionObserver()
+            observer.observe(Self.packets[round % 2 == 0 ? 0 : 3], fromClient: true)
+            for _ in 0 ..< 4 {
+                var packet = Self.packets[Int.random(in: 0 ..< Self.packets.count, using: &random)]
+                for _ in 0 ..< Int.random(in: 1 ... 6, using: &random) {
+                    let index = Int.random(in: 0 ..< packet.count, using: &random)
+                    switch Int.random(in: 0 ..< 4, using: &random) {
+                    case 0: packet[index] ^= UInt8.random(in: 1 ... 255, using: &random)
+                    case 1: packet.removeSubrange(index ..< min(packet.count, index + Int.random(in: 1 ... 40, using: &random)))
+                    case 2: packet.insert(contentsOf: (0 ..< 8).map { _ in UInt8.random(in: 0 ... 255, using: &random) }, at: index)
+                    default: packet = Array(packet.prefix(index))
+                    }
+                    if packet.isEmpty { break }
+                }
+                observer.observe(packet, fromClient: Bool.random(using: &random))
+            }
+            let garbage = (0 ..< Int.random(in: 0 ..< 1500, using: &random)).map { _ in UInt8.random(in: 0 ... 255, using: &random) }
+            observer.observe(garbage, fromClient: false)
+            #expect(observer.info.sourceConnectionIDs.count <= QUICConnectionObserver.maxSourceConnectionIDs)
+        }
+    }
+
+    /// A flipped bit anywhere in the protected client Initial fails the tag (or the header), so no
+    /// ClientHello is read from it.
+    @Test func flippedBitsNeverDecrypt() throws {
+        let packet = V.bytes(QUICRFCVectors.v1.clientProtected)
+        let keys = try #require(QUICInitialKeys(version: .v1, clientDestinationConnectionID: V.bytes("8394c8f03e515708")))
+        for index in stride(from: 0, to: packet.count, by: 7) where index != 0 {
+            var mutated = packet
+            mutated[index] ^= 0x01
+            #expect(V.open(mutated, keys: keys.client) == nil, "byte \(index)")
+        }
+    }
+
+    /// Hostile varints and frames: ACK range counts beyond the packet, CRYPTO lengths beyond it,
+    /// huge offsets; the frame walker and the crypto stream stop cleanly.
+    @Test func framesAndCryptoStreamBounds() {
+        let hugeAck: [UInt8] = [0x02, 0x01, 0x00, 0xbf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00]
+        #expect(QUICFrameWalker.walk(hugeAck).malformed)
+        let longCrypto: [UInt8] = [0x06, 0x00, 0x80, 0x00, 0xff, 0xff, 0x01]
+        #expect(QUICFrameWalker.walk(longCrypto).malformed)
+        let farCrypto: [UInt8] = [0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x41]
+        let walked = QUICFrameWalker.walk(farCrypto)
+        #expect(walked.crypto.count == 1)
+        var stream = QUICCryptoStream(capacity: 1024)
+        for piece in walked.crypto { #expect(stream.add(offset: piece.offset, data: piece.data).isEmpty) }
+        #expect(stream.overflowed)
+        #expect(QUICFrameWalker.walk([0x1e]).stoppedAtFrameType == 0x1e)  // HANDSHAKE_DONE is not an Initial frame
+    }
+
+    /// The CRYPTO stream reassembles out-of-order, overlapping and repeated pieces and delivers each
+    /// handshake message once, when complete.
+    @Test func cryptoStreamReassemblesOutOfOrder() {
+        let message: [UInt8] = [0x01, 0x00, 0x00, 0x06] + [1, 2, 3, 4, 5, 6] + [0x02, 0x00, 0x00, 0x01, 9]
+        var stream = QUICCryptoStream()
+        #expect(stream.add(offset: 8, data: message[8...]).isEmpty)
+        #expect(stream.add(offset: 3, data: message[3 ..< 9]).isEmpty)
+        let first = stream.add(offset: 0, data: message[0 ..< 4])
+        #expect(first.map(\.type) == [1, 2])
+        #expect(first.first?.body == [1, 2, 3, 4, 5, 6] && first.last?.body == [9])
+        #expect(stream.add(offset: 0, data: message[...]).isEmpty)  // a repeat delivers nothing again
+    }
+
+    @Test func varintsAndPacketNumbers() {
+        // RFC 9000 §16 and Appendix A examples
+        for (hex, value) in [("c2197c5eff14e88c", UInt64(151_288_809_941_952_652)), ("9d7f3e7d", 494_878_333),
+                             ("7bbd", 15293), ("25", 37), ("4025", 37)] {
+            var index = 0
+            #expect(QUICByteReader.varint(in: V.bytes(hex), at: &index) == value)
+        }
+        var index = 0
+        #expect(QUICByteReader.varint(in: [0xc2, 0x19], at: &index) == nil)
+        #expect(QUICPacketProtection.decodePacketNumber(truncated: 0x9b32, length: 2, largest: 0xa82f30ea) == 0xa82f9b32)
+    }
+}
