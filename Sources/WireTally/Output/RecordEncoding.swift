@@ -73,6 +73,7 @@ public enum RecordEncoding {
             encoder.field("ts_last", timestamp: flow.lastTimestamp, digits: digits)
             encoder.field("up") { counters(flow.counters[FlowDirection.up.rawValue], to: &$0) }
             encoder.field("down") { counters(flow.counters[FlowDirection.down.rawValue], to: &$0) }
+            if let quic = flow.quic, quic.isQUIC { encoder.object("quic") { quicFlow(quic.info, to: &$0) } }
             encoder.field("flags") { encoder in
                 encoder.array { encoder in
                     if flow.evicted { encoder.string("evicted") }

@@ -145,7 +145,7 @@ public final class CaptureAnalyzer {
             summary.inFlows += counted
             flowTracker.count(
                 ip, ports: (udp.sourcePort, udp.destinationPort), payloadLength: udp.payloadLength,
-                badChecksum: udp.hasBadChecksum)
+                badChecksum: udp.hasBadChecksum, payload: udp.payload)
             if DNSPorts.carriesDNS(udp.sourcePort, udp.destinationPort) { dnsTracker.observe(ip, udp) }  // DNS
         case let .otherIP(ip):
             summary.inFlows += ip.wire
