@@ -23,6 +23,42 @@ struct LiveCaptureEndToEndTests {
         return process
     }
 
+    /// Runs curl in the client namespace once per argument list, with `SSLKEYLOGFILE=keys`; the lines
+    /// curl's `--write-out '%{json}'` printed.
+    static func curls(_ network: LiveNetwork, keyLog keys: String, _ runs: [[String]]) throws -> [String] {
+        var lines: [String] = []
+        for arguments in runs {
+            let result = try LiveNetwork.run("ip", ["netns", "exec", network.clientNamespace, "env", "SSLKEYLOGFILE=\(keys)", "curl"] + arguments)
+            try #require(result.status == 0, "curl: \(result.stderr)")
+            lines += result.stdout.split(separator: "\n").map(String.init)
+        }
+        return lines
+    }
+
+    /// Waits until `live`'s output has `count` http records, stops it with SIGINT (status 0), and
+    /// returns its records and, of them, the `count` http ones.
+    static func stop(_ capture: Process, after count: Int, exchangesIn live: String) throws -> (records: [Object], exchanges: [Object]) {
+        #expect(LiveNetwork.waitFor("\"type\":\"http\"", count: count, in: live, seconds: 20))
+        capture.interrupt()
+        try #require(LiveNetwork.wait(capture, seconds: 20), "live did not stop on SIGINT")
+        #expect(capture.terminationStatus == 0)
+        let records = try lines(live).map(json)
+        let exchanges = records.filter { string($0, "type") == "http" }
+        #expect(exchanges.count == count)
+        return (records, exchanges)
+    }
+
+    /// curl's `%{json}` line, its URL, and the http record of that transfer (by client port and target).
+    static func record(of line: String, in exchanges: [Object]) throws -> (curl: [String: Any], url: String, record: Object) {
+        let curl = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+        let port = try #require(curl["local_port"] as? Int)
+        let url = curl["url_effective"] as? String ?? ""
+        let record = try #require(exchanges.first {
+            (string($0, "conn.client") ?? "").hasSuffix(":\(port)") && url.hasSuffix(string($0, "request.target") ?? "?")
+        }, "no record for \(url) among \(exchanges.map { (string($0, "conn.client"), string($0, "request.target"), $0["flags"]) })")
+        return (curl, url, record)
+    }
+
     static func lines(_ path: String) throws -> [String] {
         try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map(String.init)
     }
@@ -146,29 +182,13 @@ struct LiveCaptureEndToEndTests {
         let capture = try Self.startLive(
             network, ["--format", "jsonl", "-w", raw, "-o", live, "--settle", "0.5", "--keylog", keys], stderr: errors)
         let writeOut = ["-s", "-k", "--http1.1", "--write-out", "%{json}\\n"]
-        var curlLines: [String] = []
-        for arguments in [
+        let curlLines = try Self.curls(network, keyLog: keys, [
             writeOut + ["--tlsv1.3", "-o", "/dev/null", network.tlsURL("/small.txt"), "-o", "/dev/null", network.tlsURL("/big.bin")],
             writeOut + ["--tlsv1.2", "--tls-max", "1.2", "-o", "/dev/null", network.tlsURL("/text.txt")],
-        ] {
-            let result = try LiveNetwork.run("ip", ["netns", "exec", network.clientNamespace, "env", "SSLKEYLOGFILE=\(keys)", "curl"] + arguments)
-            try #require(result.status == 0, "curl: \(result.stderr)")
-            curlLines += result.stdout.split(separator: "\n").map(String.init)
-        }
-        #expect(LiveNetwork.waitFor("\"type\":\"http\"", count: 3, in: live, seconds: 20))
-        capture.interrupt()
-        try #require(LiveNetwork.wait(capture, seconds: 20), "live did not stop on SIGINT")
-        #expect(capture.terminationStatus == 0)
-        let records = try Self.lines(live).map(Self.json)
-        let exchanges = records.filter { Self.string($0, "type") == "http" }
-        #expect(exchanges.count == 3)
+        ])
+        let (records, exchanges) = try Self.stop(capture, after: 3, exchangesIn: live)
         for line in curlLines {
-            let curl = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let port = try #require(curl["local_port"] as? Int)
-            let url = curl["url_effective"] as? String ?? ""
-            let record = try #require(exchanges.first {
-                (Self.string($0, "conn.client") ?? "").hasSuffix(":\(port)") && url.hasSuffix(Self.string($0, "request.target") ?? "?")
-            }, "no record for \(url) among \(exchanges.map { (Self.string($0, "conn.client"), Self.string($0, "request.target"), $0["flags"]) })")
+            let (curl, url, record) = try Self.record(of: line, in: exchanges)
             #expect((record["flags"] as? [String])?.contains("decrypted") == true, "\(url)")
             #expect(Self.int(record, "response.status") == 200)
             #expect(Self.int(record, "response.bytes.body") == curl["size_download"] as? Int, "\(url) size_download")
@@ -193,32 +213,16 @@ struct LiveCaptureEndToEndTests {
         let capture = try Self.startLive(
             network, ["--format", "jsonl", "-w", raw, "-o", live, "--settle", "0.5", "--keylog", keys], stderr: errors)
         let writeOut = ["-s", "-k", "--write-out", "%{json}\\n"]
-        var curlLines: [String] = []
-        for arguments in [
+        let curlLines = try Self.curls(network, keyLog: keys, [
             writeOut + ["--http2", "--parallel", "--parallel-max", "3", "-o", "/dev/null", network.tlsURL("/small.txt"),
                         "-o", "/dev/null", network.tlsURL("/big.bin"), "-o", "/dev/null", "--compressed", network.tlsURL("/text.txt")],
             writeOut + ["--http2-prior-knowledge", "-o", "/dev/null", network.h2cURL("/small.txt")],
             writeOut + ["--http2-prior-knowledge", "-o", "/dev/null", network.h2cURL("/big.bin")],
-        ] {
-            let result = try LiveNetwork.run("ip", ["netns", "exec", network.clientNamespace, "env", "SSLKEYLOGFILE=\(keys)", "curl"] + arguments)
-            try #require(result.status == 0, "curl: \(result.stderr)")
-            curlLines += result.stdout.split(separator: "\n").map(String.init)
-        }
-        #expect(LiveNetwork.waitFor("\"type\":\"http\"", count: 5, in: live, seconds: 20))
-        capture.interrupt()
-        try #require(LiveNetwork.wait(capture, seconds: 20), "live did not stop on SIGINT")
-        #expect(capture.terminationStatus == 0)
-        let records = try Self.lines(live).map(Self.json)
-        let exchanges = records.filter { Self.string($0, "type") == "http" }
-        #expect(exchanges.count == 5)
+        ])
+        let (_, exchanges) = try Self.stop(capture, after: 5, exchangesIn: live)
         for line in curlLines {
-            let curl = try #require(try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
-            let port = try #require(curl["local_port"] as? Int)
-            let url = curl["url_effective"] as? String ?? ""
+            let (curl, url, record) = try Self.record(of: line, in: exchanges)
             #expect(curl["http_version"] as? String == "2", "\(url): curl spoke HTTP/2")
-            let record = try #require(exchanges.first {
-                (Self.string($0, "conn.client") ?? "").hasSuffix(":\(port)") && url.hasSuffix(Self.string($0, "request.target") ?? "?")
-            }, "no record for \(url)")
             #expect(Self.string(record, "request.version") == "HTTP/2", "\(url)")
             #expect(Self.int(record, "http2.stream_id").map { $0 % 2 == 1 } == true, "\(url): a client stream")
             #expect(Self.int(record, "response.status") == 200)

@@ -74,24 +74,24 @@ struct QUICPacketHeaderView {
         destinationConnectionID = dcid
         sourceConnectionID = scid
         let here = scid.upperBound
-        guard version != .negotiation else {
-            // a list of 32-bit versions, at least one
+        // Version Negotiation (a list of 32-bit versions, at least one) and unknown versions take the
+        // rest of the datagram.
+        let whole: Kind?
+        if version == .negotiation {
             guard reader.remaining >= 4, reader.remaining % 4 == 0 else { return nil }
-            kind = .versionNegotiation
+            whole = .versionNegotiation
+        } else {
+            whole = version.packetType(typeBits: first >> 4) == nil ? .unknownVersion : nil
+        }
+        if let whole {
+            kind = whole
             token = here ..< here
             packetNumberOffset = datagram.count
             end = datagram.count
             truncated = false
             return
         }
-        guard let type = version.packetType(typeBits: first >> 4) else {
-            kind = .unknownVersion
-            token = here ..< here
-            packetNumberOffset = datagram.count
-            end = datagram.count
-            truncated = false
-            return
-        }
+        guard let type = version.packetType(typeBits: first >> 4) else { return nil }
         guard dcidLength <= 20, scidLength <= 20 else { return nil }
         kind = .long(type)
         switch type {
