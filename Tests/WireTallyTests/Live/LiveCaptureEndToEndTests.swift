@@ -23,6 +23,17 @@ struct LiveCaptureEndToEndTests {
         return process
     }
 
+    /// Starts the server and `live --format jsonl -w RAW -o LIVE --settle 0.5 --keylog KEYS` (the key
+    /// log does not exist yet: curl writes it later).
+    static func startKeyedLive(_ network: LiveNetwork) throws -> (capture: Process, raw: String, live: String, keys: String) {
+        try network.startServer()
+        let folder = network.folder.path
+        let (raw, live, errors, keys) = ("\(folder)/raw.pcapng", "\(folder)/live.jsonl", "\(folder)/live.err", "\(folder)/keys.log")
+        let capture = try startLive(
+            network, ["--format", "jsonl", "-w", raw, "-o", live, "--settle", "0.5", "--keylog", keys], stderr: errors)
+        return (capture, raw, live, keys)
+    }
+
     /// Runs curl in the client namespace once per argument list, with `SSLKEYLOGFILE=keys`; the lines
     /// curl's `--write-out '%{json}'` printed.
     static func curls(_ network: LiveNetwork, keyLog keys: String, _ runs: [[String]]) throws -> [String] {
@@ -176,11 +187,7 @@ struct LiveCaptureEndToEndTests {
     @Test func liveFollowsTheKeyLogAndTheRawFileCarriesTheKeys() throws {
         let network = try LiveNetwork()
         defer { network.tearDown() }
-        try network.startServer()
-        let folder = network.folder.path
-        let (raw, live, errors, keys) = ("\(folder)/raw.pcapng", "\(folder)/live.jsonl", "\(folder)/live.err", "\(folder)/keys.log")
-        let capture = try Self.startLive(
-            network, ["--format", "jsonl", "-w", raw, "-o", live, "--settle", "0.5", "--keylog", keys], stderr: errors)
+        let (capture, raw, live, keys) = try Self.startKeyedLive(network)
         let writeOut = ["-s", "-k", "--http1.1", "--write-out", "%{json}\\n"]
         let curlLines = try Self.curls(network, keyLog: keys, [
             writeOut + ["--tlsv1.3", "-o", "/dev/null", network.tlsURL("/small.txt"), "-o", "/dev/null", network.tlsURL("/big.bin")],
@@ -207,11 +214,7 @@ struct LiveCaptureEndToEndTests {
     @Test func liveParsesHTTP2StreamsAsTheyEnd() throws {
         let network = try LiveNetwork()
         defer { network.tearDown() }
-        try network.startServer()
-        let folder = network.folder.path
-        let (raw, live, errors, keys) = ("\(folder)/raw.pcapng", "\(folder)/live.jsonl", "\(folder)/live.err", "\(folder)/keys.log")
-        let capture = try Self.startLive(
-            network, ["--format", "jsonl", "-w", raw, "-o", live, "--settle", "0.5", "--keylog", keys], stderr: errors)
+        let (capture, raw, live, keys) = try Self.startKeyedLive(network)
         let writeOut = ["-s", "-k", "--write-out", "%{json}\\n"]
         let curlLines = try Self.curls(network, keyLog: keys, [
             writeOut + ["--http2", "--parallel", "--parallel-max", "3", "-o", "/dev/null", network.tlsURL("/small.txt"),

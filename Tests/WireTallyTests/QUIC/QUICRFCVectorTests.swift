@@ -9,32 +9,14 @@ import Testing
     typealias V = QUICTestSupport
     static let dcid = V.bytes("8394c8f03e515708")
 
+    /// A version and its RFC sample values.
     struct Vector: Sendable, CustomStringConvertible {
         let version: QUICVersion
-        let clientKey, clientIV, clientHP, serverKey, serverIV, serverHP: String
-        let clientCryptoFrame, clientUnprotectedHeader, clientProtected: String
-        let serverPayload, serverUnprotectedHeader, serverProtected, retry: String
+        let values: QUICRFCVectorSet
         var description: String { "v\(version)" }
     }
 
-    static let vectors = [
-        Vector(version: .v1, clientKey: QUICRFCVectors.v1.clientKey, clientIV: QUICRFCVectors.v1.clientIV,
-               clientHP: QUICRFCVectors.v1.clientHP, serverKey: QUICRFCVectors.v1.serverKey,
-               serverIV: QUICRFCVectors.v1.serverIV, serverHP: QUICRFCVectors.v1.serverHP,
-               clientCryptoFrame: QUICRFCVectors.v1.clientCryptoFrame,
-               clientUnprotectedHeader: QUICRFCVectors.v1.clientUnprotectedHeader,
-               clientProtected: QUICRFCVectors.v1.clientProtected, serverPayload: QUICRFCVectors.v1.serverPayload,
-               serverUnprotectedHeader: QUICRFCVectors.v1.serverUnprotectedHeader,
-               serverProtected: QUICRFCVectors.v1.serverProtected, retry: QUICRFCVectors.v1.retry),
-        Vector(version: .v2, clientKey: QUICRFCVectors.v2.clientKey, clientIV: QUICRFCVectors.v2.clientIV,
-               clientHP: QUICRFCVectors.v2.clientHP, serverKey: QUICRFCVectors.v2.serverKey,
-               serverIV: QUICRFCVectors.v2.serverIV, serverHP: QUICRFCVectors.v2.serverHP,
-               clientCryptoFrame: QUICRFCVectors.v2.clientCryptoFrame,
-               clientUnprotectedHeader: QUICRFCVectors.v2.clientUnprotectedHeader,
-               clientProtected: QUICRFCVectors.v2.clientProtected, serverPayload: QUICRFCVectors.v2.serverPayload,
-               serverUnprotectedHeader: QUICRFCVectors.v2.serverUnprotectedHeader,
-               serverProtected: QUICRFCVectors.v2.serverProtected, retry: QUICRFCVectors.v2.retry),
-    ]
+    static let vectors = [Vector(version: .v1, values: QUICRFCVectors.v1), Vector(version: .v2, values: QUICRFCVectors.v2)]
 
     static func keyBytes(_ key: SymmetricKey) -> [UInt8] { key.withUnsafeBytes { Array($0) } }
 
@@ -52,18 +34,18 @@ import Testing
     @Test(arguments: vectors)
     func packetKeys(_ vector: Vector) throws {
         let keys = try #require(QUICInitialKeys(version: vector.version, clientDestinationConnectionID: Self.dcid))
-        #expect(V.hex(Self.keyBytes(keys.client.key)) == vector.clientKey)
-        #expect(V.hex(keys.client.iv) == vector.clientIV)
-        #expect(V.hex(Self.keyBytes(keys.client.headerProtectionKey)) == vector.clientHP)
-        #expect(V.hex(Self.keyBytes(keys.server.key)) == vector.serverKey)
-        #expect(V.hex(keys.server.iv) == vector.serverIV)
-        #expect(V.hex(Self.keyBytes(keys.server.headerProtectionKey)) == vector.serverHP)
+        #expect(V.hex(Self.keyBytes(keys.client.key)) == vector.values.clientKey)
+        #expect(V.hex(keys.client.iv) == vector.values.clientIV)
+        #expect(V.hex(Self.keyBytes(keys.client.headerProtectionKey)) == vector.values.clientHP)
+        #expect(V.hex(Self.keyBytes(keys.server.key)) == vector.values.serverKey)
+        #expect(V.hex(keys.server.iv) == vector.values.serverIV)
+        #expect(V.hex(Self.keyBytes(keys.server.headerProtectionKey)) == vector.values.serverHP)
     }
 
     @Test(arguments: vectors)
     func clientInitialDecryptsToTheRFCPlaintext(_ vector: Vector) throws {
         let keys = try #require(QUICInitialKeys(version: vector.version, clientDestinationConnectionID: Self.dcid))
-        let packet = V.bytes(vector.clientProtected)
+        let packet = V.bytes(vector.values.clientProtected)
         #expect(packet.count == 1200)
         let header = try #require(V.header(packet) { $0.map { ($0.kind, $0.version, $0.destinationConnectionIDBytes,
                                                               $0.sourceConnectionID.count, $0.token.count, $0.end) } })
@@ -72,7 +54,7 @@ import Testing
         let opened = try #require(V.open(packet, keys: keys.client))
         #expect(opened.packetNumber == 2)
         // the CRYPTO frame, then PADDING to 1162 bytes
-        let frame = V.bytes(vector.clientCryptoFrame)
+        let frame = V.bytes(vector.values.clientCryptoFrame)
         #expect(opened.plaintext.count == 1162)
         #expect(Array(opened.plaintext.prefix(frame.count)) == frame)
         #expect(opened.plaintext.dropFirst(frame.count).allSatisfy { $0 == 0 })
@@ -83,10 +65,10 @@ import Testing
     @Test(arguments: vectors)
     func serverInitialDecryptsToTheRFCPlaintext(_ vector: Vector) throws {
         let keys = try #require(QUICInitialKeys(version: vector.version, clientDestinationConnectionID: Self.dcid))
-        let packet = V.bytes(vector.serverProtected)
+        let packet = V.bytes(vector.values.serverProtected)
         let opened = try #require(V.open(packet, keys: keys.server))
         #expect(opened.packetNumber == 1)
-        #expect(opened.plaintext == V.bytes(vector.serverPayload))
+        #expect(opened.plaintext == V.bytes(vector.values.serverPayload))
         let frames = QUICFrameWalker.walk(opened.plaintext)
         #expect(frames.acks == 1 && frames.crypto.count == 1 && frames.stoppedAtFrameType == nil && !frames.malformed)
         let scid = try #require(V.header(packet) { $0?.sourceConnectionIDBytes })
@@ -96,17 +78,17 @@ import Testing
     /// The RFC's unprotected headers: the packet-number offset and Length the view reads from them.
     @Test(arguments: vectors)
     func unprotectedHeadersParse(_ vector: Vector) throws {
-        let client = V.bytes(vector.clientUnprotectedHeader) + [UInt8](repeating: 0, count: 1182 - 4)
+        let client = V.bytes(vector.values.clientUnprotectedHeader) + [UInt8](repeating: 0, count: 1182 - 4)
         let view = try #require(V.header(client) { $0.map { ($0.packetNumberOffset, $0.end, $0.truncated) } })
         #expect(view.0 == 18 && view.1 == 1200 && !view.2)
-        let server = V.bytes(vector.serverUnprotectedHeader)
+        let server = V.bytes(vector.values.serverUnprotectedHeader)
         let serverView = try #require(V.header(server) { $0.map { ($0.packetNumberOffset, $0.end, $0.truncated) } })
         #expect(serverView.0 == 18 && serverView.1 == server.count && serverView.2)  // Length 0x75 past the header alone
     }
 
     @Test(arguments: vectors)
     func retryPacket(_ vector: Vector) throws {
-        let packet = V.bytes(vector.retry)
+        let packet = V.bytes(vector.values.retry)
         let view = try #require(V.header(packet) { $0.map { ($0.kind, $0.token, $0.sourceConnectionIDBytes) } })
         #expect(view.0 == .long(.retry))
         #expect(Array(packet[view.1]) == Array("token".utf8))
@@ -118,8 +100,8 @@ import Testing
     @Test(arguments: vectors)
     func observerReadsBothHellos(_ vector: Vector) throws {
         let observer = QUICConnectionObserver()
-        observer.observe(V.bytes(vector.clientProtected), fromClient: true)
-        observer.observe(V.bytes(vector.serverProtected), fromClient: false)
+        observer.observe(V.bytes(vector.values.clientProtected), fromClient: true)
+        observer.observe(V.bytes(vector.values.serverProtected), fromClient: false)
         let info = observer.info
         #expect(info.version == vector.version)
         #expect(info.originalDestinationConnectionID == Self.dcid)
