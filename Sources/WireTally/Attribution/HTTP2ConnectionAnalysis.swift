@@ -112,7 +112,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
             open(connectionFrameOwner(kind), .connectionShare, at: offset, direction)
         case let .endedStream(index):
             // the stream's control while its exchange is held, else a connection-level frame
-            if isHeld(index), (direction == .up ? exchanges[index].request : exchanges[index].response) != nil {
+            if isHeld(index), message(of: index, sentIn: direction) != nil {
                 frameAfterEnd[direction.rawValue] = index
                 open(index, .afterEnd, at: offset, direction)
             } else {
@@ -128,7 +128,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     private func connectionFrameOwner(_ kind: HTTP2ConnectionByteKind) -> Int {
         guard let latest = latestStreamExchange else { return 0 }  // setup of the first exchange (nobody's if no stream comes)
         if kind == .goaway { return exchanges.endIndex - 1 }
-        if latest >= exchanges.startIndex && exchanges[latest].isInFlight { return latest }
+        if isHeld(latest) && exchanges[latest].isInFlight { return latest }
         return exchangeInFlight ?? exchanges.endIndex - 1
     }
 
@@ -136,21 +136,30 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         let d = frame.direction.rawValue
         guard frameAfterEnd[d] == frame.exchange, isHeld(frame.exchange) else { return }
         frameAfterEnd[d] = nil
-        if frame.direction == .up {
-            exchanges[frame.exchange].request?.http2?.countControlFrameAfterEnd(frame)
-        } else {
-            exchanges[frame.exchange].response?.http2?.countControlFrameAfterEnd(frame)
-        }
+        updateMessage(of: frame.exchange, sentIn: frame.direction) { $0.http2?.countControlFrameAfterEnd(frame) }
     }
 
     /// Whether exchange `index` is found and not discarded.
     private func isHeld(_ index: Int) -> Bool { index >= exchanges.startIndex && index < exchanges.endIndex }
 
+    /// The message held exchange `index` sends in `direction`: its request up, its response down.
+    private func message(of index: Int, sentIn direction: FlowDirection) -> HTTPMessage? {
+        direction == .up ? exchanges[index].request : exchanges[index].response
+    }
+
+    /// Changes `message(of: index, sentIn: direction)`, if there is one.
+    private func updateMessage(of index: Int, sentIn direction: FlowDirection, _ change: (inout HTTPMessage) -> Void) {
+        switch direction {
+        case .up: if exchanges[index].request != nil { change(&exchanges[index].request!) }
+        case .down: if exchanges[index].response != nil { change(&exchanges[index].response!) }
+        }
+    }
+
     public func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
         if measureRegzippedBodies { Estimator.measureRegzippedBody(&message) }
         let index = message.exchangeIndex
         slot(index)
-        guard index >= exchanges.startIndex else { return }
+        guard isHeld(index) else { return }
         exchanges[index].isInFlight = false  // a stream's messages are reported once it is over
         if message.kind == .request {
             exchanges[index].request = consume message
@@ -171,7 +180,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     private func open(_ index: Int, _ role: RunRole, at offset: Int64, _ direction: FlowDirection) {
         currentRun[direction.rawValue] = (index, offset, role)
         runs[direction.rawValue].set(StreamOwner(exchange: index), from: offset)
-        guard index >= exchanges.startIndex, index < exchanges.endIndex else { return }
+        guard isHeld(index) else { return }
         exchanges[index].streamSpans.update(direction.rawValue) { span in
             span = min(span?.lowerBound ?? offset, offset) ..< max(span?.upperBound ?? offset, offset)
         }
@@ -199,7 +208,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
             }
             return
         }
-        guard index >= exchanges.startIndex, index < exchanges.endIndex else { return }
+        guard isHeld(index) else { return }
         exchanges[index].streamSpans.update(direction.rawValue) { span in
             span = min(span?.lowerBound ?? run.start, run.start) ..< max(span?.upperBound ?? end, end)
         }
@@ -208,7 +217,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         case .stream: break
         case .connectionShare: exchanges[index].connectionShareBytes[direction.rawValue] += bytes
         case .afterEnd:
-            if direction == .up { exchanges[index].request?.bytes.control += bytes } else { exchanges[index].response?.bytes.control += bytes }
+            updateMessage(of: index, sentIn: direction) { $0.bytes.control += bytes }
         }
     }
 

@@ -39,14 +39,12 @@ h2 small { color: var(--muted); font-weight: 400; font-size: 13px; margin-left: 
 .legend { display: flex; flex-wrap: wrap; gap: 14px; font-size: 12.5px; color: var(--muted); margin: 4px 0 10px; }
 .legend i { display: inline-block; width: 12px; height: 12px; border-radius: 2px; vertical-align: -1px; margin-right: 5px; }
 .wf-scroll { max-height: 640px; overflow: auto; border: 1px solid var(--line); border-radius: 8px; }
-.wf-row { display: grid; grid-template-columns: 52px 60px 70px minmax(220px, 1fr) 86px 86px 42%; align-items: center;
-  min-height: 24px; border-bottom: 1px solid #f0f1f4; font-size: 12.5px; }
-.wf-row > div { padding: 2px 6px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.wf-row, .wf-group { display: grid; grid-template-columns: 52px 60px 70px minmax(220px, 1fr) 86px 86px 42%; align-items: center; }
+.wf-row { min-height: 24px; border-bottom: 1px solid #f0f1f4; font-size: 12.5px; }
+.wf-row > div, .wf-group > div { padding: 2px 6px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
 .wf-row:nth-child(even) { background: #fafbfc; }
 .wf-row:hover { background: #eef3ff; }
-.wf-group { display: grid; grid-template-columns: 52px 60px 70px minmax(220px, 1fr) 86px 86px 42%; align-items: center;
-  min-height: 22px; border-top: 1px solid #d0d5dd; background: #f4f6fa; font-size: 12px; color: #475467; font-weight: 600; }
-.wf-group > div { padding: 2px 6px; white-space: nowrap; overflow: hidden; text-overflow: ellipsis; }
+.wf-group { min-height: 22px; border-top: 1px solid #d0d5dd; background: #f4f6fa; font-size: 12px; color: #475467; font-weight: 600; }
 .wf-group .proto { color: var(--accent); }
 .wf-row[data-stream] > .url { padding-left: 14px; box-shadow: inset 8px 0 0 -6px var(--conn); }
 .wf-row .stream { display: inline-block; font-size: 11px; color: #344054; background: #eaecf0; border-radius: 8px; padding: 0 6px; margin-right: 5px; }

@@ -394,6 +394,23 @@ enum HTTP2CurlTruth {
         }
     }
 
+    /// Finds each HTTP/2 transfer of `transfers` among `exchanges` (`exchanges(for:in:)`) and compares
+    /// it; a transfer without its exchange is an issue. Returns how many were compared.
+    static func compareEach(_ transfers: [CurlTransfer], in exchanges: [JSONValue], _ name: String,
+                            sourceLocation: SourceLocation = #_sourceLocation) -> Int {
+        var compared = 0
+        for (transfer, exchange) in self.exchanges(for: transfers, in: exchanges) {
+            let what = "\(name) \(transfer.fields["method"] ?? "") \(transfer.fields["url_effective"] ?? "") from port \(transfer.port)"
+            guard let exchange else {
+                Issue.record("\(what): no HTTP/2 exchange", sourceLocation: sourceLocation)
+                continue
+            }
+            compare(transfer, exchange, what, sourceLocation: sourceLocation)
+            compared += 1
+        }
+        return compared
+    }
+
     static func compare(_ transfer: CurlTransfer, _ exchange: JSONValue, _ what: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let curl = transfer.fields
         #expect(exchange.int("response.status") == curl["http_code"] as? Int, "\(what): status", sourceLocation: sourceLocation)

@@ -362,16 +362,7 @@ import Testing
         let recording = try Recording(name)
         let transfers = try CurlTransfer.load(name)
         #expect(transfers.allSatisfy { $0.fields["http_version"] as? String == "2" && $0.completed }, "\(name): completed HTTP/2 transfers")
-        var compared = 0
-        for (transfer, exchange) in HTTP2CurlTruth.exchanges(for: transfers, in: recording.writer.exchanges) {
-            let what = "\(name) \(transfer.fields["method"] ?? "") \(transfer.fields["url_effective"] ?? "") from port \(transfer.port)"
-            guard let exchange else {
-                Issue.record("\(what): no exchange")
-                continue
-            }
-            HTTP2CurlTruth.compare(transfer, exchange, what)
-            compared += 1
-        }
+        let compared = HTTP2CurlTruth.compareEach(transfers, in: recording.writer.exchanges, name)
         #expect(compared == transfers.count && compared > 0)
     }
 

@@ -163,15 +163,7 @@ import Testing
         // h2c transfers (prior knowledge, and the `Upgrade: h2c` of h2-upgrade: the transfer that
         // upgraded is stream 1's exchange): found by local port, method and target (curl writes its
         // lines in completion order, not stream order), compared by HTTP/2's definitions of curl's sizes.
-        for (transfer, exchange) in HTTP2CurlTruth.exchanges(for: http2, in: writer.exchanges) {
-            let what = "\(name) \(transfer.fields["method"] ?? "") \(transfer.fields["url_effective"] ?? "") from port \(transfer.port)"
-            guard let exchange else {
-                Issue.record("\(what): no HTTP/2 exchange")
-                continue
-            }
-            HTTP2CurlTruth.compare(transfer, exchange, what)
-            compared += 1
-        }
+        compared += HTTP2CurlTruth.compareEach(http2, in: writer.exchanges, name)
         // Count from the raw log, so a transfer the loader drops is noticed: every plain-HTTP transfer
         // that used a connection is compared (HTTPS ones are checked against nginx above; a name that
         // did not resolve has local_port 0 and no connection).

@@ -21,9 +21,7 @@ struct QUICByteReader {
     }
 
     mutating func u32() -> UInt32? {
-        guard remaining >= 4 else { return nil }
-        var value: UInt32 = 0
-        for offset in 0 ..< 4 { value = value << 8 | UInt32(bytes[index + offset]) }
+        guard remaining >= 4, let value = bytes.uint32BigEndian(at: index) else { return nil }
         index += 4
         return value
     }
