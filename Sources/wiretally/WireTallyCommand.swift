@@ -62,7 +62,7 @@ struct Analyze: ParsableCommand {
         """)
     var threads: ThreadsArgument = .automatic
 
-    @Flag(help: "Table and CSV show one line per TCP connection instead of one per HTTP exchange.")
+    @Flag(help: "Table and CSV show one line per TCP or QUIC connection instead of one per HTTP exchange.")
     var connections = false
 
     @Option(help: "Live TCP connections (and, separately, other flows) kept at once; the stalest is evicted beyond.")

@@ -13,7 +13,7 @@ public final class CSVWriter: RecordWriter {
 
     public func write(_ record: AnalysisRecord, timestampDigits: Int) {
         switch (record, view) {
-        case (.exchange, .exchanges), (.connection, .connections): break
+        case (.exchange, .exchanges), (.connection, .connections), (.quicConnection, .connections): break
         default: return
         }
         let cells = RecordEncoding.record(record, timestampDigits: timestampDigits).flattened()

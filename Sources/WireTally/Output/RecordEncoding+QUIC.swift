@@ -1,19 +1,67 @@
 extension RecordEncoding {
-    /// The `quic` object of a UDP flow record: what the Initial packets told without keys, and the
-    /// QUIC packets and bytes per packet-number space and direction.
-    static func quicFlow<Encoder: JSONEncoding>(_ info: QUICConnectionInfo, to encoder: inout Encoder) {
+    /// A `{"type":"connection","transport":"quic",…}` record: a QUIC connection's datagrams by
+    /// direction and category (as a TCP connection's packets), what its TLS handshake showed, and the
+    /// `quic` object.
+    static func quicConnection<Encoder: JSONEncoding>(
+        _ connection: QUICConnection, timestampDigits digits: Int, to encoder: inout Encoder
+    ) {
+        encoder.object { encoder in
+            encoder.field("type", "connection")
+            encoder.field("transport", "quic")
+            encoder.field("id", connection.id)
+            encoder.field("client", connection.clientEndpoint)
+            encoder.field("server", connection.serverEndpoint)
+            encoder.field("ts_first", timestamp: connection.firstTimestamp, digits: digits)
+            encoder.field("ts_last", timestamp: connection.lastTimestamp, digits: digits)
+            encoder.field("up") { direction(connection.totals.up, to: &$0) }
+            encoder.field("down") { direction(connection.totals.down, to: &$0) }
+            encoder.object("unattributed") { encoder in
+                encoder.field("up") { counters(connection.unattributed.up, to: &$0) }
+                encoder.field("down") { counters(connection.unattributed.down, to: &$0) }
+            }
+            encoder.field("exchanges", 0)
+            encoder.field("handshake_rtt_ms", milliseconds: connection.handshakeNanoseconds)
+            encoder.object("tls", connection.tlsSession) { encoder, session in
+                tlsSummaryFields(session, to: &encoder)
+                encoder.field("alpn_source", session.alpnSource.rawValue)
+            }
+            encoder.object("quic") { quicFields(connection, digits: digits, to: &$0) }
+            encoder.field("flags", strings: connection.flags.names)
+        }
+    }
+
+    /// The members of the `quic` object: version, connection IDs, transport parameters, paths, the
+    /// CONNECTION_CLOSE seen, QUIC packets and bytes per packet-number space and direction, and what
+    /// went wrong reading the Initial packets.
+    private static func quicFields<Encoder: JSONEncoding>(
+        _ connection: QUICConnection, digits: Int, to encoder: inout Encoder
+    ) {
+        let info = connection.info
         encoder.field("version", info.version?.description)
         encoder.field("dcid", info.originalDestinationConnectionID.map(quicHex))
         encoder.field("scid", strings: info.sourceConnectionIDs.map(quicHex))
-        encoder.field("sni", info.serverName)
-        encoder.field("alpn", strings: info.alpn)
-        encoder.field("cipher", info.cipherSuite.map { TLSCipherSuite(code: $0).displayName })
-        encoder.field("tls_version", info.tlsVersion.map(TLSVersion.name))
         encoder.field("transport_parameters", strings: info.transportParameters.map {
             QUICTransportParameters.name($0) ?? "0x" + String($0, radix: 16)
         })
+        encoder.field("alpn_offered", strings: info.alpn)
+        encoder.field("client_max_idle_timeout_ms", info.clientMaxIdleTimeoutMilliseconds.map(Int.init))
         encoder.field("retry", info.retrySeen)
         encoder.field("version_negotiation", info.versionNegotiationSeen)
+        encoder.field("paths") { encoder in
+            encoder.array { encoder in
+                for path in connection.paths {
+                    encoder.object { encoder in
+                        encoder.field("client", path.client.endpoint(port: path.clientPort))
+                        encoder.field("server", path.server.endpoint(port: path.serverPort))
+                    }
+                }
+            }
+        }
+        encoder.object("close", info.close) { encoder, close in
+            encoder.field("error_code", Int(truncatingIfNeeded: close.errorCode))
+            encoder.field("by", close.byClient ? "client" : "server")
+            encoder.field("ts", timestamp: connection.closeTime, digits: digits)
+        }
         encoder.object("packets") { encoder in
             for space in QUICPacketSpace.allCases {
                 encoder.dynamicKey(space.rawValue)

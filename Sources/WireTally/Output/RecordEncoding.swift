@@ -29,6 +29,7 @@ public enum RecordEncoding {
     ) {
         switch record {
         case let .connection(connection): self.connection(connection, timestampDigits: digits, to: &encoder)
+        case let .quicConnection(connection): quicConnection(connection, timestampDigits: digits, to: &encoder)
         case let .flow(flow): self.flow(flow, timestampDigits: digits, to: &encoder)
         case let .exchange(exchange, id, connection):
             http(exchange, id: id, connection: connection, timestampDigits: digits, to: &encoder)
@@ -42,6 +43,7 @@ public enum RecordEncoding {
         let ledger = connection.ledger
         encoder.object { encoder in
             encoder.field("type", "connection")
+            encoder.field("transport", "tcp")
             encoder.field("id", connection.id)
             encoder.field("client", connection.clientEndpoint)
             encoder.field("server", connection.serverEndpoint)
@@ -73,7 +75,6 @@ public enum RecordEncoding {
             encoder.field("ts_last", timestamp: flow.lastTimestamp, digits: digits)
             encoder.field("up") { counters(flow.counters[FlowDirection.up.rawValue], to: &$0) }
             encoder.field("down") { counters(flow.counters[FlowDirection.down.rawValue], to: &$0) }
-            if let quic = flow.quic, quic.isQUIC { encoder.object("quic") { quicFlow(quic.info, to: &$0) } }
             encoder.field("flags") { encoder in
                 encoder.array { encoder in
                     if flow.evicted { encoder.string("evicted") }
@@ -100,6 +101,7 @@ public enum RecordEncoding {
             encoder.field("ip_bytes", summary.accountedIPBytes)
             encoder.object("outcomes") { encoder in
                 encoder.field("tcp") { counters(summary.inConnections, to: &$0) }
+                encoder.field("quic") { counters(summary.inQUICConnections, to: &$0) }
                 encoder.field("other_ip") { counters(summary.inFlows, to: &$0) }
                 encoder.field("filtered") { counters(summary.filtered, to: &$0) }
                 for failure in DecodeFailure.allCases {
@@ -109,6 +111,7 @@ public enum RecordEncoding {
                 encoder.field("incomplete_fragments") { counters(summary.incompleteFragments, to: &$0) }
             }
             encoder.field("connections", summary.connections)
+            encoder.field("quic_connections", summary.quicConnections)
             encoder.field("flows", summary.flows)
             encoder.field("dns_transactions", summary.dnsTransactions)
             encoder.object("gaps") { encoder in
@@ -118,6 +121,7 @@ public enum RecordEncoding {
             encoder.object("evictions") { encoder in
                 encoder.field("connections", summary.connectionEvictions)
                 encoder.field("flows", summary.flowEvictions)
+                encoder.field("quic_connections", summary.quicConnectionEvictions)
             }
             encoder.field("idle_expirations", summary.idleExpirations)
             encoder.field("buffer_cap_gaps", summary.bufferCapGaps)

@@ -46,6 +46,8 @@ public final class TableWriter: RecordWriter {
             writeExchange(exchange, id: id, connection: connection, digits: timestampDigits)
         case let (.connection(connection), .connections):
             writeConnection(connection)
+        case let (.quicConnection(connection), .connections):
+            writeConnection(connection)
         default:
             return
         }
@@ -90,6 +92,19 @@ public final class TableWriter: RecordWriter {
         ], Self.connectionColumns))
     }
 
+    /// A QUIC connection's row: its datagrams, and `quic` first among the flags.
+    private func writeConnection(_ connection: QUICConnection) {
+        writeHeaderOnce(Self.connectionColumns)
+        let up = connection.totals.up, down = connection.totals.down
+        let duration = connection.lastTimestamp.nanoseconds - connection.firstTimestamp.nanoseconds
+        output.write(Self.row([
+            String(connection.id), connection.clientEndpoint, connection.serverEndpoint,
+            RecordEncoding.milliseconds(duration / 1000) + "s", String(up.total.packets), String(up.total.ipBytes),
+            String(down.total.packets), String(down.total.ipBytes), "0", "0", "0",
+            (["quic"] + connection.flags.names).joined(separator: ","),
+        ], Self.connectionColumns))
+    }
+
     public func flush() { output.flush() }
 
     public func finish(summary: CaptureSummary, files: [String]) {
@@ -105,6 +120,9 @@ public final class TableWriter: RecordWriter {
                 summary.tlsDecryption[status].map { "\($0) \(status.replacingOccurrences(of: "_", with: " "))" }
             }
             lines.append("tls keys     \(summary.tlsDecryption.values.reduce(0, +)) TLS connections: \(counts.joined(separator: ", "))")
+        }
+        if summary.quicConnections > 0 {
+            lines.append("quic         \(summary.quicConnections) connections, \(summary.inQUICConnections.packets) packets, \(summary.inQUICConnections.ipBytes) IP bytes")
         }
         lines.append("other ip     \(summary.flows) flows, \(summary.inFlows.packets) packets, \(summary.inFlows.ipBytes) IP bytes")
         var notCounted: [String] = []
@@ -124,8 +142,8 @@ public final class TableWriter: RecordWriter {
         if summary.badIPChecksums + summary.badTransportChecksums > 0 {
             lines.append("checksums    \(summary.badIPChecksums) bad IP, \(summary.badTransportChecksums) bad TCP/UDP (normal when captured on the sending host: offload fills them later)")
         }
-        if summary.connectionEvictions + summary.flowEvictions > 0 {
-            lines.append("evicted      \(summary.connectionEvictions) connections, \(summary.flowEvictions) flows (live-flow cap reached)")
+        if summary.connectionEvictions + summary.flowEvictions + summary.quicConnectionEvictions > 0 {
+            lines.append("evicted      \(summary.connectionEvictions) connections, \(summary.quicConnectionEvictions) QUIC connections, \(summary.flowEvictions) flows (live-flow cap reached)")
         }
         if summary.bufferCapGaps > 0 {
             lines.append("buffer cap   \(summary.bufferCapGaps) holes declared missing (out-of-order bytes of all connections over --max-buffered-bytes-total)")

@@ -2,6 +2,8 @@
 /// streams while a capture is read. A connection's exchanges come just before the connection.
 public enum AnalysisRecord {
     case connection(TCPConnection)
+    /// A QUIC connection (UDP datagrams followed by connection ID).
+    case quicConnection(QUICConnection)
     case flow(IPFlow)
     /// An HTTP exchange with its record id (1, 2, … in emission order) and its connection.
     case exchange(HTTPExchange, id: Int, connection: TCPConnection)

@@ -27,6 +27,7 @@ public final class CaptureAnalyzer {
     private let filter: PacketFilter?
     private let reassembler: TCPReassembler
     private let flowTracker: IPFlowTracker
+    private let quicTracker: QUICConnectionTracker
     // DNS: transactions over UDP and TCP port 53, and the answers they gave.
     private let dnsTracker: DNSTransactionTracker
     /// The answers seen so far: names connections and times the DNS phase of exchanges.
@@ -90,6 +91,7 @@ public final class CaptureAnalyzer {
             sealed: { analyzer?.reportSealedExchanges(of: $0, discarding: !keepsReportedExchanges) },
             finished: { analyzer?.report($0) })
         flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { analyzer?.report($0) })
+        quicTracker = QUICConnectionTracker(limits: options.limits, nextID: nextID, finished: { analyzer?.report($0) })
         analyzer = self
     }
 
@@ -142,10 +144,17 @@ public final class CaptureAnalyzer {
         case let .udp(ip, udp):
             var counted = ip.wire
             counted.payloadBytes = udp.payloadLength
-            summary.inFlows += counted
-            flowTracker.count(
-                ip, ports: (udp.sourcePort, udp.destinationPort), payloadLength: udp.payloadLength,
-                badChecksum: udp.hasBadChecksum, payload: udp.payload)
+            if quicTracker.count(
+                ip, sourcePort: udp.sourcePort, destinationPort: udp.destinationPort, payload: udp.payload,
+                payloadLength: udp.payloadLength, badChecksum: udp.hasBadChecksum)
+            {
+                summary.inQUICConnections += counted
+            } else {
+                summary.inFlows += counted
+                flowTracker.count(
+                    ip, ports: (udp.sourcePort, udp.destinationPort), payloadLength: udp.payloadLength,
+                    badChecksum: udp.hasBadChecksum)
+            }
             if DNSPorts.carriesDNS(udp.sourcePort, udp.destinationPort) { dnsTracker.observe(ip, udp) }  // DNS
         case let .otherIP(ip):
             summary.inFlows += ip.wire
@@ -187,6 +196,7 @@ public final class CaptureAnalyzer {
         reassembler.settle(now: Timestamp(nanoseconds: .max))
         reassembler.finishAll()
         flowTracker.finishAll()
+        quicTracker.finishAll()
         dnsTracker.finishAll()  // DNS
         for key in tcpDNSAwaitingConnection.keys.sorted() {
             tcpDNSAwaitingConnection[key]?.forEach { emit(.dns($0)) }  // their connection ended first
@@ -198,6 +208,8 @@ public final class CaptureAnalyzer {
         summary.idleExpirations = reassembler.idleExpirations
         summary.bufferCapGaps = reassembler.bufferCapGaps
         summary.flowEvictions = flowTracker.evictions
+        summary.quicConnectionEvictions = quicTracker.evictions
+        summary.idleExpirations += quicTracker.idleExpirations
         let statistics = decoder.statistics.merged(withStateless: otherDecoderStatistics)
         summary.badIPChecksums = statistics.badIPv4HeaderChecksums
         summary.badTransportChecksums = statistics.badTransportChecksums
@@ -220,6 +232,7 @@ public final class CaptureAnalyzer {
         nextExpiry = now.nanoseconds + Self.expiryIntervalNanoseconds
         reassembler.expire(now: now)
         flowTracker.expire(now: now)
+        quicTracker.expire(now: now)
         dnsTracker.expire(now: now)  // DNS
         let staleBefore = Timestamp(nanoseconds: now.nanoseconds - Self.fragmentTimeoutNanoseconds)
         summary.incompleteFragments += decoder.expireFragments(olderThan: staleBefore)
@@ -296,6 +309,11 @@ public final class CaptureAnalyzer {
         guard let resolution = dnsAnswers.lookup(address: address, before: now),
               claimedResolutions.insert(resolution.transactionID).inserted else { return nil }
         return resolution
+    }
+
+    private func report(_ connection: QUICConnection) {
+        summary.quicConnections += 1
+        emit(.quicConnection(connection))
     }
 
     private func report(_ flow: IPFlow) {

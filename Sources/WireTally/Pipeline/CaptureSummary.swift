@@ -1,7 +1,7 @@
 /// What happened to every packet read: the final record of an analysis.
 ///
-/// Conservation: `read` equals the sum of the outcome counters (`inConnections + inFlows + filtered +
-/// undecoded… + incompleteFragments`) at every level; `isConserved` checks it.
+/// Conservation: `read` equals the sum of the outcome counters (`inConnections + inQUICConnections +
+/// inFlows + filtered + undecoded… + incompleteFragments`) at every level; `isConserved` checks it.
 public struct CaptureSummary: Sendable {
     /// Every packet read from the input(s).
     public var read = TrafficCounters()
@@ -9,7 +9,9 @@ public struct CaptureSummary: Sendable {
     public var filtered = TrafficCounters()
     /// TCP packets, counted in connection records.
     public var inConnections = TrafficCounters()
-    /// UDP and other IP packets, counted in flow records.
+    /// UDP datagrams of QUIC connections, counted in their `transport:"quic"` connection records.
+    public var inQUICConnections = TrafficCounters()
+    /// Other UDP and other IP packets, counted in flow records.
     public var inFlows = TrafficCounters()
     /// Packets that could not be decoded to a flow, by reason.
     public var undecoded: [DecodeFailure: TrafficCounters] = [:]
@@ -17,6 +19,7 @@ public struct CaptureSummary: Sendable {
     public var incompleteFragments = TrafficCounters()
 
     public var connections = 0
+    public var quicConnections = 0
     public var flows = 0
     /// HTTP exchanges found, and the IP bytes attributed to them.
     public var exchanges = 0
@@ -30,6 +33,7 @@ public struct CaptureSummary: Sendable {
     public var missingBytes = 0
     public var connectionEvictions = 0
     public var flowEvictions = 0
+    public var quicConnectionEvictions = 0
     public var idleExpirations = 0
     /// Holes declared missing because the out-of-order bytes of all connections exceeded
     /// `ReassemblyLimits.maxBufferedBytesTotal`.
@@ -56,7 +60,7 @@ public struct CaptureSummary: Sendable {
 
     /// The sum of every outcome: equals `read` in packets and frame bytes when nothing was lost.
     public var accounted: TrafficCounters {
-        var sum = filtered + inConnections + inFlows + incompleteFragments
+        var sum = filtered + inConnections + inQUICConnections + inFlows + incompleteFragments
         for counters in undecoded.values { sum += counters }
         return sum
     }

@@ -14,8 +14,6 @@ public final class IPFlow: ActivityTracked {
     public private(set) var counters = [TrafficCounters(), TrafficCounters()]
     public private(set) var badChecksums = 0
     public private(set) var evicted = false
-    /// The QUIC view of a UDP flow whose datagrams start with a v1/v2 long header (any port).
-    public private(set) var quic: QUICConnectionObserver?
 
     let key: FlowKey
     var newer: IPFlow?
@@ -57,15 +55,8 @@ public final class IPFlow: ActivityTracked {
         }
     }
 
-    func count(
-        _ packet: IPPacket, sourcePort: UInt16?, payloadLength: Int, badChecksum: Bool,
-        payload: UnsafeRawBufferPointer? = nil
-    ) {
+    func count(_ packet: IPPacket, sourcePort: UInt16?, payloadLength: Int, badChecksum: Bool) {
         let direction: FlowDirection = packet.source == client && sourcePort == clientPort ? .up : .down
-        if transportProtocol == 17, let payload {
-            if quic == nil, QUICPacketHeaderView.looksLikeQUIC(payload) { quic = QUICConnectionObserver() }
-            quic?.observe(payload, fromClient: direction == .up)
-        }
         var added = packet.wire
         added.payloadBytes = payloadLength
         counters[direction.rawValue] += added

@@ -16,10 +16,7 @@ final class IPFlowTracker {
         self.finished = finished
     }
 
-    func count(
-        _ packet: IPPacket, ports: (source: UInt16, destination: UInt16)?, payloadLength: Int, badChecksum: Bool,
-        payload: UnsafeRawBufferPointer? = nil
-    ) {
+    func count(_ packet: IPPacket, ports: (source: UInt16, destination: UInt16)?, payloadLength: Int, badChecksum: Bool) {
         let key = FlowKey(
             transportProtocol: packet.transportProtocol, packet.source, ports?.source ?? 0,
             packet.destination, ports?.destination ?? 0)
@@ -38,7 +35,7 @@ final class IPFlowTracker {
                 id: nextID(), key: key, packet: packet, sourcePort: ports?.source, destinationPort: ports?.destination)
             table.insert(flow)
         }
-        flow.count(packet, sourcePort: ports?.source, payloadLength: payloadLength, badChecksum: badChecksum, payload: payload)
+        flow.count(packet, sourcePort: ports?.source, payloadLength: payloadLength, badChecksum: badChecksum)
     }
 
     func expire(now: Timestamp) {

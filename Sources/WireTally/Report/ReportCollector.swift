@@ -22,21 +22,13 @@ final class ReportCollector: RecordWriter {
             endpoints?.add(exchange, connection: connection)
             addExchange(exchange, id: id, connection: connection, digits: digits)
         case let .connection(connection):
-            let json = RecordEncoding.connection(connection, timestampDigits: digits)
-            totals.upIPBytes += json.integer("up", "ip_bytes")
-            totals.downIPBytes += json.integer("down", "ip_bytes")
-            let unattributed = json.integer("unattributed", "up", "ip_bytes") + json.integer("unattributed", "down", "ip_bytes")
-            let tls = json["tls"].flatMap { tls -> JSONValue? in
-                guard case .object = tls else { return nil }
-                let parts = ["version", "sni", "alpn"].compactMap { tls[$0].flatMap { $0 == .null ? nil : $0.plainText } }
-                return .string(parts.joined(separator: " "))
-            }
-            connections.append((connection.firstTimestamp.nanoseconds, Self.cells(ReportModel.connectionColumns, [
-                "id": json["id"], "client": json["client"], "server": json["server"],
-                "duration_ms": .number(RecordEncoding.milliseconds(connection.lastTimestamp.nanoseconds - connection.firstTimestamp.nanoseconds)),
-                "exchanges": json["exchanges"], "up": json["up"]?["ip_bytes"], "down": json["down"]?["ip_bytes"],
-                "unattributed": .integer(unattributed), "handshake_rtt_ms": json["handshake_rtt_ms"], "tls": tls, "flags": json["flags"],
-            ])))
+            addConnection(
+                RecordEncoding.connection(connection, timestampDigits: digits), from: connection.firstTimestamp,
+                to: connection.lastTimestamp)
+        case let .quicConnection(connection):
+            addConnection(
+                RecordEncoding.record(record, timestampDigits: digits), from: connection.firstTimestamp,
+                to: connection.lastTimestamp)
         case let .flow(flow):
             let json = RecordEncoding.flow(flow, timestampDigits: digits)
             totals.upIPBytes += json.integer("up", "ip_bytes")
@@ -52,6 +44,24 @@ final class ReportCollector: RecordWriter {
     }
 
     func finish(summary: CaptureSummary, files: [String]) {}
+
+    /// A connection row (TCP or QUIC) from its record, which lasted from `first` to `last`.
+    private func addConnection(_ json: JSONValue, from first: Timestamp, to last: Timestamp) {
+        totals.upIPBytes += json.integer("up", "ip_bytes")
+        totals.downIPBytes += json.integer("down", "ip_bytes")
+        let unattributed = json.integer("unattributed", "up", "ip_bytes") + json.integer("unattributed", "down", "ip_bytes")
+        let tls = json["tls"].flatMap { tls -> JSONValue? in
+            guard case .object = tls else { return nil }
+            let parts = ["version", "sni", "alpn"].compactMap { tls[$0].flatMap { $0 == .null ? nil : $0.plainText } }
+            return .string(parts.joined(separator: " "))
+        }
+        connections.append((first.nanoseconds, Self.cells(ReportModel.connectionColumns, [
+            "id": json["id"], "client": json["client"], "server": json["server"], "transport": json["transport"],
+            "duration_ms": .number(RecordEncoding.milliseconds(last.nanoseconds - first.nanoseconds)),
+            "exchanges": json["exchanges"], "up": json["up"]?["ip_bytes"], "down": json["down"]?["ip_bytes"],
+            "unattributed": .integer(unattributed), "handshake_rtt_ms": json["handshake_rtt_ms"], "tls": tls, "flags": json["flags"],
+        ])))
+    }
 
     private func addExchange(_ exchange: HTTPExchange, id: Int, connection: TCPConnection, digits: Int) {
         let json = RecordEncoding.http(exchange, id: id, connection: connection, timestampDigits: digits)

@@ -46,7 +46,7 @@ public enum ReportDocument {
         <div id="accuracy-body"></div>
         <p class="note">Error = (estimated − wire) / wire: negative when the estimate misses bytes. The gap by cause splits wire − estimated exactly (hover the bar).</p>
         </section>
-        <section id="connections"><h2>Connections <small><span id="connections-count"></span> TCP connections</small></h2><div id="connections-body"></div></section>
+        <section id="connections"><h2>Connections <small><span id="connections-count"></span> TCP and QUIC connections</small></h2><div id="connections-body"></div></section>
         <section id="dns"><h2>DNS lookups <small><span id="dns-count"></span> transactions</small></h2><div id="dns-body"></div></section>
         </main>
         <script type="application/json" id="report-data">\(scriptSafeJSON(model.json))</script>

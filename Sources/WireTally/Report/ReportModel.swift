@@ -21,7 +21,7 @@ public struct ReportModel {
     static let exchangeColumns = ["id", "conn", "start_ms", "host", "method", "target", "endpoint", "status",
                                   "up", "down"] + phases + ["total", "flags", "version", "stream", "pushed_by",
                                   "share_up", "share_down"]
-    static let connectionColumns = ["id", "client", "server", "start_ms", "duration_ms", "exchanges", "up", "down",
+    static let connectionColumns = ["id", "client", "server", "transport", "start_ms", "duration_ms", "exchanges", "up", "down",
                                     "unattributed", "handshake_rtt_ms", "tls", "flags"]
     static let dnsColumns = ["id", "dns_id", "query", "qtype", "rcode", "addresses", "cnames", "server", "transport",
                              "start_ms", "rtt_ms", "retries", "ip_bytes", "flags"]

@@ -120,7 +120,8 @@ enum ReportScript {
     const total = t.up_ip_bytes + t.down_ip_bytes;
     card("summary-duration", "Duration", s.duration_ms, ms(duration), integer(s.packets) + " packets");
     card("summary-requests", "Requests", t.requests, integer(t.requests), "HTTP exchanges");
-    card("summary-connections", "Connections", s.connections, integer(s.connections), integer(s.flows) + " other flows");
+    card("summary-connections", "Connections", s.connections + s.quic_connections, integer(s.connections + s.quic_connections),
+      integer(s.quic_connections) + " QUIC, " + integer(s.flows) + " other flows");
     card("summary-up", "Up (IP bytes)", t.up_ip_bytes, bytes(t.up_ip_bytes), integer(t.up_ip_bytes) + " B · HTTP " + bytes(t.http_up_ip_bytes));
     card("summary-down", "Down (IP bytes)", t.down_ip_bytes, bytes(t.down_ip_bytes), integer(t.down_ip_bytes) + " B · HTTP " + bytes(t.http_down_ip_bytes));
     card("summary-overhead", "Overhead", Number(t.overhead_share), percent(Number(t.overhead_share)), bytes(t.overhead_bytes) + " of " + bytes(total));
@@ -382,13 +383,14 @@ enum ReportScript {
     const connections = objects(data.connections);
     const rows = connections.slice(0, TABLE_ROWS).map(c => el("tr", { "data-id": c.id },
       numberCell(c.id, String(c.id)), el("td", { class: "mono", text: c.client }), el("td", { class: "mono", text: c.server }),
+      el("td", { text: c.transport || "" }),
       numberCell(c.start_ms === null ? null : Number(c.start_ms), c.start_ms === null ? "–" : "+" + ms(Number(c.start_ms))),
       numberCell(Number(c.duration_ms), ms(Number(c.duration_ms))), numberCell(c.exchanges, integer(c.exchanges)),
       numberCell(c.up, bytes(c.up)), numberCell(c.down, bytes(c.down)), numberCell(c.unattributed, bytes(c.unattributed)),
       numberCell(c.handshake_rtt_ms, c.handshake_rtt_ms === null ? "–" : ms(Number(c.handshake_rtt_ms))),
       el("td", { text: c.tls || "" }), el("td", {}, ...flagBadges(c.flags))));
     const body = document.getElementById("connections-body");
-    body.append(table("connections-table", [["#", true], ["Client"], ["Server"], ["Start", true], ["Duration", true], ["Exchanges", true],
+    body.append(table("connections-table", [["#", true], ["Client"], ["Server"], ["Transport"], ["Start", true], ["Duration", true], ["Exchanges", true],
       ["Up (IP)", true], ["Down (IP)", true], ["Unattributed", true], ["Handshake RTT", true], ["TLS"], ["Flags"]], rows));
     const note = capped(connections, "connections-capped");
     if (note) body.append(note);

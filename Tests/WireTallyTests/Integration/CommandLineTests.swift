@@ -125,7 +125,7 @@ import Testing
         let csv = try Self.run(["analyze", "--connections", "--format", "csv", path])
         let rows = csv.stdout.split(separator: "\n")
         try #require(rows.count == 3)
-        #expect(rows[0].hasPrefix("id,client,server,ts_first,ts_last,up_packets,up_ip_bytes"))
+        #expect(rows[0].hasPrefix("transport,id,client,server,ts_first,ts_last,up_packets,up_ip_bytes"))
     }
 
     /// `--keylog`: the secrets decrypt (every request of the capture parsed), a malformed line is

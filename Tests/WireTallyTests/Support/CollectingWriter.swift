@@ -3,6 +3,8 @@
 /// Keeps every record as the JSON the jsonl output would print, so tests read the output contract.
 final class CollectingWriter: RecordWriter {
     private(set) var connections: [JSONValue] = []
+    private(set) var quicConnections: [JSONValue] = []
+    private(set) var rawQUICConnections: [QUICConnection] = []
     private(set) var flows: [JSONValue] = []
     private(set) var exchanges: [JSONValue] = []
     private(set) var dns: [JSONValue] = []
@@ -15,6 +17,9 @@ final class CollectingWriter: RecordWriter {
         case let .connection(connection):
             rawConnections.append(connection)
             connections.append(RecordEncoding.connection(connection, timestampDigits: timestampDigits))
+        case let .quicConnection(connection):
+            rawQUICConnections.append(connection)
+            quicConnections.append(RecordEncoding.record(record, timestampDigits: timestampDigits))
         case let .flow(flow):
             flows.append(RecordEncoding.flow(flow, timestampDigits: timestampDigits))
         case .exchange:

@@ -4,8 +4,9 @@ import Testing
 /// Byte conservation, checked on every capture the tests read.
 enum Conservation {
     /// Per connection and direction: categories add up to totals, exchanges + unattributed == totals;
-    /// for the capture: every packet read is in exactly one outcome, and the connection and flow
-    /// records add up to the summary's TCP and other-IP outcomes, at every level.
+    /// the same for QUIC connections; for the capture: every packet read is in exactly one outcome, and
+    /// the TCP connection, QUIC connection and flow records add up to the summary's TCP, QUIC and
+    /// other-IP outcomes, at every level.
     static func check(_ writer: CollectingWriter, _ result: AnalysisRun.Result, sourceLocation: SourceLocation = #_sourceLocation) {
         let levels = ["packets", "ip_bytes", "frame_bytes", "payload_bytes"]
         var tcpSum = [String: Int]()
@@ -40,6 +41,25 @@ enum Conservation {
                 #expect(bothDirections.owned + dnsOwned == bothDirections.total, "connection \(connection.int("id") ?? 0) \(level): owners", sourceLocation: sourceLocation)
             }
         }
+        var quicSum = [String: Int]()
+        for connection in writer.quicConnections {
+            let exchanges = exchangesByConnection[connection.int("id") ?? -1] ?? []
+            #expect(connection.int("exchanges") == exchanges.count, sourceLocation: sourceLocation)
+            for level in levels {
+                for direction in ["up", "down"] {
+                    let total = connection.int("\(direction).\(level)") ?? -1
+                    let byCategory = PacketCategory.allCases.reduce(0) {
+                        $0 + (connection.int("\(direction).categories.\($1.name).\(level)") ?? 0)
+                    }
+                    #expect(byCategory == total, "quic connection \(connection.int("id") ?? 0) \(direction) \(level)", sourceLocation: sourceLocation)
+                    let owned = exchanges.reduce(connection.int("unattributed.\(direction).\(level)") ?? 0) {
+                        $0 + ($1.int("wire.\(direction).\(level)") ?? 0)
+                    }
+                    #expect(owned == total, "quic connection \(connection.int("id") ?? 0) \(direction) \(level): exchanges + unattributed", sourceLocation: sourceLocation)
+                    quicSum[level, default: 0] += total
+                }
+            }
+        }
         var flowSum = [String: Int]()
         for flow in writer.flows {
             for direction in ["up", "down"] {
@@ -50,6 +70,7 @@ enum Conservation {
         for level in levels {
             #expect(summary.int("outcomes.tcp.\(level)") == tcpSum[level, default: 0], "tcp \(level)", sourceLocation: sourceLocation)
             #expect(summary.int("outcomes.other_ip.\(level)") == flowSum[level, default: 0], "other_ip \(level)", sourceLocation: sourceLocation)
+            #expect(summary.int("outcomes.quic.\(level)") == quicSum[level, default: 0], "quic \(level)", sourceLocation: sourceLocation)
         }
         #expect(result.summary.isConserved, sourceLocation: sourceLocation)
         #expect(summary["conserved"] == .bool(true), sourceLocation: sourceLocation)

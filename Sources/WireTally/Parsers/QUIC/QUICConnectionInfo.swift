@@ -16,6 +16,12 @@ public enum QUICPacketSpace: String, CaseIterable, Sendable {
     case initial, handshake, zeroRTT = "0rtt", oneRTT = "1rtt"
 }
 
+/// A CONNECTION_CLOSE frame: its error code and who sent it.
+public struct QUICConnectionClose: Equatable, Sendable {
+    public var errorCode: UInt64
+    public var byClient: Bool
+}
+
 /// What an observer without keys learns of one QUIC connection: the version, connection IDs, the
 /// ClientHello and ServerHello read from the decrypted Initial packets, and packet counts.
 public struct QUICConnectionInfo: Equatable, Sendable {
@@ -41,6 +47,10 @@ public struct QUICConnectionInfo: Equatable, Sendable {
     /// Initial packets opened (tag verified) per direction.
     public var decryptedInitialsUp = 0
     public var decryptedInitialsDown = 0
+    /// The client's max_idle_timeout transport parameter (0: none); the server's is encrypted.
+    public var clientMaxIdleTimeoutMilliseconds: UInt64?
+    /// The first CONNECTION_CLOSE read (in an Initial packet, without keys).
+    public var close: QUICConnectionClose?
     /// `undecryptable_initial`, `crypto_buffer_overflow`, `unexpected_frame`, `malformed_frame`,
     /// `truncated_packet`, `unknown_version`.
     public var flags: Set<String> = []

@@ -1,9 +1,31 @@
+/// What one datagram carried, as far as an observer without keys can tell.
+public struct QUICDatagramContents: Equatable, Sendable {
+    /// Its first packet is an Initial, Handshake, Retry or Version Negotiation packet.
+    public var opensWithHandshakePacket = false
+    /// One of its Initial packets carried a CONNECTION_CLOSE (Initial packets are the only ones an
+    /// observer without keys can read).
+    public var closesConnection = false
+
+    /// The ledger's category of the datagram: `teardown` with a CONNECTION_CLOSE, else `setup` when it
+    /// opens with a handshake packet, else `payload` (protected 0-RTT/1-RTT packets, whatever they carry).
+    public var category: PacketCategory {
+        closesConnection ? .teardown : opensWithHandshakePacket ? .setup : .payload
+    }
+}
+
+/// A connection ID the long headers showed, and which endpoint chose it (the one that receives
+/// packets addressed to it). The client's first Destination Connection ID counts as the server's.
+struct QUICSeenConnectionID: Equatable {
+    var bytes: [UInt8]
+    var chosenByClient: Bool
+}
+
 /// Follows one QUIC connection from its UDP payloads in both directions, without keys: parses every
 /// packet header (walking coalesced packets by their Length), decrypts the Initial packets with the
 /// keys derived from the client's first Destination Connection ID, reassembles the CRYPTO streams and
-/// reads the ClientHello and ServerHello with TLSHello's parsers. Counts packets and bytes per
-/// packet-number space. Never traps on hostile input; work is bounded (Initial decryption stops once
-/// both hellos are read, or after `maxInitialDecryptions` attempts).
+/// reads the ClientHello and ServerHello with TLSHello's parsers, and a CONNECTION_CLOSE in an Initial.
+/// Counts packets and bytes per packet-number space. Never traps on hostile input; work is bounded
+/// (at most `maxInitialDecryptions` Initial packets are decrypted).
 public final class QUICConnectionObserver {
     static let maxInitialDecryptions = 64
     static let maxSourceConnectionIDs = 8
@@ -19,6 +41,11 @@ public final class QUICConnectionObserver {
     /// The SCID lengths each side chose (a short header's DCID is the peer's SCID).
     private var clientSCIDLength: Int?
     private var serverSCIDLength: Int?
+    /// The original DCID, then the Source Connection IDs of long headers, in the order first seen
+    /// (at most `maxSourceConnectionIDs` + 1).
+    private(set) var seenConnectionIDs: [QUICSeenConnectionID] = []
+    /// What the datagram being observed carried.
+    private var contents = QUICDatagramContents()
 
     public init() {}
 
@@ -26,7 +53,29 @@ public final class QUICConnectionObserver {
     public var isQUIC: Bool { info.version != nil || info.versionNegotiationSeen }
 
     /// One UDP payload; `fromClient` is its direction.
-    public func observe(_ datagram: UnsafeRawBufferPointer, fromClient: Bool) {
+    @discardableResult
+    public func observe(_ datagram: UnsafeRawBufferPointer, fromClient: Bool) -> QUICDatagramContents {
+        contents = QUICDatagramContents()
+        walk(datagram, fromClient: fromClient)
+        return contents
+    }
+
+    /// Convenience for byte arrays (tests).
+    @discardableResult
+    public func observe(_ datagram: [UInt8], fromClient: Bool) -> QUICDatagramContents {
+        datagram.withUnsafeBytes { observe($0, fromClient: fromClient) }
+    }
+
+    /// The length of the connection IDs the client (`ofClient`) or the server chose, as long headers
+    /// showed it: a short header's DCID is its receiver's.
+    func connectionIDLength(ofClient: Bool) -> Int? { ofClient ? clientSCIDLength : serverSCIDLength }
+
+    /// True when `id` is one the connection's long headers showed (the original DCID included).
+    func knows(_ id: UnsafeRawBufferPointer) -> Bool {
+        seenConnectionIDs.contains { $0.bytes.elementsEqual(id) }
+    }
+
+    private func walk(_ datagram: UnsafeRawBufferPointer, fromClient: Bool) {
         var offset = 0
         while offset < datagram.count {
             let dcidLength = (fromClient ? serverSCIDLength : clientSCIDLength) ?? 0
@@ -34,15 +83,11 @@ public final class QUICConnectionObserver {
             else { return }
             // past the first packet, zero bytes are padding of the datagram, not packets
             if offset > 0, header.firstByte == 0 { return }
+            if offset == 0 { contents.opensWithHandshakePacket = header.isLongHeader }
             handle(header, fromClient: fromClient)
             guard header.end > offset else { return }
             offset = header.end
         }
-    }
-
-    /// Convenience for byte arrays (tests).
-    public func observe(_ datagram: [UInt8], fromClient: Bool) {
-        datagram.withUnsafeBytes { observe($0, fromClient: fromClient) }
     }
 
     private func handle(_ header: QUICPacketHeaderView, fromClient: Bool) {
@@ -86,6 +131,7 @@ public final class QUICConnectionObserver {
         let scid = header.sourceConnectionIDBytes
         if !info.sourceConnectionIDs.contains(scid), info.sourceConnectionIDs.count < Self.maxSourceConnectionIDs {
             info.sourceConnectionIDs.append(scid)
+            if !scid.isEmpty { seenConnectionIDs.append(QUICSeenConnectionID(bytes: scid, chosenByClient: fromClient)) }
         }
     }
 
@@ -93,15 +139,16 @@ public final class QUICConnectionObserver {
     private func initial(_ header: QUICPacketHeaderView, fromClient: Bool) {
         guard let version = header.version else { return }
         if fromClient, info.originalDestinationConnectionID == nil {
-            info.originalDestinationConnectionID = header.destinationConnectionIDBytes
+            let dcid = header.destinationConnectionIDBytes
+            info.originalDestinationConnectionID = dcid
+            if !dcid.isEmpty { seenConnectionIDs.append(QUICSeenConnectionID(bytes: dcid, chosenByClient: false)) }
         }
         if fromClient, keyConnectionID == nil || awaitingInitialAfterRetry {
             keyConnectionID = header.destinationConnectionIDBytes
             keys = nil
             awaitingInitialAfterRetry = false
         }
-        guard info.clientHello == nil || info.serverHello == nil,
-              decryptionAttempts < Self.maxInitialDecryptions, let keyConnectionID
+        guard decryptionAttempts < Self.maxInitialDecryptions, let keyConnectionID
         else { return }
         decryptionAttempts += 1
         if keys?.version != version { keys = QUICInitialKeys(version: version, clientDestinationConnectionID: keyConnectionID) }
@@ -127,6 +174,10 @@ public final class QUICConnectionObserver {
         let frames = QUICFrameWalker.walk(opened.plaintext)
         if frames.malformed { info.flags.insert("malformed_frame") }
         if frames.stoppedAtFrameType != nil { info.flags.insert("unexpected_frame") }
+        if let error = frames.connectionCloseError {
+            contents.closesConnection = true
+            if info.close == nil { info.close = QUICConnectionClose(errorCode: error, byClient: fromClient) }
+        }
         for crypto in frames.crypto {
             for message in cryptoStreams[side].add(offset: crypto.offset, data: crypto.data) {
                 read(message, fromClient: fromClient)
@@ -139,6 +190,9 @@ public final class QUICConnectionObserver {
         if fromClient, message.type == 1, info.clientHello == nil, let hello = TLSHelloParser.clientHello(message.body) {
             info.clientHello = hello
             info.transportParameters = hello.quicTransportParameters.map(QUICTransportParameters.ids) ?? []
+            info.clientMaxIdleTimeoutMilliseconds = hello.quicTransportParameters.flatMap {
+                QUICTransportParameters.integer(QUICTransportParameters.maxIdleTimeout, in: $0)
+            }
         } else if !fromClient, message.type == 2, info.serverHello == nil,
                   let hello = TLSHelloParser.serverHello(message.body)
         {

@@ -14,6 +14,24 @@ enum QUICTransportParameters {
         return ids
     }
 
+    /// max_idle_timeout (milliseconds).
+    static let maxIdleTimeout: UInt64 = 0x01
+
+    /// The value of integer parameter `id` (a varint), nil when absent or malformed.
+    static func integer(_ id: UInt64, in data: [UInt8]) -> UInt64? {
+        data.withUnsafeBytes { raw in
+            var reader = QUICByteReader(raw)
+            while reader.remaining > 0, let entry = reader.varint(), let length = reader.varintCount(),
+                  let value = reader.skip(length)
+            {
+                guard entry == id else { continue }
+                var valueReader = QUICByteReader(raw, from: value.lowerBound, end: value.upperBound)
+                return valueReader.varint()
+            }
+            return nil
+        }
+    }
+
     /// RFC 9000 §18.2 names (and a few widely deployed extensions'); nil for others.
     static func name(_ id: UInt64) -> String? {
         switch id {

@@ -406,8 +406,8 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
                 return
             }
             guard session.serverHello == nil else { return }
-            session.serverHello = hello
-            serverHelloParsed(hello)
+            session.noteServerHello(hello)
+            serverHelloParsed()
         case (.down, 14):
             serverHelloDone = true
         default:
@@ -415,25 +415,9 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         }
     }
 
-    private func serverHelloParsed(_ hello: TLSServerHello) {
+    /// Chooses the mode once the ServerHello told what it could of the application protocol.
+    private func serverHelloParsed() {
         let offered = session.clientHello?.alpn ?? []
-        if hello.version == 0x0304 {
-            session.resumed = hello.acceptsPreSharedKey
-            if offered.count == 1 {
-                session.alpn = offered[0]
-                session.alpnSource = .onlyOffered
-            } else if offered.count > 1 {
-                session.alpnSource = .unknown
-            }
-        } else {
-            if let clientSession = session.clientHello?.sessionID, !clientSession.isEmpty, clientSession == hello.sessionID {
-                session.resumed = true
-            }
-            if let alpn = hello.alpn {
-                session.alpn = alpn
-                session.alpnSource = .serverHello
-            }
-        }
         guard mode == .undecided else { return }
         if let alpn = session.alpn, !alpn.hasPrefix("http/1") {
             mode = .session

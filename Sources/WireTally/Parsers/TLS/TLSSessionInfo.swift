@@ -123,6 +123,31 @@ public struct TLSSessionInfo: Sendable {
 
     public func stats(_ direction: FlowDirection) -> TLSDirectionStats { stats[direction.rawValue] }
 
+    /// Sets the ServerHello and what it tells with the ClientHello: resumption, and the application
+    /// protocol where it can be seen (TLS ≤ 1.2: the ServerHello; TLS 1.3: only when the client
+    /// offered exactly one).
+    public mutating func noteServerHello(_ hello: TLSServerHello) {
+        serverHello = hello
+        let offered = clientHello?.alpn ?? []
+        if hello.version == 0x0304 {
+            resumed = hello.acceptsPreSharedKey
+            if offered.count == 1 {
+                alpn = offered[0]
+                alpnSource = .onlyOffered
+            } else if offered.count > 1 {
+                alpnSource = .unknown
+            }
+        } else {
+            if let clientSession = clientHello?.sessionID, !clientSession.isEmpty, clientSession == hello.sessionID {
+                resumed = true
+            }
+            if let alpn = hello.alpn {
+                self.alpn = alpn
+                alpnSource = .serverHello
+            }
+        }
+    }
+
     public var clientHelloTime: Timestamp? { clientHelloOrigin?.timestamp }
     public var clientFinishedTime: Timestamp? { clientFinishedOrigin?.timestamp }
 

@@ -1,0 +1,122 @@
+/// One QUIC connection (RFC 9000), followed by its connection IDs across the UDP paths it used: every
+/// datagram of it is counted here, once, by direction and category, and it becomes a
+/// `{"type":"connection","transport":"quic",…}` record.
+///
+/// Without keys its datagrams are all unattributed (no exchange is visible in them yet); the
+/// observer reads what the Initial packets show (version, connection IDs, ClientHello and
+/// ServerHello, a CONNECTION_CLOSE) and counts QUIC packets per packet-number space.
+public final class QUICConnection: ActivityTracked {
+    public let id: Int
+    /// The endpoints of the first path (the one the handshake used).
+    public let client: IPAddress
+    public let clientPort: UInt16
+    public let server: IPAddress
+    public let serverPort: UInt16
+    public let firstTimestamp: Timestamp
+    public private(set) var lastTimestamp: Timestamp
+    /// What the long headers and Initial packets told.
+    public let observer = QUICConnectionObserver()
+    /// Per direction (`FlowDirection.rawValue`): every datagram, by category.
+    public private(set) var totals = DirectionPair(DirectionTally(), DirectionTally())
+    /// Per direction: datagrams no exchange owns (all of them without keys).
+    public private(set) var unattributed = DirectionPair(TrafficCounters(), TrafficCounters())
+    /// The paths (address and port pairs) its datagrams used, the first included, in the order seen.
+    public private(set) var paths: [QUICPath]
+    public private(set) var flags: QUICConnectionFlags = []
+    /// When the client's first Initial and the server's first long-header packet were seen.
+    public private(set) var clientFirstInitialTime: Timestamp?
+    public private(set) var serverFirstPacketTime: Timestamp?
+    /// When a CONNECTION_CLOSE was first seen.
+    public private(set) var closeTime: Timestamp?
+
+    let key: FlowKey
+    var newer: QUICConnection?
+    var older: QUICConnection?
+    var lastActivity: Timestamp { lastTimestamp }
+
+    /// A connection whose first datagram came from `client` (its sender) to `server`.
+    init(id: Int, key: FlowKey, from client: IPAddress, _ clientPort: UInt16, to server: IPAddress, _ serverPort: UInt16,
+         at time: Timestamp) {
+        self.id = id
+        self.key = key
+        self.client = client
+        self.clientPort = clientPort
+        self.server = server
+        self.serverPort = serverPort
+        firstTimestamp = time
+        lastTimestamp = time
+        paths = [QUICPath(key: key, client: client, clientPort: clientPort, server: server, serverPort: serverPort)]
+    }
+
+    public var clientEndpoint: String { client.endpoint(port: clientPort) }
+    public var serverEndpoint: String { server.endpoint(port: serverPort) }
+    public var info: QUICConnectionInfo { observer.info }
+
+    /// What the TLS handshake showed in the Initial packets (as for TLS over TCP without keys: TLS 1.3,
+    /// the ALPN choice known only when the client offered one protocol); nil before any hello.
+    public var tlsSession: TLSSessionInfo? {
+        guard info.clientHello != nil || info.serverHello != nil else { return nil }
+        var session = TLSSessionInfo()
+        session.clientHello = info.clientHello
+        if let hello = info.serverHello { session.noteServerHello(hello) }
+        return session
+    }
+
+    /// Time from the client's first Initial to the server's first answer (one round trip plus the
+    /// server's processing), when both were seen.
+    public var handshakeNanoseconds: Int64? {
+        guard let start = clientFirstInitialTime, let end = serverFirstPacketTime, end >= start else { return nil }
+        return end.nanoseconds - start.nanoseconds
+    }
+
+    /// Counts one datagram of this connection that came on `path` (an index into `paths`).
+    func count(
+        _ packet: IPPacket, sourcePort: UInt16, payload: UnsafeRawBufferPointer, payloadLength: Int, on path: Int,
+        badChecksum: Bool
+    ) {
+        let fromClient = paths[path].isClient(packet.source, sourcePort)
+        let contents = observer.observe(payload, fromClient: fromClient)
+        let direction: FlowDirection = fromClient ? .up : .down
+        var counters = packet.wire
+        counters.payloadBytes = payloadLength
+        totals.update(direction.rawValue) { $0.add(counters, as: contents.category, duplicatePayloadBytes: 0) }
+        unattributed[direction.rawValue] += counters
+        lastTimestamp = max(lastTimestamp, packet.timestamp)
+        if contents.opensWithHandshakePacket {
+            if fromClient, clientFirstInitialTime == nil { clientFirstInitialTime = packet.timestamp }
+            if !fromClient, serverFirstPacketTime == nil { serverFirstPacketTime = packet.timestamp }
+        }
+        if contents.closesConnection {
+            flags.insert(.closed)
+            if closeTime == nil { closeTime = packet.timestamp }
+        }
+        if badChecksum || packet.hasBadHeaderChecksum { flags.insert(.badChecksum) }
+        if packet.wasFragmented { flags.insert(.fragmented) }
+    }
+
+    /// Adds a path the connection moved to (NAT rebinding or migration); returns its index.
+    func addPath(_ path: QUICPath) -> Int {
+        flags.insert(.migrated)
+        paths.append(path)
+        return paths.count - 1
+    }
+
+    func insert(_ flag: QUICConnectionFlags) { flags.insert(flag) }
+
+    /// True when every datagram counted is in exactly one owner, per direction and level.
+    public var isConserved: Bool {
+        FlowDirection.allCases.allSatisfy { totals[$0.rawValue].total == unattributed[$0.rawValue] }
+    }
+}
+
+/// One address and port pair a QUIC connection's datagrams used, with its client side.
+public struct QUICPath: Sendable {
+    let key: FlowKey
+    public let client: IPAddress
+    public let clientPort: UInt16
+    public let server: IPAddress
+    public let serverPort: UInt16
+
+    /// True when a datagram from `source`:`sourcePort` was sent by this path's client.
+    func isClient(_ source: IPAddress, _ sourcePort: UInt16) -> Bool { source == client && sourcePort == clientPort }
+}

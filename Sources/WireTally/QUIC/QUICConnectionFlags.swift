@@ -1,0 +1,33 @@
+/// Notable facts about a QUIC connection, reported as a list of names in its record.
+public struct QUICConnectionFlags: OptionSet, Hashable, Sendable {
+    public var rawValue: UInt16
+    public init(rawValue: UInt16) { self.rawValue = rawValue }
+
+    /// Its datagrams used more than one address/port pair (NAT rebinding or connection migration),
+    /// recognised by a connection ID the long headers showed.
+    public static let migrated = QUICConnectionFlags(rawValue: 1 << 0)
+    /// A CONNECTION_CLOSE was seen.
+    public static let closed = QUICConnectionFlags(rawValue: 1 << 1)
+    /// Finalised after the idle timeout while still open.
+    public static let idleTimeout = QUICConnectionFlags(rawValue: 1 << 2)
+    /// Evicted to respect the cap on live connections.
+    public static let evicted = QUICConnectionFlags(rawValue: 1 << 3)
+    /// Still open when the capture ended.
+    public static let openAtEnd = QUICConnectionFlags(rawValue: 1 << 4)
+    /// A client Initial with a connection ID this connection never used ended it: a new connection on
+    /// the same addresses and ports.
+    public static let pathReused = QUICConnectionFlags(rawValue: 1 << 5)
+    /// Some datagram had a wrong IP or UDP checksum (normal on the sending host or a veth).
+    public static let badChecksum = QUICConnectionFlags(rawValue: 1 << 6)
+    /// Some of its datagrams were reassembled from IP fragments.
+    public static let fragmented = QUICConnectionFlags(rawValue: 1 << 7)
+
+    private static let names: [(QUICConnectionFlags, String)] = [
+        (.migrated, "migrated"), (.closed, "closed"), (.idleTimeout, "idle_timeout"), (.evicted, "evicted"),
+        (.openAtEnd, "open_at_end"), (.pathReused, "path_reused"), (.badChecksum, "bad_checksum"),
+        (.fragmented, "fragmented"),
+    ]
+
+    /// The names of the flags set, in a fixed order.
+    public var names: [String] { Self.names.compactMap { contains($0.0) ? $0.1 : nil } }
+}
