@@ -14,7 +14,7 @@ usage: h3-peer.py server --cert CERT --key KEY --log LOG.jsonl --qlog-dir DIR --
 server: one UDP socket per ADDR:PORT (aioquic `serve`, ALPN h3, QUIC v1 and v2, session tickets kept in
   memory so that a client can resume — with 0-RTT: aioquic's tickets allow early data). Responses are
   generated (deterministic, no Date header), every one with content-type and content-length:
-    GET|HEAD /index.html   HTML page (INDEX, 1,514 B)
+    GET|HEAD /index.html   HTML page (INDEX, 1,449 B)
     GET /api/status, /api/config   small JSON
     GET /bytes/N           N deterministic bytes (application/octet-stream)
     GET /slow/N            N bytes in 16 KiB DATA frames 20 ms apart (the `cancel` script stops it)
@@ -486,7 +486,7 @@ async def scr_lossy(c, conn):
 
 SCRIPTS = {
     # quic-sequential: one connection, eight requests one after another (GET JSON, GET HTML, HEAD, GET
-    # JSON, then a client key update and a switch to a new connection ID, GET 102,400 B, POST 1,138 B JSON,
+    # JSON, then a client key update and a switch to a new connection ID, GET 102,400 B, POST 816 B JSON,
     # GET 404, GET 204)
     "sequential": [scr_sequential],
     # quic-concurrent: one connection, 20 GETs started at once
