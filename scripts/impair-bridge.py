@@ -5,7 +5,8 @@ Runs inside the `middle` namespace: one AF_PACKET raw socket per interface, ever
 one side is forwarded to the other side after a fixed delay.  IP frames (IPv4/IPv6) may additionally be
 dropped, duplicated or reordered (held back for an extra delay so later frames overtake them), each
 decided by one seeded random generator, in the order frames arrive.  ARP and other frames are only
-delayed.  Every impairment is logged as one JSON line; a summary is written on SIGTERM/SIGINT.
+delayed.  Every impairment is logged as one JSON line (TCP: ports, seq/ack, flags, payload length; UDP:
+ports, payload length and the QUIC header form); a summary is written on SIGTERM/SIGINT.
 
 usage: impair-bridge.py --a m1 --b m2 --seed 7701 --drop 0.03 --dup 0.02 --reorder 0.02 \
            --delay-ms 5 --reorder-extra-ms 15 --events EVENTS.jsonl --summary SUMMARY.json --ready FILE
@@ -40,6 +41,13 @@ def describe(frame):
         sp, dp, seq, ack, off, flags = struct.unpack("!HHIIBB", frame[l4:l4 + 14])
         d.update(sport=sp, dport=dp, seq=seq, ack=ack, flags="0x%03x" % flags,
                  tcp_len=l4len - (off >> 4) * 4)
+    elif l4 is not None and proto == 17 and len(frame) >= l4 + 8:
+        # UDP (QUIC in quic-lossy): ports and payload length; the first payload byte tells a QUIC long
+        # header (bit 7 set: Initial, 0-RTT, Handshake, Retry) from a short one (1-RTT)
+        sp, dp, ulen = struct.unpack("!HHH", frame[l4:l4 + 6])
+        d.update(sport=sp, dport=dp, udp_len=ulen - 8)
+        if len(frame) > l4 + 8:
+            d["quic_form"] = "long" if frame[l4 + 8] & 0x80 else "short"
     return d
 
 

@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # Tools that only scripts/record-captures needs (never the tests, so CI does not install them): the
 # h2-* scenarios' HTTP/2 clients `nghttp` and `h2load` (Debian package nghttp2-client) and the python
-# module hpack for scripts/lib/h2-peer.py (PyPI `h2`, which brings hpack and hyperframe).
+# module hpack for scripts/lib/h2-peer.py (PyPI `h2`, which brings hpack and hyperframe); the quic-*
+# scenarios' aioquic venv (below).
 # record-captures installs them once when they are missing (like chromium/playwright for browser-har);
 # `WIRETALLY_RECORD_TOOLS=1 scripts/setup` installs them up front.
 h2_tools_ready() {
@@ -24,4 +25,30 @@ h2_tool_versions() {  # for captures/RECORDING.txt
     echo "nghttp: $(nghttp --version 2>/dev/null | head -1)"
     echo "h2load: $(h2load --version 2>/dev/null | head -1)"
     echo "h2-peer: python $(python3 -c 'import sys, importlib.metadata as m; print("%d.%d.%d" % sys.version_info[:3], "h2", m.version("h2"), "hpack", m.version("hpack"))' 2>/dev/null)"
+}
+
+# The `quic` scenario's HTTP/3 peer (scripts/lib/h3-peer.py) runs on aioquic from PyPI, pinned with its
+# dependencies in scripts/lib/quic-requirements.txt and installed into a venv of its own (it needs a
+# newer `cryptography` than other python tools may want): WIRETALLY_QUIC_VENV, default
+# ~/.cache/wiretally/quic-venv. record-captures installs it once when missing or when the pins changed
+# (`WIRETALLY_RECORD_TOOLS=1 scripts/setup` does it up front); QUIC_PY is the venv's python.
+QUIC_VENV=${WIRETALLY_QUIC_VENV:-${HOME:-/root}/.cache/wiretally/quic-venv}
+QUIC_PY=$QUIC_VENV/bin/python
+QUIC_REQUIREMENTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/quic-requirements.txt
+quic_tools_ready() {
+    [ -x "$QUIC_PY" ] && cmp -s "$QUIC_REQUIREMENTS" "$QUIC_VENV/wiretally-requirements.txt" \
+        && "$QUIC_PY" -c 'import aioquic.h3.connection, aioquic.asyncio, pylsqpack' 2>/dev/null
+}
+install_quic_tools() {
+    rm -rf "$QUIC_VENV"
+    mkdir -p "$(dirname "$QUIC_VENV")"
+    python3 -m venv "$QUIC_VENV" >/dev/null 2>&1 || {
+        echo "record-tools: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
+    "$QUIC_PY" -m pip install -q --disable-pip-version-check -r "$QUIC_REQUIREMENTS" >/dev/null 2>&1 || {
+        echo "record-tools: pip install -r $QUIC_REQUIREMENTS failed (is PyPI reachable?)" >&2; return 1; }
+    cp "$QUIC_REQUIREMENTS" "$QUIC_VENV/wiretally-requirements.txt"
+    quic_tools_ready
+}
+quic_tool_versions() {  # for captures/RECORDING.txt
+    echo "h3-peer: python $("$QUIC_PY" -c 'import sys, importlib.metadata as m; print("%d.%d.%d" % sys.version_info[:3], "aioquic", m.version("aioquic"), "pylsqpack", m.version("pylsqpack"), "cryptography", m.version("cryptography"))' 2>/dev/null)"
 }
