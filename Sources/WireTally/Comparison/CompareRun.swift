@@ -92,7 +92,7 @@ final class ExchangeCollector: RecordWriter {
     struct Collected {
         var exchange: HTTPExchange
         var id: Int
-        var connection: TCPConnection
+        var connection: ExchangeConnection
     }
 
     private(set) var exchanges: [Collected] = []

@@ -83,8 +83,8 @@ public final class EndpointAggregator {
 
     /// Adds one exchange: its endpoint, time (first request packet, else first response packet) and
     /// wire bytes.
-    public func add(_ exchange: HTTPExchange, connection: TCPConnection) {
-        let wire = connection.ledger.exchange(exchange.index)
+    public func add(_ exchange: HTTPExchange, connection: ExchangeConnection) {
+        let wire = connection.wire(ofExchange: exchange.index)
         let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
         let time = (exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp ?? connection.firstTimestamp).nanoseconds
         let host = Self.request(of: exchange, connection: connection).host
@@ -107,7 +107,7 @@ public final class EndpointAggregator {
 
     /// The method, host and target an exchange is summarised by (method and target nil when the
     /// capture missed its request).
-    public static func request(of exchange: HTTPExchange, connection: TCPConnection) -> (method: String?, host: String, target: String?) {
+    public static func request(of exchange: HTTPExchange, connection: ExchangeConnection) -> (method: String?, host: String, target: String?) {
         guard let request = exchange.request else { return (nil, exchange.serverName ?? connection.serverEndpoint, nil) }
         let host = RecordEncoding.host(of: request, fallback: exchange.serverName ?? connection.server.description)
         return (request.method, host, request.target)

@@ -1,22 +1,23 @@
 extension RecordEncoding {
     /// A `{"type":"http",…}` record: one request/response exchange with the exact bytes it cost.
     public static func http(
-        _ exchange: HTTPExchange, id: Int, connection: TCPConnection, timestampDigits digits: Int
+        _ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, timestampDigits digits: Int
     ) -> JSONValue {
         JSONValue { http(exchange, id: id, connection: connection, timestampDigits: digits, to: &$0) }
     }
 
     static func http<Encoder: JSONEncoding>(
-        _ exchange: HTTPExchange, id: Int, connection: TCPConnection, timestampDigits digits: Int,
+        _ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, timestampDigits digits: Int,
         to encoder: inout Encoder
     ) {
-        let wire = connection.ledger.exchange(exchange.index)
+        let wire = connection.wire(ofExchange: exchange.index)
         let fallbackHost = exchange.serverName ?? connection.server.description
         encoder.object { encoder in
             encoder.field("type", "http")
             encoder.field("id", id)
             encoder.object("conn") { encoder in
                 encoder.field("id", connection.id)
+                encoder.field("transport", connection.transportName)
                 encoder.field("client", connection.clientEndpoint)
                 encoder.field("server", connection.serverEndpoint)
                 encoder.field("index", exchange.index)
@@ -42,8 +43,8 @@ extension RecordEncoding {
                     encoder.field("down", exchange.connectionShareBytes.down)
                 }
             }
-            encoder.object("tls", tlsSession(of: connection)) { encoder, tls in
-                tlsSummaryFields(tls.session, to: &encoder)
+            encoder.object("tls", connection.tlsSession) { encoder, session in
+                tlsSummaryFields(session, to: &encoder)
                 if let records = exchange.tlsRecords {
                     encoder.field("up") { tlsRecordBytes(records.up, to: &$0) }
                     encoder.field("down") { tlsRecordBytes(records.down, to: &$0) }
@@ -91,8 +92,9 @@ extension RecordEncoding {
     /// The flag names of an exchange: `no_request`, `no_response`, `upgraded`, HTTP/2's `pushed`,
     /// `reset`, `refused` and `hpack_error`, its messages' flags prefixed `request_`/`response_`
     /// (`response_gap`, `request_incomplete`…), then `encrypted` and `estimated` for exchanges estimated
-    /// from TLS records, `encrypted` and `decrypted` for exchanges parsed from decrypted TLS records.
-    public static func flags(of exchange: HTTPExchange, on connection: TCPConnection) -> [String] {
+    /// from TLS records or QUIC datagrams, `encrypted` and `decrypted` for exchanges parsed from decrypted
+    /// TLS records.
+    public static func flags(of exchange: HTTPExchange, on connection: ExchangeConnection) -> [String] {
         var flags: [String] = []
         if exchange.request == nil { flags.append("no_request") }
         if exchange.response == nil { flags.append("no_response") }
@@ -105,8 +107,13 @@ extension RecordEncoding {
         }
         if let request = exchange.request { flags += flagNames(request.flags, prefix: "request_") }
         if let response = exchange.response { flags += flagNames(response.flags, prefix: "response_") }
-        if let tls = tlsSession(of: connection) {
-            flags += tls.isEstimated ? ["encrypted", "estimated"] : exchange.tlsRecords != nil ? ["encrypted", "decrypted"] : ["encrypted"]
+        switch connection {
+        case let .tcp(tcp):
+            if let tls = tlsSession(of: tcp) {
+                flags += tls.isEstimated ? ["encrypted", "estimated"] : exchange.tlsRecords != nil ? ["encrypted", "decrypted"] : ["encrypted"]
+            }
+        case .quic:
+            flags += ["encrypted", "estimated"]
         }
         return flags
     }

@@ -13,13 +13,14 @@ extension RecordEncoding {
             encoder.field("server", connection.serverEndpoint)
             encoder.field("ts_first", timestamp: connection.firstTimestamp, digits: digits)
             encoder.field("ts_last", timestamp: connection.lastTimestamp, digits: digits)
-            encoder.field("up") { direction(connection.totals.up, to: &$0) }
-            encoder.field("down") { direction(connection.totals.down, to: &$0) }
+            let ledger = connection.ledger
+            encoder.field("up") { direction(ledger.totals.up, to: &$0) }
+            encoder.field("down") { direction(ledger.totals.down, to: &$0) }
             encoder.object("unattributed") { encoder in
-                encoder.field("up") { counters(connection.unattributed.up, to: &$0) }
-                encoder.field("down") { counters(connection.unattributed.down, to: &$0) }
+                encoder.field("up") { counters(ledger.unattributed.up, to: &$0) }
+                encoder.field("down") { counters(ledger.unattributed.down, to: &$0) }
             }
-            encoder.field("exchanges", 0)
+            encoder.field("exchanges", connection.exchangeCount)
             encoder.field("handshake_rtt_ms", milliseconds: connection.handshakeNanoseconds)
             encoder.object("tls", connection.tlsSession) { encoder, session in
                 tlsSummaryFields(session, to: &encoder)

@@ -21,6 +21,6 @@ extension RecordEncoding {
         let connection = TCPConnection(
             id: 0, endpoints: .init(client: IPAddress(ipv4: 0), clientPort: 0, server: IPAddress(ipv4: 0), serverPort: 0),
             timestamp: Timestamp(nanoseconds: 0), limits: ReassemblyLimits(), consumer: nil)
-        return http(exchange, id: 0, connection: connection, timestampDigits: 6)
+        return http(exchange, id: 0, connection: .tcp(connection), timestampDigits: 6)
     }
 }

@@ -59,9 +59,9 @@ public final class TableWriter: RecordWriter {
         wroteHeader = true
     }
 
-    private func writeExchange(_ exchange: HTTPExchange, id: Int, connection: TCPConnection, digits: Int) {
+    private func writeExchange(_ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, digits: Int) {
         writeHeaderOnce(Self.exchangeColumns)
-        let wire = connection.ledger.exchange(exchange.index)
+        let wire = connection.wire(ofExchange: exchange.index)
         let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
         let first = exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
         let method = exchange.request?.method ?? "-"
@@ -95,12 +95,12 @@ public final class TableWriter: RecordWriter {
     /// A QUIC connection's row: its datagrams, and `quic` first among the flags.
     private func writeConnection(_ connection: QUICConnection) {
         writeHeaderOnce(Self.connectionColumns)
-        let up = connection.totals.up, down = connection.totals.down
+        let up = connection.ledger.totals.up, down = connection.ledger.totals.down
         let duration = connection.lastTimestamp.nanoseconds - connection.firstTimestamp.nanoseconds
         output.write(Self.row([
             String(connection.id), connection.clientEndpoint, connection.serverEndpoint,
             RecordEncoding.milliseconds(duration / 1000) + "s", String(up.total.packets), String(up.total.ipBytes),
-            String(down.total.packets), String(down.total.ipBytes), "0", "0", "0",
+            String(down.total.packets), String(down.total.ipBytes), String(connection.exchangeCount), "0", "0",
             (["quic"] + connection.flags.names).joined(separator: ","),
         ], Self.connectionColumns))
     }
@@ -114,7 +114,8 @@ public final class TableWriter: RecordWriter {
             lines.append("duration     \(RecordEncoding.milliseconds((last.nanoseconds - first.nanoseconds) / 1000))s")
         }
         lines.append("packets      \(summary.read.packets) (\(summary.read.frameBytes) frame bytes, \(summary.accountedIPBytes) IP bytes)")
-        lines.append("tcp          \(summary.connections) connections, \(summary.exchanges) HTTP exchanges, \(summary.inConnections.packets) packets, \(summary.inConnections.ipBytes) IP bytes (\(summary.attributedIPBytes) in exchanges)")
+        lines.append("http         \(summary.exchanges) exchanges, \(summary.attributedIPBytes) IP bytes in them")
+        lines.append("tcp          \(summary.connections) connections, \(summary.inConnections.packets) packets, \(summary.inConnections.ipBytes) IP bytes")
         if !summary.tlsDecryption.isEmpty {
             let counts = ["decrypted", "partial", "no_key", "failed", "unsupported_cipher"].compactMap { status in
                 summary.tlsDecryption[status].map { "\($0) \(status.replacingOccurrences(of: "_", with: " "))" }

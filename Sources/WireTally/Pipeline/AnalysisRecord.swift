@@ -6,7 +6,7 @@ public enum AnalysisRecord {
     case quicConnection(QUICConnection)
     case flow(IPFlow)
     /// An HTTP exchange with its record id (1, 2, … in emission order) and its connection.
-    case exchange(HTTPExchange, id: Int, connection: TCPConnection)
+    case exchange(HTTPExchange, id: Int, connection: ExchangeConnection)
     // DNS
     /// A DNS query with its answer (either may be missing), as soon as it is answered or given up.
     case dns(DNSTransaction)

@@ -46,6 +46,8 @@ public final class CaptureAnalyzer {
     /// Counts of the decoder that decoded packets for `process(_:decoded:)`.
     private var otherDecoderStatistics = DecoderStatistics()
     private let emit: (AnalysisRecord) -> Void
+    /// Exchanges stay on their connection after their record (`Options.keepsReportedExchanges`).
+    private let keepsReportedExchanges: Bool
 
     /// IP fragments of a datagram not complete after this long are reported incomplete (Linux's
     /// `ipfrag_time` is 30 s).
@@ -91,7 +93,10 @@ public final class CaptureAnalyzer {
             sealed: { analyzer?.reportSealedExchanges(of: $0, discarding: !keepsReportedExchanges) },
             finished: { analyzer?.report($0) })
         flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { analyzer?.report($0) })
-        quicTracker = QUICConnectionTracker(limits: options.limits, nextID: nextID, finished: { analyzer?.report($0) })
+        quicTracker = QUICConnectionTracker(
+            limits: options.limits, nextID: nextID, resolve: { analyzer?.claimResolution(of: $0) },
+            sealed: { analyzer?.reportExchanges(of: $0) }, finished: { analyzer?.report($0) })
+        self.keepsReportedExchanges = keepsReportedExchanges
         analyzer = self
     }
 
@@ -273,34 +278,66 @@ public final class CaptureAnalyzer {
         if let hello = tls?.clientHelloTime, let finished = tls?.clientFinishedTime {
             handshake = ExchangeTimer.Interval(start: hello, end: finished)
         }
-        let resolution = application.resolution
+        let connect = connection.synTime.flatMap { syn in
+            connection.establishedTime.map { ExchangeTimer.Interval(start: syn, end: $0) }
+        }
         let exchanges = application.exchanges
         let reported = connection.exchangesReported..<min(end, exchanges.endIndex)
         let tlsRecords = application.tls?.recordBytes(of: reported)
         for var exchange in exchanges[reported] {
-            exchange.serverName = tls?.sni ?? resolution?.name
+            exchange.serverName = tls?.sni ?? application.resolution?.name
             if let tlsRecords {
                 exchange.tlsRecords = DirectionPair(
                     tlsRecords.up[exchange.index] ?? TLSExchangeRecordBytes(),
                     tlsRecords.down[exchange.index] ?? TLSExchangeRecordBytes())
             }
-            if exchange.index == 0, let resolution {
-                exchange.dnsAnswerIPBytes = resolution.responseWire.ipBytes
-                exchange.dnsQueryIPBytes = resolution.wire.ipBytes - resolution.responseWire.ipBytes
-            }
-            // The lookup ends with its last answer (A and AAAA), unless the client connected before it.
-            let lookup = resolution.map {
-                let end = $0.lookupEndTimestamp <= (connection.synTime ?? $0.lookupEndTimestamp) ? $0.lookupEndTimestamp : $0.answerTimestamp
-                return ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: end)
-            }
-            exchange.timing = ExchangeTimer.timing(of: exchange, on: connection, dns: lookup, tls: handshake)
-            lastExchangeID += 1
-            summary.exchanges += 1
-            let wire = connection.ledger.exchange(exchange.index)
-            summary.attributedIPBytes += wire.tally(.up).total.ipBytes + wire.tally(.down).total.ipBytes
             connection.exchangesReported = exchange.index + 1
-            emit(.exchange(exchange, id: lastExchangeID, connection: connection))
+            emit(exchange, on: .tcp(connection), resolution: application.resolution, connectedAt: connection.synTime,
+                 connect: connect, tls: handshake)
         }
+    }
+
+    /// Emits a QUIC connection's sealed exchanges not reported yet (all of them once it has ended),
+    /// then, unless they are kept, drops them from the connection.
+    private func reportExchanges(of connection: QUICConnection) {
+        let end = connection.ledger.sealedCount
+        guard connection.exchangesReported < end else { return }
+        let connect = connection.clientFirstInitialTime.flatMap { start in
+            connection.serverFirstPacketTime.map { ExchangeTimer.Interval(start: start, end: $0) }
+        }
+        let serverName = connection.tlsSession?.sni ?? connection.resolution?.name
+        for var exchange in connection.exchanges(connection.exchangesReported ..< end) {
+            exchange.serverName = serverName
+            connection.exchangesReported = exchange.index + 1
+            emit(exchange, on: .quic(connection), resolution: connection.resolution,
+                 connectedAt: connection.clientFirstInitialTime, connect: connect, tls: nil)
+        }
+        if !keepsReportedExchanges { connection.discardReportedExchanges() }
+    }
+
+    /// Emits one exchange with the DNS lookup (`resolution`: the first exchange carries its bytes),
+    /// transport handshake (`connect`, begun `connectedAt`) and TLS handshake (`tls`) that preceded its
+    /// connection, and its timing phases.
+    private func emit(
+        _ exchange: HTTPExchange, on connection: ExchangeConnection, resolution: DNSResolution?,
+        connectedAt: Timestamp?, connect: ExchangeTimer.Interval?, tls: ExchangeTimer.Interval?
+    ) {
+        var exchange = exchange
+        if exchange.index == 0, let resolution {
+            exchange.dnsAnswerIPBytes = resolution.responseWire.ipBytes
+            exchange.dnsQueryIPBytes = resolution.wire.ipBytes - resolution.responseWire.ipBytes
+        }
+        // The lookup ends with its last answer (A and AAAA), unless the client connected before it.
+        let lookup = resolution.map {
+            let end = $0.lookupEndTimestamp <= (connectedAt ?? $0.lookupEndTimestamp) ? $0.lookupEndTimestamp : $0.answerTimestamp
+            return ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: end)
+        }
+        let wire = connection.wire(ofExchange: exchange.index)
+        exchange.timing = ExchangeTimer.timing(of: exchange, wire: wire, dns: lookup, connect: connect, tls: tls)
+        lastExchangeID += 1
+        summary.exchanges += 1
+        summary.attributedIPBytes += wire.tally(.up).total.ipBytes + wire.tally(.down).total.ipBytes
+        emit(.exchange(exchange, id: lastExchangeID, connection: connection))
     }
 
     /// The most recent DNS answer that gave `address`, unless an earlier connection already used it
@@ -312,6 +349,7 @@ public final class CaptureAnalyzer {
     }
 
     private func report(_ connection: QUICConnection) {
+        reportExchanges(of: connection)
         summary.quicConnections += 1
         emit(.quicConnection(connection))
     }

@@ -2,9 +2,10 @@
 /// datagram of it is counted here, once, by direction and category, and it becomes a
 /// `{"type":"connection","transport":"quic",…}` record.
 ///
-/// Without keys its datagrams are all unattributed (no exchange is visible in them yet); the
-/// observer reads what the Initial packets show (version, connection IDs, ClientHello and
-/// ServerHello, a CONNECTION_CLOSE) and counts QUIC packets per packet-number space.
+/// The observer reads what the Initial packets show (version, connection IDs, ClientHello and
+/// ServerHello, a CONNECTION_CLOSE) and counts QUIC packets per packet-number space; without keys the
+/// exchanges are estimated from the protected datagrams (`QUICExchangeEstimator`) and the ledger
+/// gives each datagram to one of them.
 public final class QUICConnection: ActivityTracked {
     public let id: Int
     /// The endpoints of the first path (the one the handshake used).
@@ -16,10 +17,13 @@ public final class QUICConnection: ActivityTracked {
     public private(set) var lastTimestamp: Timestamp
     /// What the long headers and Initial packets told.
     public let observer = QUICConnectionObserver()
-    /// Per direction (`FlowDirection.rawValue`): every datagram, by category.
-    public private(set) var totals = DirectionPair(DirectionTally(), DirectionTally())
-    /// Per direction: datagrams no exchange owns (all of them without keys).
-    public private(set) var unattributed = DirectionPair(TrafficCounters(), TrafficCounters())
+    /// Where every datagram was counted.
+    public private(set) var ledger = QUICConnectionLedger()
+    private var estimator = QUICExchangeEstimator()
+    /// Exchanges whose records were written (0..<exchangesReported).
+    var exchangesReported = 0
+    /// The DNS answer that gave the server's address, when one preceded the connection.
+    public internal(set) var resolution: DNSResolution?
     /// The paths (address and port pairs) its datagrams used, the first included, in the order seen.
     public private(set) var paths: [QUICPath]
     public private(set) var flags: QUICConnectionFlags = []
@@ -79,8 +83,15 @@ public final class QUICConnection: ActivityTracked {
         let direction: FlowDirection = fromClient ? .up : .down
         var counters = packet.wire
         counters.payloadBytes = payloadLength
-        totals.update(direction.rawValue) { $0.add(counters, as: contents.category, duplicatePayloadBytes: 0) }
-        unattributed[direction.rawValue] += counters
+        var owner: Int?
+        if contents.category == .payload {
+            owner = estimator.owner(
+                ofDatagramFromClient: fromClient, payloadLength: payloadLength, plaintext: contents.protectedPayloadBytes,
+                origin: PacketOrigin(frameNumber: packet.frameNumber, timestamp: packet.timestamp))
+            while ledger.exchangeCount < estimator.count { ledger.addExchange() }
+            ledger.seal(before: estimator.finalCount)
+        }
+        ledger.record(counters, as: contents.category, direction: direction, at: packet.timestamp, owner: owner)
         lastTimestamp = max(lastTimestamp, packet.timestamp)
         if contents.opensWithHandshakePacket {
             if fromClient, clientFirstInitialTime == nil { clientFirstInitialTime = packet.timestamp }
@@ -103,9 +114,25 @@ public final class QUICConnection: ActivityTracked {
 
     func insert(_ flag: QUICConnectionFlags) { flags.insert(flag) }
 
-    /// True when every datagram counted is in exactly one owner, per direction and level.
-    public var isConserved: Bool {
-        FlowDirection.allCases.allSatisfy { totals[$0.rawValue].total == unattributed[$0.rawValue] }
+    /// Exchanges estimated so far.
+    public var exchangeCount: Int { ledger.exchangeCount }
+
+    /// The estimated exchanges of `range` (not yet discarded), flagged by the caller `encrypted`,
+    /// `estimated`; their version is the negotiated application protocol when it is known.
+    public func exchanges(_ range: Range<Int>) -> [HTTPExchange] {
+        estimator.exchanges(range, version: tlsSession?.alpn ?? "")
+    }
+
+    /// The connection ended: the last exchange takes the teardown, every exchange is final.
+    func finish() {
+        ledger.settle()
+        ledger.seal(before: ledger.exchangeCount)
+    }
+
+    /// Drops the exchanges before `index` (their records are written).
+    func discardReportedExchanges() {
+        ledger.discardExchanges(before: exchangesReported)
+        estimator.discard(before: exchangesReported)
     }
 }
 

@@ -9,7 +9,8 @@
 /// Connection IDs known here are those the long headers showed (the client's first DCID, and each
 /// side's Source Connection IDs); IDs issued later in NEW_CONNECTION_ID frames are encrypted, so a
 /// migration to one of them starts a new path without keys. A client Initial on a known path whose
-/// DCID the connection never used is a new connection (the old one ends, flagged `path_reused`).
+/// DCID the connection never used is a new connection (the old one ends, flagged `path_reused`), except
+/// after a Version Negotiation alone (the client's retry in an offered version continues it).
 ///
 /// A connection ends after `closingSeconds` without datagrams once a CONNECTION_CLOSE was seen, after
 /// the client's max_idle_timeout (else `defaultIdleTimeoutSeconds`) without datagrams, when evicted at
@@ -26,6 +27,8 @@ final class QUICConnectionTracker {
     private var idLengths: [Int: Int] = [:]
     private let limits: ReassemblyLimits
     private let nextID: () -> Int
+    private let resolve: (IPAddress) -> DNSResolution?
+    private let sealed: (QUICConnection) -> Void
     private let finished: (QUICConnection) -> Void
     private(set) var evictions = 0
     private(set) var idleExpirations = 0
@@ -39,9 +42,18 @@ final class QUICConnectionTracker {
     /// closing and draining periods last three PTOs, well under this).
     static let closingSeconds: Int64 = 3
 
-    init(limits: ReassemblyLimits, nextID: @escaping () -> Int, finished: @escaping (QUICConnection) -> Void) {
+    /// - Parameters:
+    ///   - resolve: the DNS answer a new connection's server address came from, if any (claimed).
+    ///   - sealed: called when a connection has exchanges final before it ends.
+    ///   - finished: called once per connection, when it ends.
+    init(
+        limits: ReassemblyLimits, nextID: @escaping () -> Int, resolve: @escaping (IPAddress) -> DNSResolution?,
+        sealed: @escaping (QUICConnection) -> Void, finished: @escaping (QUICConnection) -> Void
+    ) {
         self.limits = limits
         self.nextID = nextID
+        self.resolve = resolve
+        self.sealed = sealed
         self.finished = finished
     }
 
@@ -75,6 +87,7 @@ final class QUICConnectionTracker {
             packet, sourcePort: sourcePort, payload: payload, payloadLength: payloadLength, on: path,
             badChecksum: badChecksum)
         registerNewConnectionIDs(of: connection)
+        if connection.ledger.sealedCount > connection.exchangesReported { sealed(connection) }
         return true
     }
 
@@ -97,6 +110,7 @@ final class QUICConnectionTracker {
         for connection in table.removeAll().sorted(by: { $0.id < $1.id }) {
             if connection.closeTime == nil { connection.insert(.openAtEnd) }
             forget(connection)
+            connection.finish()
             finished(connection)
         }
     }
@@ -124,6 +138,7 @@ final class QUICConnectionTracker {
                              at: packet.timestamp)
             : QUICConnection(id: nextID(), key: key, from: packet.source, sourcePort, to: packet.destination, destinationPort,
                              at: packet.timestamp)
+        connection.resolution = resolve(connection.server)
         table.insert(connection)
         paths[key] = (connection, 0)
         return connection
@@ -180,12 +195,14 @@ final class QUICConnectionTracker {
     }
 
     /// True when the datagram is a client's Initial on a known path whose DCID the connection never
-    /// saw: a new connection reusing the addresses and ports.
+    /// saw: a new connection reusing the addresses and ports. Not after a Version Negotiation alone:
+    /// the client's first Initial in a version the server offered continues that attempt.
     private func startsNewConnection(
         _ payload: UnsafeRawBufferPointer, on connection: QUICConnection, path: Int, _ packet: IPPacket,
         _ sourcePort: UInt16
     ) -> Bool {
-        guard let first = payload.first, first & 0x80 != 0, connection.paths[path].isClient(packet.source, sourcePort),
+        guard connection.info.version != nil, let first = payload.first, first & 0x80 != 0,
+              connection.paths[path].isClient(packet.source, sourcePort),
               let header = QUICPacketHeaderView(datagram: payload), header.kind == .long(.initial), header.fixedBit,
               !header.destinationConnectionID.isEmpty
         else { return false }
@@ -209,6 +226,7 @@ final class QUICConnectionTracker {
     private func end(_ connection: QUICConnection) {
         table.remove(connection)
         forget(connection)
+        connection.finish()
         finished(connection)
     }
 

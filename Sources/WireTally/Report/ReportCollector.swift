@@ -63,7 +63,7 @@ final class ReportCollector: RecordWriter {
         ])))
     }
 
-    private func addExchange(_ exchange: HTTPExchange, id: Int, connection: TCPConnection, digits: Int) {
+    private func addExchange(_ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, digits: Int) {
         let json = RecordEncoding.http(exchange, id: id, connection: connection, timestampDigits: digits)
         let up = json.integer("wire", "up", "ip_bytes"), down = json.integer("wire", "down", "ip_bytes")
         let flags = RecordEncoding.flags(of: exchange, on: connection)

@@ -12,10 +12,12 @@ public enum ExchangeTimer {
         }
     }
 
-    /// The phases of `exchange`. `dns` and `tls` are the lookup and handshake that preceded the
-    /// connection; they count only for the connection's first exchange, like `connect`.
+    /// The phases of `exchange`, which owns the packets of `wire`. `dns`, `connect` and `tls` are the
+    /// lookup, the transport handshake (TCP's SYN to its completion, QUIC's first Initial to the
+    /// server's answer) and the TLS handshake that preceded the connection; they count only for its
+    /// first exchange.
     public static func timing(
-        of exchange: HTTPExchange, on connection: TCPConnection, dns: Interval? = nil, tls: Interval? = nil
+        of exchange: HTTPExchange, wire: ExchangeWire, dns: Interval? = nil, connect: Interval? = nil, tls: Interval? = nil
     ) -> ExchangeTiming {
         var timing = ExchangeTiming()
         let isFirst = exchange.index == 0
@@ -24,15 +26,14 @@ public enum ExchangeTimer {
             timing.dns = milliseconds(dns.start, dns.end)
             starts.append(dns.start)
         }
-        if isFirst, let syn = connection.synTime, let established = connection.establishedTime {
-            timing.connect = milliseconds(syn, established)
-            starts.append(syn)
+        if isFirst, let connect {
+            timing.connect = milliseconds(connect.start, connect.end)
+            starts.append(connect.start)
         }
         if isFirst, let tls {
             timing.ssl = milliseconds(tls.start, tls.end)
             starts.append(tls.start)
         }
-        let wire = connection.ledger.exchange(exchange.index)
         /// From the packet carrying the message's first byte to the last packet carrying the exchange's
         /// bytes in that direction (a retransmission filling a hole can be it), unless that packet came
         /// after `limit`. Earlier packets the exchange owns (a TLS handshake is the first exchange's

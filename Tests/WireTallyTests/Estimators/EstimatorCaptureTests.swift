@@ -149,7 +149,7 @@ import Testing
         #expect(connection.ledger.unattributed(.up).packets == 0)
         // The server's ACKs of the first two pieces wait for the verdict too: the exchange's.
         #expect(connection.ledger.unattributed(.down).packets == 0)
-        let gap = try #require(GapAttribution(exchange: exchange, connection: connection, estimator: .http, level: .ip))
+        let gap = try #require(GapAttribution(exchange: exchange, connection: .tcp(connection), estimator: .http, level: .ip))
         #expect(gap.byCause["other"] == 0)
     }
 
@@ -180,7 +180,7 @@ import Testing
         for level in WireLevel.allCases {
             let run = collector.run(level: level)
             for report in run.reports() {
-                for collected in collector.exchanges {
+                for collected in collector.allExchanges {
                     guard let estimator = report.estimator, let gap = GapAttribution(
                         exchange: collected.exchange, connection: collected.connection, estimator: estimator, level: level)
                     else { continue }
@@ -196,7 +196,7 @@ import Testing
                 #expect(causes.count == GapAttribution.causes.count)
                 #expect(causes.reduce(0, +) == -(json.int("total.error_bytes") ?? 0))
                 #expect(json.int("requests") == report.requestCount)
-                #expect(report.requestCount + report.skipped == collector.exchanges.count)
+                #expect(report.requestCount + report.skipped == collector.allExchanges.count)
                 if level != .ip { #expect(report.dnsWire == 0) }
                 if level == .payload {
                     #expect((report.gapByCause["tcp_ip_headers"] ?? 0) == 0 && (report.gapByCause["pure_acks"] ?? 0) == 0)

@@ -4,13 +4,19 @@ import Foundation
 /// Keeps each exchange with its connection (for the estimators) and the JSON records (to match nginx).
 final class EstimatorCollector: RecordWriter {
     let records = CollectingWriter()
+    /// Every exchange, TCP or QUIC.
+    private(set) var allExchanges: [(exchange: HTTPExchange, connection: ExchangeConnection)] = []
+    /// The exchanges on TCP connections, by record id too.
     private(set) var exchanges: [(exchange: HTTPExchange, connection: TCPConnection)] = []
     private(set) var byID: [Int: (exchange: HTTPExchange, connection: TCPConnection)] = [:]
 
     func write(_ record: AnalysisRecord, timestampDigits: Int) {
         if case let .exchange(exchange, id, connection) = record {
-            exchanges.append((exchange, connection))
-            byID[id] = (exchange, connection)
+            allExchanges.append((exchange, connection))
+            if let tcp = connection.tcp {
+                exchanges.append((exchange, tcp))
+                byID[id] = (exchange, tcp)
+            }
         }
         records.write(record, timestampDigits: timestampDigits)
     }
@@ -30,7 +36,7 @@ final class EstimatorCollector: RecordWriter {
     /// The estimator run over everything collected.
     func run(level: WireLevel) -> EstimatorRun {
         let run = EstimatorRun(level: level)
-        for (exchange, connection) in exchanges { run.add(exchange, connection) }
+        for (exchange, connection) in allExchanges { run.add(exchange, connection) }
         return run
     }
 }

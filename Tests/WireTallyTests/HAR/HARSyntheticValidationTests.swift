@@ -55,7 +55,7 @@ import Testing
                 id: 1, endpoints: .init(client: IPAddress("10.0.0.1") ?? IPAddress(ipv4: 1), clientPort: 5000,
                                         server: IPAddress(server)!, serverPort: port),
                 timestamp: Timestamp(nanoseconds: 0), limits: ReassemblyLimits(), consumer: nil)
-            #expect(HAREntry.url(of: message, connection: connection) == url)
+            #expect(HAREntry.url(of: message, connection: .tcp(connection)) == url)
         }
     }
 

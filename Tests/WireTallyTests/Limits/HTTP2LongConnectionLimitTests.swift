@@ -45,7 +45,7 @@ import Testing
             case let .exchange(exchange, _, connection):
                 if exchange.index != exchanges || exchange.response?.status != 200 || exchange.request?.target != "/poll/\(exchange.index)"
                     || exchange.response?.bytes.body != 300 { inOrder = false }
-                let http2 = (connection.consumer as? ApplicationLayerAnalysis)?.anyHTTP2
+                let http2 = (connection.tcp?.consumer as? ApplicationLayerAnalysis)?.anyHTTP2
                 mostRuns = max(mostRuns, http2?.ownership(.up).count ?? 0, http2?.ownership(.down).count ?? 0)
                 exchanges += 1
             case let .connection(connection):

@@ -31,6 +31,12 @@ enum TestPaths {
         publicCaptures.map { files(in: $0, endingWith: [".pcap", ".pcapng", ".pcap.gz", ".pcapng.gz"]) } ?? []
     }
 
+    /// The recorded TLS-over-TCP captures with a file ending in `suffix` (the QUIC recordings,
+    /// `quic-*`, have key logs too: the QUIC suites read those).
+    static func recordedTCPCaptures(beside suffix: String) -> [String] {
+        recordedCaptures(beside: suffix).filter { !$0.hasPrefix("quic-") }
+    }
+
     /// Names (without extension) of the recorded captures in `captures/` that have a truth file ending
     /// in `suffix` beside them (`".nginx.jsonl"`), sorted.
     static func recordedCaptures(beside suffix: String) -> [String] {

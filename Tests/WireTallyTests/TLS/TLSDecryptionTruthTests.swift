@@ -6,8 +6,8 @@ import Testing
 /// request over TLS parsed with nginx's exact `$request_length` and `$bytes_sent`, curl's sizes, the
 /// plaintext tshark's `follow,tls` shows, every TLS record header counted once, and conservation.
 @Suite struct TLSDecryptionTruthTests {
-    /// The recorded captures with a key log (`NAME.keys`, written by curl's SSLKEYLOGFILE).
-    static let keyed = TestPaths.recordedCaptures(beside: ".keys")
+    /// The recorded TLS-over-TCP captures with a key log (`NAME.keys`, written by curl's SSLKEYLOGFILE).
+    static let keyed = TestPaths.recordedTCPCaptures(beside: ".keys")
 
     static func analyze(_ name: String, keys: [String]? = nil) throws -> (CollectingWriter, AnalysisRun.Result) {
         var options = CaptureAnalyzer.Options()

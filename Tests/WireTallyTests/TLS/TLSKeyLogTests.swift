@@ -6,7 +6,7 @@ import Testing
 /// recorded TLS capture) against the ClientHellos tshark finds in the same capture, and the public
 /// keyed captures' logs; then the format's edges on hand-written logs.
 @Suite struct TLSKeyLogTests {
-    static let recordedKeyLogs = TestPaths.recordedCaptures(beside: ".keys")
+    static let recordedKeyLogs = TestPaths.recordedTCPCaptures(beside: ".keys")
 
     static func read(_ path: String) throws -> TLSKeyLog {
         TLSKeyLog(try Data(contentsOf: URL(fileURLWithPath: path)))

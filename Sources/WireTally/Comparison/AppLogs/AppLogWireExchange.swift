@@ -51,8 +51,8 @@ public struct AppLogWireExchange: Sendable {
     ///   name or address); an encrypted estimated exchange has `serverName` (SNI / DNS answer) or the
     ///   server address, and is `hostOnly`;
     /// - path and query: the request target (origin form, or the path of an absolute-form target).
-    public init(_ exchange: HTTPExchange, id: Int, connection: TCPConnection) {
-        let isTLS = RecordEncoding.tlsSession(of: connection) != nil || connection.serverPort == 443
+    public init(_ exchange: HTTPExchange, id: Int, connection: ExchangeConnection) {
+        let isTLS = connection.tlsSession != nil || connection.serverPort == 443
         let scheme = isTLS ? "https" : "http"
         let address = connection.server.isIPv6 ? "[\(connection.server)]" : connection.server.description
         let fallback = exchange.serverName ?? address
@@ -74,7 +74,7 @@ public struct AppLogWireExchange: Sendable {
         let timing = exchange.timing
         let first = timing.start ?? exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
             ?? connection.firstTimestamp
-        let wire = connection.ledger.exchange(exchange.index)
+        let wire = connection.wire(ofExchange: exchange.index)
         self.init(
             id: id, connectionID: connection.id, index: exchange.index, clientPort: Int(connection.clientPort),
             serverAddress: connection.server.description, serverPort: Int(connection.serverPort),

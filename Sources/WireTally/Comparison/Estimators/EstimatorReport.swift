@@ -36,7 +36,7 @@ public final class EstimatorRun {
 
     /// Adds one exchange (as emitted in `AnalysisRecord.exchange`) to every estimator's report. Only the
     /// figures are kept, not the bodies.
-    public func add(_ exchange: HTTPExchange, _ connection: TCPConnection) {
+    public func add(_ exchange: HTTPExchange, _ connection: ExchangeConnection) {
         for index in reportsByEstimator.indices { reportsByEstimator[index].add(exchange, connection) }
     }
 
@@ -125,7 +125,7 @@ public struct EstimatorReport: Sendable {
     }
 
     /// Adds the built-in estimator's estimate of one exchange (or counts it skipped).
-    public mutating func add(_ exchange: HTTPExchange, _ connection: TCPConnection) {
+    public mutating func add(_ exchange: HTTPExchange, _ connection: ExchangeConnection) {
         guard let breakdown = estimator?.breakdown(exchange) else {
             skipped += 1
             return
@@ -134,7 +134,7 @@ public struct EstimatorReport: Sendable {
     }
 
     /// Adds one exchange with an estimate given as a breakdown.
-    public mutating func add(_ exchange: HTTPExchange, _ connection: TCPConnection, breakdown: EstimateBreakdown) {
+    public mutating func add(_ exchange: HTTPExchange, _ connection: ExchangeConnection, breakdown: EstimateBreakdown) {
         let gap = GapAttribution(exchange: exchange, connection: connection, breakdown: breakdown, level: level)
         requestCount += 1
         if breakdown.approximated { approximatedCount += 1 }

@@ -1,7 +1,7 @@
 /// Why an estimate differs from the wire: (wire − estimated) of one exchange split into causes that add
 /// up exactly, signed (negative when the estimator counted more than was there).
 ///
-/// Per direction d at level L, with T = the exchange's ledger tally (`connection.ledger.exchange(i)`):
+/// Per direction d at level L, with T = the exchange's ledger tally (`connection.wire(ofExchange: i)`):
 ///
 ///     wire_d = T.setup[L] + T.teardown[L]                     → setup_teardown
 ///            + T.ack[L]                                       → pure_acks
@@ -87,11 +87,11 @@ public struct GapAttribution: Sendable {
     public var causeTotal: Int { byCause.values.reduce(0, +) }
 
     /// Attributes the gap of `breakdown` (from `Estimator.breakdown(exchange)`) against the exchange's wire.
-    public init(exchange: HTTPExchange, connection: TCPConnection, breakdown: EstimateBreakdown, level: WireLevel) {
+    public init(exchange: HTTPExchange, connection: ExchangeConnection, breakdown: EstimateBreakdown, level: WireLevel) {
         self.level = level
         estimate = breakdown.estimate
-        let wire = connection.ledger.exchange(exchange.index)
-        let isTLS = (connection.consumer as? ApplicationLayerAnalysis)?.tls != nil || breakdown.encrypted
+        let wire = connection.wire(ofExchange: exchange.index)
+        let isTLS = connection.tlsSession != nil || breakdown.encrypted
         let isHTTP2 = exchange.request?.http2 != nil || exchange.response?.http2 != nil
         var causes = Dictionary(uniqueKeysWithValues: Self.causes.map { ($0, 0) })
         var wires = [0, 0]
@@ -125,7 +125,7 @@ public struct GapAttribution: Sendable {
     }
 
     /// Convenience: the estimator's breakdown and its gap; nil when the estimator skips the exchange.
-    public init?(exchange: HTTPExchange, connection: TCPConnection, estimator: Estimator, level: WireLevel = .ip) {
+    public init?(exchange: HTTPExchange, connection: ExchangeConnection, estimator: Estimator, level: WireLevel = .ip) {
         guard let breakdown = estimator.breakdown(exchange) else { return nil }
         self.init(exchange: exchange, connection: connection, breakdown: breakdown, level: level)
     }

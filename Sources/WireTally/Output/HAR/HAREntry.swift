@@ -11,7 +11,7 @@ enum HAREntry {
     }
 
     static func entry(
-        _ exchange: HTTPExchange, id: Int, connection: TCPConnection, timing: ExchangeTiming, pageref: String?
+        _ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, timing: ExchangeTiming, pageref: String?
     ) -> (start: Timestamp, json: JSONValue) {
         let phases = HARTimings.Phases(timing)
         let start = timing.start ?? exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
@@ -33,7 +33,7 @@ enum HAREntry {
                 ("server", .string(connection.serverEndpoint)),
                 ("index", .integer(exchange.index)),
             ])),
-            ("_wire", wire(connection.ledger.exchange(exchange.index))),
+            ("_wire", wire(connection.wire(ofExchange: exchange.index))),
             ("_flags", .array(RecordEncoding.flags(of: exchange, on: connection).map(JSONValue.string))),
         ]
         return (start, .object(members))
@@ -41,7 +41,7 @@ enum HAREntry {
 
     // MARK: Request
 
-    static func request(_ message: HTTPMessage?, connection: TCPConnection, serverName: String? = nil) -> JSONValue {
+    static func request(_ message: HTTPMessage?, connection: ExchangeConnection, serverName: String? = nil) -> JSONValue {
         guard let message else {
             // HAR requires a request: a minimal one, flagged `no_request`.
             return .object([
@@ -75,14 +75,14 @@ enum HAREntry {
     /// The scheme (`https://` on a TLS connection, else `http://`) + Host (else the absolute target's
     /// authority, else the server address) + target; absolute-form targets as they are; a request
     /// without method (encrypted, no keys) `https://` + the server's name (SNI or DNS answer) or address.
-    static func url(of message: HTTPMessage, connection: TCPConnection, serverName: String? = nil) -> String {
+    static func url(of message: HTTPMessage, connection: ExchangeConnection, serverName: String? = nil) -> String {
         let address = connection.server.isIPv6 ? "[\(connection.server)]" : connection.server.description
         guard message.method != nil, let target = message.target else {
             let host = serverName ?? address
             return "https://" + (connection.serverPort == 443 ? host : "\(host):\(connection.serverPort)")
         }
         if target.contains("://") { return target }
-        let isTLS = RecordEncoding.tlsSession(of: connection) != nil
+        let isTLS = connection.tlsSession != nil
         let scheme = isTLS ? "https://" : "http://"
         let host = RecordEncoding.host(of: message, fallback: connection.serverPort == (isTLS ? 443 : 80) ? address : connection.serverEndpoint)
         if target.hasPrefix("/") { return scheme + host + target }

@@ -22,7 +22,7 @@ public final class HARWriter: RecordWriter {
     /// The `creator.version` written.
     public static let version = "0.1.0"
 
-    public typealias Timing = (HTTPExchange, TCPConnection) -> ExchangeTiming
+    public typealias Timing = (HTTPExchange, ExchangeConnection) -> ExchangeTiming
 
     private let output: TextOutput
     private let timing: Timing

@@ -1,10 +1,17 @@
 /// What one datagram carried, as far as an observer without keys can tell.
 public struct QUICDatagramContents: Equatable, Sendable {
-    /// Its first packet is an Initial, Handshake, Retry or Version Negotiation packet.
+    /// Its first packet is an Initial, Handshake, Retry or Version Negotiation packet (or a long
+    /// header of an unknown version).
     public var opensWithHandshakePacket = false
+    /// Bytes of its 0-RTT and 1-RTT packets past their headers and packet numbers (taken as one byte)
+    /// and AEAD tags: the protected frames, as far as an observer without keys can size them.
+    public var protectedPayloadBytes = 0
     /// One of its Initial packets carried a CONNECTION_CLOSE (Initial packets are the only ones an
     /// observer without keys can read).
     public var closesConnection = false
+
+    /// AEAD tag length of every QUIC packet (AES-GCM, ChaCha20-Poly1305).
+    static let tagLength = 16
 
     /// The ledger's category of the datagram: `teardown` with a CONNECTION_CLOSE, else `setup` when it
     /// opens with a handshake packet, else `payload` (protected 0-RTT/1-RTT packets, whatever they carry).
@@ -83,7 +90,7 @@ public final class QUICConnectionObserver {
             else { return }
             // past the first packet, zero bytes are padding of the datagram, not packets
             if offset > 0, header.firstByte == 0 { return }
-            if offset == 0 { contents.opensWithHandshakePacket = header.isLongHeader }
+            if offset == 0 { contents.opensWithHandshakePacket = header.isLongHeader && header.kind != .long(.zeroRTT) }
             handle(header, fromClient: fromClient)
             guard header.end > offset else { return }
             offset = header.end
@@ -95,6 +102,7 @@ public final class QUICConnectionObserver {
         case .short:
             guard isQUIC, header.fixedBit else { return }
             count(.oneRTT, header.length, fromClient: fromClient)
+            noteProtectedPayload(header)
         case .versionNegotiation:
             info.versionNegotiationSeen = true
             info.offeredVersions = header.supportedVersions
@@ -113,11 +121,16 @@ public final class QUICConnectionObserver {
                 count(.handshake, header.length, fromClient: fromClient)
             case .zeroRTT:
                 count(.zeroRTT, header.length, fromClient: fromClient)
+                noteProtectedPayload(header)
             case .initial:
                 count(.initial, header.length, fromClient: fromClient)
                 initial(header, fromClient: fromClient)
             }
         }
+    }
+
+    private func noteProtectedPayload(_ header: QUICPacketHeaderView) {
+        contents.protectedPayloadBytes += max(0, header.end - header.packetNumberOffset - 1 - QUICDatagramContents.tagLength)
     }
 
     private func count(_ space: QUICPacketSpace, _ length: Int, fromClient: Bool) {
