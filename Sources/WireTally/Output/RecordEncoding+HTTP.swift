@@ -93,7 +93,7 @@ extension RecordEncoding {
     /// `reset`, `refused` and `hpack_error`, its messages' flags prefixed `request_`/`response_`
     /// (`response_gap`, `request_incomplete`…), then `encrypted` and `estimated` for exchanges estimated
     /// from TLS records or QUIC datagrams, `encrypted` and `decrypted` for exchanges parsed from decrypted
-    /// TLS records.
+    /// TLS records or QUIC packets.
     public static func flags(of exchange: HTTPExchange, on connection: ExchangeConnection) -> [String] {
         var flags: [String] = []
         if exchange.request == nil { flags.append("no_request") }
@@ -112,8 +112,8 @@ extension RecordEncoding {
             if let tls = tlsSession(of: tcp) {
                 flags += tls.isEstimated ? ["encrypted", "estimated"] : exchange.tlsRecords != nil ? ["encrypted", "decrypted"] : ["encrypted"]
             }
-        case .quic:
-            flags += ["encrypted", "estimated"]
+        case let .quic(quic):
+            flags += quic.isDecrypted ? ["encrypted", "decrypted"] : ["encrypted", "estimated"]
         }
         return flags
     }

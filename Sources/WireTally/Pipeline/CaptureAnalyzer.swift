@@ -94,7 +94,7 @@ public final class CaptureAnalyzer {
             finished: { analyzer?.report($0) })
         flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { analyzer?.report($0) })
         quicTracker = QUICConnectionTracker(
-            limits: options.limits, nextID: nextID, resolve: { analyzer?.claimResolution(of: $0) },
+            limits: options.limits, keys: tlsKeys, httpLimits: httpLimits, nextID: nextID, resolve: { analyzer?.claimResolution(of: $0) },
             sealed: { analyzer?.reportExchanges(of: $0) }, finished: { analyzer?.report($0) })
         self.keepsReportedExchanges = keepsReportedExchanges
         analyzer = self

@@ -15,11 +15,20 @@ public final class QUICConnection: ActivityTracked {
     public let serverPort: UInt16
     public let firstTimestamp: Timestamp
     public private(set) var lastTimestamp: Timestamp
-    /// What the long headers and Initial packets told.
-    public let observer = QUICConnectionObserver()
+    /// What the long headers and Initial packets told (and, with keys, every packet).
+    public let observer: QUICConnectionObserver
     /// Where every datagram was counted.
     public private(set) var ledger = QUICConnectionLedger()
+    /// How its exchanges are found: decided by its first 0-RTT or 1-RTT packet — parsed from the
+    /// decrypted packets when that one could be decrypted, else estimated from the datagrams.
+    private var exchangeSource = ExchangeSource.undecided
     private var estimator = QUICExchangeEstimator()
+    private let httpLimits: HTTPLimits
+
+    private enum ExchangeSource {
+        case undecided, estimated
+        case decrypted(HTTP3ConnectionAnalysis)
+    }
     /// Exchanges whose records were written (0..<exchangesReported).
     var exchangesReported = 0
     /// The DNS answer that gave the server's address, when one preceded the connection.
@@ -40,8 +49,10 @@ public final class QUICConnection: ActivityTracked {
 
     /// A connection whose first datagram came from `client` (its sender) to `server`.
     init(id: Int, key: FlowKey, from client: IPAddress, _ clientPort: UInt16, to server: IPAddress, _ serverPort: UInt16,
-         at time: Timestamp) {
+         at time: Timestamp, keys: TLSKeyStore? = nil, httpLimits: HTTPLimits = HTTPLimits()) {
         self.id = id
+        observer = QUICConnectionObserver(keys: keys)
+        self.httpLimits = httpLimits
         self.key = key
         self.client = client
         self.clientPort = clientPort
@@ -83,15 +94,24 @@ public final class QUICConnection: ActivityTracked {
         let direction: FlowDirection = fromClient ? .up : .down
         var counters = packet.wire
         counters.payloadBytes = payloadLength
-        var owner: Int?
-        if contents.category == .payload {
-            owner = estimator.owner(
+        let origin = PacketOrigin(frameNumber: packet.frameNumber, timestamp: packet.timestamp)
+        decideExchangeSource(by: contents)
+        switch exchangeSource {
+        case let .decrypted(analysis):
+            let shares = analysis.shares(of: contents, fromClient: fromClient, origin: origin)
+            while ledger.exchangeCount < analysis.exchanges.endIndex { ledger.addExchange() }
+            ledger.record(counters, shares: shares, direction: direction, at: packet.timestamp)
+            ledger.seal(before: analysis.finalCount)
+        case .estimated where contents.category == .payload:
+            let owner = estimator.owner(
                 ofDatagramFromClient: fromClient, payloadLength: payloadLength, plaintext: contents.protectedPayloadBytes,
-                origin: PacketOrigin(frameNumber: packet.frameNumber, timestamp: packet.timestamp))
+                origin: origin)
             while ledger.exchangeCount < estimator.count { ledger.addExchange() }
             ledger.seal(before: estimator.finalCount)
+            ledger.record(counters, as: contents.category, direction: direction, at: packet.timestamp, owner: owner)
+        default:
+            ledger.record(counters, as: contents.category, direction: direction, at: packet.timestamp, owner: nil)
         }
-        ledger.record(counters, as: contents.category, direction: direction, at: packet.timestamp, owner: owner)
         lastTimestamp = max(lastTimestamp, packet.timestamp)
         if contents.opensWithHandshakePacket {
             if fromClient, clientFirstInitialTime == nil { clientFirstInitialTime = packet.timestamp }
@@ -103,6 +123,23 @@ public final class QUICConnection: ActivityTracked {
         }
         if badChecksum || packet.hasBadHeaderChecksum { flags.insert(.badChecksum) }
         if packet.wasFragmented { flags.insert(.fragmented) }
+    }
+
+    /// The first datagram with a 0-RTT or 1-RTT packet decides where exchanges come from: the HTTP/3
+    /// parser when one of those packets was decrypted, else the estimator.
+    private func decideExchangeSource(by contents: QUICDatagramContents) {
+        guard case .undecided = exchangeSource else { return }
+        let protected = contents.packets.filter { $0.space == .zeroRTT || $0.space == .oneRTT }
+        guard !protected.isEmpty || contents.category == .payload else { return }
+        exchangeSource = protected.contains(where: \.decrypted)
+            ? .decrypted(HTTP3ConnectionAnalysis(limits: httpLimits, roundTripNanoseconds: handshakeNanoseconds))
+            : .estimated
+    }
+
+    /// True when its exchanges were parsed from decrypted packets (HTTP/3), not estimated.
+    public var isDecrypted: Bool {
+        if case .decrypted = exchangeSource { return true }
+        return false
     }
 
     /// Adds a path the connection moved to (NAT rebinding or migration); returns its index.
@@ -120,11 +157,19 @@ public final class QUICConnection: ActivityTracked {
     /// The estimated exchanges of `range` (not yet discarded), flagged by the caller `encrypted`,
     /// `estimated`; their version is the negotiated application protocol when it is known.
     public func exchanges(_ range: Range<Int>) -> [HTTPExchange] {
-        estimator.exchanges(range, version: tlsSession?.alpn ?? "")
+        switch exchangeSource {
+        case .undecided: return []
+        case .estimated: return estimator.exchanges(range, version: tlsSession?.alpn ?? "")
+        case let .decrypted(analysis): return Array(analysis.exchanges[range])
+        }
     }
 
     /// The connection ended: the last exchange takes the teardown, every exchange is final.
     func finish() {
+        if case let .decrypted(analysis) = exchangeSource {
+            analysis.finish()
+            while ledger.exchangeCount < analysis.exchanges.endIndex { ledger.addExchange() }
+        }
         ledger.settle()
         ledger.seal(before: ledger.exchangeCount)
     }
@@ -133,6 +178,7 @@ public final class QUICConnection: ActivityTracked {
     func discardReportedExchanges() {
         ledger.discardExchanges(before: exchangesReported)
         estimator.discard(before: exchangesReported)
+        if case let .decrypted(analysis) = exchangeSource { analysis.discardExchanges(before: exchangesReported) }
     }
 }
 

@@ -33,25 +33,51 @@ public struct QUICConnectionLedger: Sendable {
     /// Exchanges ever added.
     public var exchangeCount: Int { exchanges.endIndex }
 
-    /// Counts one datagram of `direction` seen at `time`: `teardown` is held for the last exchange;
-    /// before the first exchange anything else is held for it, after it `setup` goes to it and the
-    /// rest to `owner` (nil, or sealed: unattributed).
+    /// Counts one datagram of `direction` seen at `time` with a single owner (see `record(_:shares:direction:at:)`).
     mutating func record(
         _ counters: TrafficCounters, as category: PacketCategory, direction: FlowDirection, at time: Timestamp,
         owner: Int?
     ) {
+        record(counters, shares: [QUICDatagramShare(owner: owner.map(QUICShareOwner.exchange) ?? .nobody, category: category,
+                                                    weight: 1)],
+               direction: direction, at: time)
+    }
+
+    /// Counts one datagram of `direction` seen at `time`, split over `shares` in proportion to their
+    /// weights at every level (packet count included; largest remainder, so the parts add up exactly).
+    /// For each share: `teardown` is held for the last exchange; before the first exchange anything else
+    /// is held for it; after it `setup` goes to it and the rest to the share's owner (`nobody`, or a
+    /// sealed exchange: unattributed).
+    mutating func record(_ counters: TrafficCounters, shares: [QUICDatagramShare], direction: FlowDirection, at time: Timestamp) {
+        let weights = shares.map(\.weight)
+        let packets = LargestRemainder.split(counters.packets, by: weights)
+        let ip = LargestRemainder.split(counters.ipBytes, by: weights)
+        let frame = LargestRemainder.split(counters.frameBytes, by: weights)
+        let payload = LargestRemainder.split(counters.payloadBytes, by: weights)
+        for (index, share) in shares.enumerated() {
+            let part = TrafficCounters(packets: packets[index], ipBytes: ip[index], frameBytes: frame[index], payloadBytes: payload[index])
+            record(part, share: share, direction: direction, at: time)
+        }
+    }
+
+    private mutating func record(_ counters: TrafficCounters, share: QUICDatagramShare, direction: FlowDirection, at time: Timestamp) {
         let d = direction.rawValue
-        totals.update(d) { $0.add(counters, as: category, duplicatePayloadBytes: 0) }
+        let category = share.category
+        totals.update(d) { $0.add(counters, as: category, duplicatePayloadBytes: share.duplicateBytes) }
         switch category {
         case .teardown:
-            heldTeardown.update(d) { $0.add(counters, as: .teardown, duplicatePayloadBytes: 0) }
+            heldTeardown.update(d) { $0.add(counters, as: .teardown, duplicatePayloadBytes: share.duplicateBytes) }
         case _ where exchanges.endIndex == 0:
-            heldForFirst.update(d) { $0.add(counters, as: category, duplicatePayloadBytes: 0) }
+            heldForFirst.update(d) { $0.add(counters, as: category, duplicatePayloadBytes: share.duplicateBytes) }
             heldForFirstTimes[d] = time
         case .setup:
-            credit(counters, as: .setup, to: 0, direction: direction, at: time)
+            credit(counters, as: .setup, to: 0, duplicateBytes: share.duplicateBytes, direction: direction, at: time)
         default:
-            credit(counters, as: category, to: owner, direction: direction, at: time)
+            guard case let .exchange(owner) = share.owner else {
+                return credit(counters, as: category, to: share.owner == .firstExchange ? 0 : nil,
+                              duplicateBytes: share.duplicateBytes, direction: direction, at: time)
+            }
+            credit(counters, as: category, to: owner, duplicateBytes: share.duplicateBytes, direction: direction, at: time)
         }
     }
 
@@ -62,7 +88,8 @@ public struct QUICConnectionLedger: Sendable {
         for direction in FlowDirection.allCases {
             let held = heldForFirst[direction.rawValue]
             for category in PacketCategory.allCases where held[category].packets > 0 {
-                credit(held[category], as: category, to: 0, direction: direction, at: heldForFirstTimes[direction.rawValue])
+                credit(held[category], as: category, to: 0, duplicateBytes: 0, direction: direction,
+                       at: heldForFirstTimes[direction.rawValue])
             }
         }
         heldForFirst = DirectionPair(DirectionTally(), DirectionTally())
@@ -81,7 +108,9 @@ public struct QUICConnectionLedger: Sendable {
             unattributed[d] += heldForFirst[d].total
             let last = exchanges.endIndex - 1
             let teardown = heldTeardown[d].teardown
-            if teardown.packets > 0 { credit(teardown, as: .teardown, to: last >= 0 ? last : nil, direction: direction, at: nil) }
+            if teardown.packets > 0 {
+                credit(teardown, as: .teardown, to: last >= 0 ? last : nil, duplicateBytes: 0, direction: direction, at: nil)
+            }
         }
         heldForFirst = DirectionPair(DirectionTally(), DirectionTally())
         heldTeardown = DirectionPair(DirectionTally(), DirectionTally())
@@ -117,7 +146,8 @@ public struct QUICConnectionLedger: Sendable {
     }
 
     private mutating func credit(
-        _ counters: TrafficCounters, as category: PacketCategory, to owner: Int?, direction: FlowDirection, at time: Timestamp?
+        _ counters: TrafficCounters, as category: PacketCategory, to owner: Int?, duplicateBytes: Int,
+        direction: FlowDirection, at time: Timestamp?
     ) {
         guard let owner, owner >= sealedCount, owner < exchanges.endIndex else {
             unattributed[direction.rawValue] += counters
@@ -125,8 +155,27 @@ public struct QUICConnectionLedger: Sendable {
             return
         }
         exchanges[owner].tallies.update(direction.rawValue) {
-            $0.add(counters, as: category, duplicatePayloadBytes: 0)
+            $0.add(counters, as: category, duplicatePayloadBytes: duplicateBytes)
         }
         if counters.payloadBytes > 0, let time { exchanges[owner].notePayload(at: time, direction: direction) }
     }
+}
+
+/// Who one share of a datagram goes to.
+enum QUICShareOwner: Hashable {
+    /// The exchange of this index.
+    case exchange(Int)
+    /// The connection's first exchange (held until it exists).
+    case firstExchange
+    /// Nobody: the connection's unattributed rest.
+    case nobody
+}
+
+/// One part of a datagram: its owner, its ledger category and its weight (the datagram's bytes it
+/// carries: its packets' frames, headers and tags), with the stream bytes in it received before.
+struct QUICDatagramShare: Equatable {
+    var owner: QUICShareOwner
+    var category: PacketCategory
+    var weight: Int
+    var duplicateBytes = 0
 }

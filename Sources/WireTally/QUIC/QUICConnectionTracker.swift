@@ -26,6 +26,9 @@ final class QUICConnectionTracker {
     /// How many known connection IDs have each length: the DCID lengths a short header may have.
     private var idLengths: [Int: Int] = [:]
     private let limits: ReassemblyLimits
+    /// Session secrets: connections whose secrets they hold are decrypted and parsed as HTTP/3.
+    private let keys: TLSKeyStore?
+    private let httpLimits: HTTPLimits
     private let nextID: () -> Int
     private let resolve: (IPAddress) -> DNSResolution?
     private let sealed: (QUICConnection) -> Void
@@ -47,10 +50,12 @@ final class QUICConnectionTracker {
     ///   - sealed: called when a connection has exchanges final before it ends.
     ///   - finished: called once per connection, when it ends.
     init(
-        limits: ReassemblyLimits, nextID: @escaping () -> Int, resolve: @escaping (IPAddress) -> DNSResolution?,
+        limits: ReassemblyLimits, keys: TLSKeyStore? = nil, httpLimits: HTTPLimits = HTTPLimits(), nextID: @escaping () -> Int, resolve: @escaping (IPAddress) -> DNSResolution?,
         sealed: @escaping (QUICConnection) -> Void, finished: @escaping (QUICConnection) -> Void
     ) {
         self.limits = limits
+        self.keys = keys
+        self.httpLimits = httpLimits
         self.nextID = nextID
         self.resolve = resolve
         self.sealed = sealed
@@ -135,9 +140,9 @@ final class QUICConnectionTracker {
         let sentByServer = Self.onlyServersSend(payload)
         let connection = sentByServer
             ? QUICConnection(id: nextID(), key: key, from: packet.destination, destinationPort, to: packet.source, sourcePort,
-                             at: packet.timestamp)
+                             at: packet.timestamp, keys: keys, httpLimits: httpLimits)
             : QUICConnection(id: nextID(), key: key, from: packet.source, sourcePort, to: packet.destination, destinationPort,
-                             at: packet.timestamp)
+                             at: packet.timestamp, keys: keys, httpLimits: httpLimits)
         connection.resolution = resolve(connection.server)
         table.insert(connection)
         paths[key] = (connection, 0)
