@@ -1,7 +1,5 @@
 /// What one datagram carried, as far as an observer without keys can tell.
-public struct QUICDatagramContents: Sendable {
-    var packets: [QUICPacketRecord] = []
-    var trailingBytes = 0
+public struct QUICDatagramContents: Equatable, Sendable {
     /// Its first packet is an Initial, Handshake, Retry or Version Negotiation packet (or a long
     /// header of an unknown version).
     public var opensWithHandshakePacket = false
