@@ -67,19 +67,21 @@ import Testing
     }
 
     /// Hostile varints and frames: ACK range counts beyond the packet, CRYPTO lengths beyond it,
-    /// huge offsets; the frame walker and the crypto stream stop cleanly.
+    /// huge offsets; the frame parser and the crypto stream stop cleanly.
     @Test func framesAndCryptoStreamBounds() {
         let hugeAck: [UInt8] = [0x02, 0x01, 0x00, 0xbf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00]
-        #expect(QUICFrameWalker.walk(hugeAck).malformed)
+        #expect(QUICFrameParser.parse(hugeAck).error == QUICFrameError(offset: 0, type: 2, unknownType: false))
         let longCrypto: [UInt8] = [0x06, 0x00, 0x80, 0x00, 0xff, 0xff, 0x01]
-        #expect(QUICFrameWalker.walk(longCrypto).malformed)
+        #expect(QUICFrameParser.parse(longCrypto).error?.type == 6)
         let farCrypto: [UInt8] = [0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x41]
-        let walked = QUICFrameWalker.walk(farCrypto)
-        #expect(walked.crypto.count == 1)
+        let walk = QUICFrameParser.parse(farCrypto)
+        #expect(walk.error == nil && walk.frames.count == 1)
         var stream = QUICCryptoStream(capacity: 1024)
-        for piece in walked.crypto { #expect(stream.add(offset: piece.offset, data: piece.data).isEmpty) }
+        if case let .crypto(offset, data)? = walk.frames.first?.kind {
+            #expect(stream.add(offset: Int(offset), data: farCrypto[data]).isEmpty)
+        }
         #expect(stream.overflowed)
-        #expect(QUICFrameWalker.walk([0x1e]).stoppedAtFrameType == 0x1e)  // HANDSHAKE_DONE is not an Initial frame
+        #expect(QUICFrameParser.parse([0x1f]).error == QUICFrameError(offset: 0, type: 0x1f, unknownType: true))
     }
 
     /// The CRYPTO stream reassembles out-of-order, overlapping and repeated pieces and delivers each
