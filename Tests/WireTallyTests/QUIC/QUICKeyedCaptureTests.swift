@@ -184,4 +184,21 @@ import Testing
         }
         #expect(observed.observers.values.allSatisfy { $0.info.decryption == nil })
     }
+
+    /// A store that grows while capturing: packets before the connection's secrets arrive stay
+    /// undecrypted (no key), those after decrypt (the secrets are looked up again): `partial`.
+    @Test func growingStoreDecryptsOnceTheSecretsArrive() throws {
+        let name = "quic-sequential"
+        let datagrams = try QUICCaptureTests.datagrams(TestPaths.capture(name + ".pcap"))
+        let store = TLSKeyStore([], growing: true)
+        let observer = QUICConnectionObserver(keys: store)
+        let half = datagrams.count / 2
+        for (index, datagram) in datagrams.enumerated() {
+            if index == half { store.add(TLSKeyLog(try Data(contentsOf: URL(fileURLWithPath: TestPaths.capture(name + ".keys"))))) }
+            let contents = observer.observe(datagram.payload, fromClient: K.serverPorts.contains(datagram.destinationPort))
+            #expect(contents.packets.allSatisfy { $0.space == .initial || $0.decrypted == (index >= half) }, "\(index)")
+        }
+        let counts = try #require(observer.info.decryption)
+        #expect(counts.withoutKey > 0 && counts.decrypted > 0 && counts.failed == 0 && counts.status == "partial")
+    }
 }
