@@ -167,13 +167,14 @@ public final class QUICConnectionObserver {
     /// Decrypts a Handshake, 0-RTT or 1-RTT packet with the key log, when the observer has one.
     private func decrypt(_ header: QUICPacketHeaderView, space: QUICPacketSpace, fromClient: Bool) -> QUICPacketRecord {
         var record = QUICPacketRecord(header, space: space)
-        guard var decryptor, let version = header.version ?? info.version else { return record }
-        let result = decryptor.open(header, space: space, version: version, fromClient: fromClient,
-                                    clientHello: info.clientHello, serverHello: info.serverHello)
+        // mutated in place (optional chaining): no copy of its state per packet
+        guard let version = header.version ?? info.version,
+              let result = decryptor?.open(header, space: space, version: version, fromClient: fromClient,
+                                           clientHello: info.clientHello, serverHello: info.serverHello)
+        else { return record }
         info.decryption?.note(result)
-        info.decryption?.keyUpdatesUp = decryptor.keyUpdates(fromClient: true)
-        info.decryption?.keyUpdatesDown = decryptor.keyUpdates(fromClient: false)
-        self.decryptor = decryptor
+        info.decryption?.keyUpdatesUp = decryptor?.keyUpdates(fromClient: true) ?? 0
+        info.decryption?.keyUpdatesDown = decryptor?.keyUpdates(fromClient: false) ?? 0
         switch result {
         case let .opened(opened):
             record.take(opened)

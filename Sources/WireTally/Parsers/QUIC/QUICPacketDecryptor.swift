@@ -23,9 +23,9 @@ struct QUICPacketDecryptor {
     private var handshakeKeys: [QUICPacketKeys?] = [nil, nil]
     private var earlyKeys: QUICPacketKeys?
     private var applicationKeys: [QUICKeyPhases?] = [nil, nil]
-    /// Largest packet number opened, per direction, in the Handshake space (0) and the application
-    /// data space (1).
-    private var largest: [[UInt64?]] = [[nil, nil], [nil, nil]]
+    /// Largest packet number opened, per direction and space: index 2 × side + space, space 0 the
+    /// Handshake space, 1 the application data space.
+    private var largest: [UInt64?] = [nil, nil, nil, nil]
 
     init(store: TLSKeyStore) { self.store = store }
 
@@ -122,12 +122,12 @@ struct QUICPacketDecryptor {
 
     private func decode(_ unprotected: QUICUnprotectedHeader, side: Int, space: Int) -> UInt64 {
         QUICPacketProtection.decodePacketNumber(truncated: unprotected.truncatedPacketNumber,
-                                                length: unprotected.packetNumberLength, largest: largest[side][space])
+                                                length: unprotected.packetNumberLength, largest: largest[2 * side + space])
     }
 
     private mutating func opened(_ header: QUICPacketHeaderView, _ unprotected: QUICUnprotectedHeader, _ packetNumber: UInt64,
                                  _ plaintext: [UInt8], side: Int, space: Int) -> QUICDecryptResult {
-        largest[side][space] = max(largest[side][space] ?? 0, packetNumber)
+        largest[2 * side + space] = max(largest[2 * side + space] ?? 0, packetNumber)
         return .opened(QUICOpenedPacket(unprotected, packetNumber: packetNumber, plaintext: plaintext, header: header))
     }
 }
