@@ -67,19 +67,21 @@ import Testing
     }
 
     /// Hostile varints and frames: ACK range counts beyond the packet, CRYPTO lengths beyond it,
-    /// huge offsets; the frame walker and the crypto stream stop cleanly.
+    /// huge offsets; the frame parser and the crypto stream stop cleanly.
     @Test func framesAndCryptoStreamBounds() {
         let hugeAck: [UInt8] = [0x02, 0x01, 0x00, 0xbf, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00]
-        #expect(QUICFrameWalker.walk(hugeAck).malformed)
+        #expect(QUICFrameParser.parse(hugeAck).error == QUICFrameError(offset: 0, type: 2, unknownType: false))
         let longCrypto: [UInt8] = [0x06, 0x00, 0x80, 0x00, 0xff, 0xff, 0x01]
-        #expect(QUICFrameWalker.walk(longCrypto).malformed)
+        #expect(QUICFrameParser.parse(longCrypto).error?.type == 6)
         let farCrypto: [UInt8] = [0x06, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0x01, 0x41]
-        let walked = QUICFrameWalker.walk(farCrypto)
-        #expect(walked.crypto.count == 1)
+        let walk = QUICFrameParser.parse(farCrypto)
+        #expect(walk.error == nil && walk.frames.count == 1)
         var stream = QUICCryptoStream(capacity: 1024)
-        for piece in walked.crypto { #expect(stream.add(offset: piece.offset, data: piece.data).isEmpty) }
+        if case let .crypto(offset, data)? = walk.frames.first?.kind {
+            #expect(stream.add(offset: Int(offset), data: farCrypto[data]).isEmpty)
+        }
         #expect(stream.overflowed)
-        #expect(QUICFrameWalker.walk([0x1e]).stoppedAtFrameType == 0x1e)  // HANDSHAKE_DONE is not an Initial frame
+        #expect(QUICFrameParser.parse([0x1f]).error == QUICFrameError(offset: 0, type: 0x1f, unknownType: true))
     }
 
     /// The CRYPTO stream reassembles out-of-order, overlapping and repeated pieces and delivers each
@@ -105,5 +107,106 @@ import Testing
         var index = 0
         #expect(QUICByteReader.varint(in: [0xc2, 0x19], at: &index) == nil)
         #expect(QUICPacketProtection.decodePacketNumber(truncated: 0x9b32, length: 2, largest: 0xa82f30ea) == 0xa82f9b32)
+    }
+
+    /// Random and mutated plaintexts: the frame parser never traps, its frames tile the plaintext from
+    /// the start with in-bounds ranges, and a walk without error covers every byte.
+    @Test func randomPlaintextsParseWithinBounds() {
+        var random = SeededGenerator(state: 0x4652_414d)
+        let seeds: [[UInt8]] = [
+            [0x02, 0x05, 0x00, 0x01, 0x02, 0x00, 0x01, 0x03, 0x00, 0x00, 0x00],  // ACK with two ranges
+            [0x0f, 0x04, 0x10, 0x03, 0x61, 0x62, 0x63],  // STREAM OFF|LEN|FIN
+            [0x18, 0x02, 0x01, 0x04, 1, 2, 3, 4] + [UInt8](repeating: 7, count: 16),  // NEW_CONNECTION_ID
+            [0x1c, 0x0a, 0x06, 0x02, 0x68, 0x69, 0x1d, 0x00, 0x00, 0x31, 0x01, 0xff, 0x30, 0x01, 0x02],
+        ]
+        for round in 0 ..< 3000 {
+            var plaintext = seeds[round % seeds.count]
+            if round % 3 == 0 {
+                plaintext = (0 ..< Int.random(in: 0 ..< 64, using: &random)).map { _ in UInt8.random(in: 0 ... 255, using: &random) }
+            } else {
+                for _ in 0 ..< Int.random(in: 1 ... 4, using: &random) where !plaintext.isEmpty {
+                    let index = Int.random(in: 0 ..< plaintext.count, using: &random)
+                    if Bool.random(using: &random) { plaintext[index] = UInt8.random(in: 0 ... 255, using: &random) }
+                    else { plaintext = Array(plaintext.prefix(index)) }
+                }
+            }
+            let walk = QUICFrameParser.parse(plaintext)
+            var end = 0
+            for frame in walk.frames {
+                #expect(frame.range.lowerBound == end && frame.range.upperBound <= plaintext.count)
+                end = frame.range.upperBound
+                switch frame.kind {
+                case let .stream(_, _, data, _), let .crypto(_, data), let .datagram(data), let .newConnectionID(_, _, data):
+                    #expect(frame.range.contains(data.lowerBound) || data.isEmpty)
+                    #expect(data.upperBound <= frame.range.upperBound)
+                case let .ack(largest, ranges, _):
+                    #expect(ranges.first?.upperBound == largest)
+                    #expect(zip(ranges, ranges.dropFirst()).allSatisfy { $0.0.lowerBound > $0.1.upperBound + 1 })
+                default:
+                    break
+                }
+            }
+            #expect(walk.error == nil ? end == plaintext.count : walk.error?.offset == end)
+        }
+    }
+
+    /// Varints at their limit, ACK range counts and gaps that run below packet 0 or past the bytes,
+    /// CONNECTION_CLOSE reason lengths past the end, NEW_CONNECTION_ID lengths out of 1...20: each stops
+    /// the walk at its frame.
+    @Test func hostileFieldsStopTheWalk() {
+        let max8: [UInt8] = [0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]
+        let cases: [(String, [UInt8])] = [
+            ("ack count beyond bytes", [0x02, 0x0a, 0x00, 0x80, 0x00, 0x10, 0x00, 0x00, 0x00, 0x00]),
+            ("ack first range below 0", [0x02, 0x01, 0x00, 0x00, 0x02]),
+            ("ack gap below 0", [0x02, 0x05, 0x00, 0x01, 0x01, 0x03, 0x00]),
+            ("ack range length below 0", [0x02, 0x05, 0x00, 0x01, 0x01, 0x00, 0x03]),
+            ("ack ecn counts missing", [0x03, 0x05, 0x00, 0x00, 0x00, 0x01]),
+            ("close reason past end", [0x1c, 0x01, 0x00] + max8),
+            ("app close reason past end", [0x1d, 0x01, 0x44, 0x00, 0x61]),
+            ("stream offset + length ≥ 2^62", [0x0e, 0x00] + max8 + [0x01, 0x61]),
+            ("stream length past end", [0x0a, 0x00, 0x05, 0x61]),
+            ("new connection id length 0", [0x18, 0x01, 0x00, 0x00] + [UInt8](repeating: 0, count: 16)),
+            ("new connection id retire > sequence", [0x18, 0x01, 0x02, 0x01, 0x01] + [UInt8](repeating: 0, count: 16)),
+            ("path challenge short", [0x1a, 1, 2, 3]),
+            ("new token empty", [0x07, 0x00]),
+            ("datagram length past end", [0x31, 0x05, 0x00]),
+            ("truncated varint", [0x10, 0xc0, 0x00]),
+            ("unknown type", [0x40, 0x21]),
+        ]
+        for (label, bytes) in cases {
+            let walk = QUICFrameParser.parse([0x01] + bytes)
+            #expect(walk.frames.first?.kind == .ping && walk.error?.offset == 1, "\(label)")
+        }
+        // a maximal varint as a value is fine, and consecutive PADDING is one frame
+        let fine = QUICFrameParser.parse([0x10] + max8 + [0x00, 0x00, 0x00, 0x01])
+        #expect(fine.error == nil && fine.frames.map(\.kind) == [.maxData((1 << 62) - 1), .padding, .ping])
+        #expect(fine.frames[1].range == 9 ..< 12)
+    }
+
+    /// A keyed observer fed mutated datagrams of a real connection (flipped bytes, cuts, inserted
+    /// garbage, after its real handshake): never traps, every datagram's packets and trailing bytes are
+    /// the payload, and nothing damaged decrypts.
+    @Test func keyedObserverSurvivesMutatedDatagrams() throws {
+        let name = "quic-sequential"
+        let datagrams = try QUICCaptureTests.datagrams(TestPaths.capture(name + ".pcap"))
+        let keys = try TLSKeyStore.reading(files: [TestPaths.capture(name + ".keys")])
+        var random = SeededGenerator(state: 0x4b45_5953)
+        let observer = QUICConnectionObserver(keys: keys)
+        for datagram in datagrams.prefix(6) { observer.observe(datagram.payload, fromClient: datagram.destinationPort == 443) }
+        let decrypted = observer.info.decryption?.decrypted ?? 0
+        for _ in 0 ..< 600 {
+            let datagram = datagrams[Int.random(in: 0 ..< datagrams.count, using: &random)]
+            var payload = datagram.payload
+            let index = Int.random(in: 0 ..< payload.count, using: &random)
+            switch Int.random(in: 0 ..< 3, using: &random) {
+            case 0: payload[index] ^= UInt8.random(in: 1 ... 255, using: &random)
+            case 1: payload = Array(payload.prefix(index))
+            default: payload.insert(contentsOf: (0 ..< 9).map { _ in UInt8.random(in: 0 ... 255, using: &random) }, at: index)
+            }
+            let contents = observer.observe(payload, fromClient: datagram.destinationPort == 443)
+            QUICKeyedObservation.checkIdentities(contents, payloadLength: payload.count, "mutated")
+        }
+        #expect((observer.info.decryption?.decrypted ?? 0) >= decrypted)
+        #expect(observer.info.flags.contains("decrypt_failed"))
     }
 }

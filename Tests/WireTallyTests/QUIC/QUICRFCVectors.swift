@@ -42,3 +42,22 @@ enum QUICRFCVectors {
         serverProtected: "dc6b3343cf0008f067a5502a4262b5004075d92faaf16f05d8a4398c47089698baeea26b91eb761d9b89237bbf87263017915358230035f7fd3945d88965cf17f9af6e16886c61bfc703106fbaf3cb4cfa52382dd16a393e42757507698075b2c984c707f0a0812d8cd5a6881eaf21ceda98f4bd23f6fe1a3e2c43edd9ce7ca84bed8521e2e140",
         retry: "cf6b3343cf0008f067a5502a4262b5746f6b656ec8646ce8bfe33952d955543665dcc7b6")
 }
+
+/// RFC 9001 Appendix A.5 (and RFC 9369 Appendix A.5 for v2): a ChaCha20-Poly1305 short-header packet
+/// (empty DCID, a PING, packet number 654360564 encoded in 3 bytes), from the RFC texts.
+enum QUICChaChaVector {
+    static let secret = "9ac312a7f877468ebe69422748ad00a15443f18203a07d6060f688f30f21632b"
+    static let key = "c6d98ff3441c3fe1b2182094f69caa2ed4b716b65488960a7a984979fb23e1c8"
+    static let iv = "e0459b3474bdd0e44a41c144"
+    static let hp = "25a282b9e82f06f21f488917a4fc8f1b73573685608597d0efcb076b0ab7a7a4"
+    static let ku = "1223504755036d556342ee9361d253421a826c9ecdf3c7148684b36b714881f9"
+    static let packetNumber: UInt64 = 654_360_564
+    static let unprotectedHeader = "4200bff4"
+    static let sample = "5e5cd55c41f69080575d7999c25a5bfb"
+    static let mask = "aefefe7d03"
+    static let packet = "4cfe4189655e5cd55c41f69080575d7999c25a5bfb"
+    /// RFC 9369 A.5: the same secret under the v2 labels.
+    static let v2IV = "a6b5bc6ab7dafce30ffff5dd"
+    static let v2Mask = "97580e32bf"
+    static let v2Packet = "5558b1c60ae7b6b932bc27d786f4bc2bb20f2162ba"
+}

@@ -14,6 +14,9 @@ struct QUICByteReader {
 
     var remaining: Int { end - index }
 
+    /// The next byte, not consumed.
+    func peek() -> UInt8? { index < end ? bytes[index] : nil }
+
     mutating func u8() -> UInt8? {
         guard index < end else { return nil }
         defer { index += 1 }

@@ -20,6 +20,8 @@ public enum QUICPacketSpace: String, CaseIterable, Sendable {
 public struct QUICConnectionClose: Equatable, Sendable {
     public var errorCode: UInt64
     public var byClient: Bool
+    /// An application close (0x1d: the error code is the application's, e.g. HTTP/3's), read only with keys.
+    public var isApplication = false
 }
 
 /// What an observer without keys learns of one QUIC connection: the version, connection IDs, the
@@ -44,15 +46,25 @@ public struct QUICConnectionInfo: Equatable, Sendable {
     /// Per direction (client → server, server → client) and space.
     public var up: [QUICPacketSpace: QUICPacketCounters] = [:]
     public var down: [QUICPacketSpace: QUICPacketCounters] = [:]
-    /// Initial packets opened (tag verified) per direction.
-    public var decryptedInitialsUp = 0
-    public var decryptedInitialsDown = 0
+    /// Packets opened (tag verified) per direction and space: Initial packets always, the others with
+    /// a key log.
+    public var decryptedUp: [QUICPacketSpace: Int] = [:]
+    public var decryptedDown: [QUICPacketSpace: Int] = [:]
+    public var decryptedInitialsUp: Int { decryptedUp[.initial] ?? 0 }
+    public var decryptedInitialsDown: Int { decryptedDown[.initial] ?? 0 }
+    /// With a key log (`QUICConnectionObserver(keys:)`): how decryption went; nil without.
+    public var decryption: QUICDecryptionCounts?
+    /// The server's EncryptedExtensions was decrypted (then `negotiatedALPN` is the server's choice).
+    public var sawEncryptedExtensions = false
+    /// The application protocol the server's EncryptedExtensions selected (nil: none, or not decrypted).
+    public var negotiatedALPN: String?
     /// The client's max_idle_timeout transport parameter (0: none); the server's is encrypted.
     public var clientMaxIdleTimeoutMilliseconds: UInt64?
-    /// The first CONNECTION_CLOSE read (in an Initial packet, without keys).
+    /// The first CONNECTION_CLOSE read (in an Initial packet without keys; in any packet with keys).
     public var close: QUICConnectionClose?
-    /// `undecryptable_initial`, `crypto_buffer_overflow`, `unexpected_frame`, `malformed_frame`,
-    /// `truncated_packet`, `unknown_version`.
+    /// `undecryptable_initial`, `crypto_buffer_overflow`, `unexpected_frame` (a frame type not allowed
+    /// in its packet's space, or unknown), `malformed_frame`, `truncated_packet`, `unknown_version`,
+    /// `decrypt_failed` (with keys: a packet did not open).
     public var flags: Set<String> = []
 
     public var serverName: String? { clientHello?.serverName }
@@ -60,4 +72,21 @@ public struct QUICConnectionInfo: Equatable, Sendable {
     public var cipherSuite: UInt16? { serverHello?.cipherSuite }
     public var tlsVersion: UInt16? { serverHello?.version }
 
+}
+
+extension QUICConnectionInfo {
+    /// The TLS session the hellos show, as for TLS over TCP (TLS 1.3: the ALPN choice known when the
+    /// client offered one protocol), and with keys the server's choice from its decrypted
+    /// EncryptedExtensions; nil before any hello.
+    public var tlsSession: TLSSessionInfo? {
+        guard clientHello != nil || serverHello != nil else { return nil }
+        var session = TLSSessionInfo()
+        session.clientHello = clientHello
+        if let serverHello { session.noteServerHello(serverHello) }
+        if sawEncryptedExtensions {
+            session.alpn = negotiatedALPN
+            session.alpnSource = .encryptedExtensions
+        }
+        return session
+    }
 }

@@ -1,4 +1,5 @@
-/// What one datagram carried, as far as an observer without keys can tell.
+/// What one datagram carried: every packet as the observer read it (decrypted with keys), and what an
+/// observer without keys can tell.
 public struct QUICDatagramContents: Equatable, Sendable {
     /// Its first packet is an Initial, Handshake, Retry or Version Negotiation packet (or a long
     /// header of an unknown version).
@@ -6,12 +7,12 @@ public struct QUICDatagramContents: Equatable, Sendable {
     /// Bytes of its 0-RTT and 1-RTT packets past their headers and packet numbers (taken as one byte)
     /// and AEAD tags: the protected frames, as far as an observer without keys can size them.
     public var protectedPayloadBytes = 0
-    /// One of its Initial packets carried a CONNECTION_CLOSE (Initial packets are the only ones an
-    /// observer without keys can read).
+    /// One of its packets carried a CONNECTION_CLOSE (without keys only Initial packets can be read).
     public var closesConnection = false
-
-    /// AEAD tag length of every QUIC packet (AES-GCM, ChaCha20-Poly1305).
-    static let tagLength = 16
+    /// Every packet of the datagram, in order (Σ `range.count` + `trailingBytes` = the UDP payload).
+    var packets: [QUICPacketRecord] = []
+    /// Datagram bytes after its last packet (aioquic pads datagrams with Initials with zero bytes).
+    var trailingBytes = 0
 
     /// The ledger's category of the datagram: `teardown` with a CONNECTION_CLOSE, else `setup` when it
     /// opens with a handshake packet, else `payload` (protected 0-RTT/1-RTT packets, whatever they carry).
@@ -27,12 +28,14 @@ struct QUICSeenConnectionID: Equatable {
     var chosenByClient: Bool
 }
 
-/// Follows one QUIC connection from its UDP payloads in both directions, without keys: parses every
-/// packet header (walking coalesced packets by their Length), decrypts the Initial packets with the
-/// keys derived from the client's first Destination Connection ID, reassembles the CRYPTO streams and
-/// reads the ClientHello and ServerHello with TLSHello's parsers, and a CONNECTION_CLOSE in an Initial.
-/// Counts packets and bytes per packet-number space. Never traps on hostile input; work is bounded
-/// (at most `maxInitialDecryptions` Initial packets are decrypted).
+/// Follows one QUIC connection from its UDP payloads in both directions: parses every packet header
+/// (walking coalesced packets by their Length), decrypts the Initial packets with the keys derived from
+/// the client's first Destination Connection ID, and — given a TLS key store — the Handshake, 0-RTT and
+/// 1-RTT packets (`QUICPacketDecryptor`); reads every frame of what it decrypted (`QUICFrameParser`),
+/// reassembles the Initial and Handshake CRYPTO streams and reads the ClientHello, ServerHello and
+/// EncryptedExtensions with TLSHello's parsers, and CONNECTION_CLOSE frames. Counts packets and bytes
+/// per packet-number space, and decrypted packets. Never traps on hostile input; work per datagram is
+/// bounded (one trial per packet and key candidate; at most `maxInitialDecryptions` Initial packets).
 public final class QUICConnectionObserver {
     static let maxInitialDecryptions = 64
     static let maxSourceConnectionIDs = 8
@@ -43,8 +46,11 @@ public final class QUICConnectionObserver {
     private var keys: QUICInitialKeys?
     private var awaitingInitialAfterRetry = false
     private var largestInitialPacketNumber: [UInt64?] = [nil, nil]
-    private var cryptoStreams = [QUICCryptoStream(), QUICCryptoStream()]
+    /// The CRYPTO streams of the Initial (0) and Handshake (1) levels, per direction (0 client).
+    private var cryptoStreams = [[QUICCryptoStream(), QUICCryptoStream()], [QUICCryptoStream(), QUICCryptoStream()]]
     private var decryptionAttempts = 0
+    /// Decrypts the other packets with a key log; nil without one.
+    private var decryptor: QUICPacketDecryptor?
     /// The SCID lengths each side chose (a short header's DCID is the peer's SCID).
     private var clientSCIDLength: Int?
     private var serverSCIDLength: Int?
@@ -54,7 +60,12 @@ public final class QUICConnectionObserver {
     /// What the datagram being observed carried.
     private var contents = QUICDatagramContents()
 
-    public init() {}
+    /// An observer that decrypts what `keys` (a key log) has secrets for: Handshake, 0-RTT and 1-RTT
+    /// packets; without keys only Initial packets.
+    public init(keys: TLSKeyStore? = nil) {
+        decryptor = keys.map { QUICPacketDecryptor(store: $0) }
+        if keys != nil { info.decryption = QUICDecryptionCounts() }
+    }
 
     /// True once a v1/v2 long header or Version Negotiation packet was seen.
     public var isQUIC: Bool { info.version != nil || info.versionNegotiationSeen }
@@ -87,29 +98,31 @@ public final class QUICConnectionObserver {
         while offset < datagram.count {
             let dcidLength = (fromClient ? serverSCIDLength : clientSCIDLength) ?? 0
             guard let header = QUICPacketHeaderView(datagram: datagram, at: offset, shortHeaderDCIDLength: dcidLength)
-            else { return }
+            else { break }
             // past the first packet, zero bytes are padding of the datagram, not packets
-            if offset > 0, header.firstByte == 0 { return }
+            if offset > 0, header.firstByte == 0 { break }
             if offset == 0 { contents.opensWithHandshakePacket = header.isLongHeader && header.kind != .long(.zeroRTT) }
-            handle(header, fromClient: fromClient)
-            guard header.end > offset else { return }
+            contents.packets.append(handle(header, fromClient: fromClient))
+            guard header.end > offset else { break }
             offset = header.end
         }
+        contents.trailingBytes = datagram.count - offset
     }
 
-    private func handle(_ header: QUICPacketHeaderView, fromClient: Bool) {
+    private func handle(_ header: QUICPacketHeaderView, fromClient: Bool) -> QUICPacketRecord {
         switch header.kind {
         case .short:
-            guard isQUIC, header.fixedBit else { return }
+            guard isQUIC, header.fixedBit else { return QUICPacketRecord(header, space: nil) }
             count(.oneRTT, header.length, fromClient: fromClient)
             noteProtectedPayload(header)
+            return decrypt(header, space: .oneRTT, fromClient: fromClient)
         case .versionNegotiation:
             info.versionNegotiationSeen = true
             info.offeredVersions = header.supportedVersions
         case .unknownVersion:
             if isQUIC { info.flags.insert("unknown_version") }
         case let .long(type):
-            guard header.fixedBit || isQUIC else { return }
+            guard header.fixedBit || isQUIC else { return QUICPacketRecord(header, space: nil) }
             info.version = header.version
             noteSourceConnectionID(header, fromClient: fromClient)
             if header.truncated { info.flags.insert("truncated_packet") }
@@ -119,18 +132,21 @@ public final class QUICConnectionObserver {
                 awaitingInitialAfterRetry = true
             case .handshake:
                 count(.handshake, header.length, fromClient: fromClient)
+                return decrypt(header, space: .handshake, fromClient: fromClient)
             case .zeroRTT:
                 count(.zeroRTT, header.length, fromClient: fromClient)
                 noteProtectedPayload(header)
+                return decrypt(header, space: .zeroRTT, fromClient: fromClient)
             case .initial:
                 count(.initial, header.length, fromClient: fromClient)
-                initial(header, fromClient: fromClient)
+                return initial(header, fromClient: fromClient)
             }
         }
+        return QUICPacketRecord(header, space: nil)
     }
 
     private func noteProtectedPayload(_ header: QUICPacketHeaderView) {
-        contents.protectedPayloadBytes += max(0, header.end - header.packetNumberOffset - 1 - QUICDatagramContents.tagLength)
+        contents.protectedPayloadBytes += max(0, header.end - header.packetNumberOffset - 1 - QUICPacketProtection.tagLength)
     }
 
     private func count(_ space: QUICPacketSpace, _ length: Int, fromClient: Bool) {
@@ -148,9 +164,33 @@ public final class QUICConnectionObserver {
         }
     }
 
-    /// Decrypts an Initial packet and feeds its CRYPTO frames to the direction's stream.
-    private func initial(_ header: QUICPacketHeaderView, fromClient: Bool) {
-        guard let version = header.version else { return }
+    /// Decrypts a Handshake, 0-RTT or 1-RTT packet with the key log, when the observer has one.
+    private func decrypt(_ header: QUICPacketHeaderView, space: QUICPacketSpace, fromClient: Bool) -> QUICPacketRecord {
+        var record = QUICPacketRecord(header, space: space)
+        // mutated in place (optional chaining): no copy of its state per packet
+        guard let version = header.version ?? info.version,
+              let result = decryptor?.open(header, space: space, version: version, fromClient: fromClient,
+                                           clientHello: info.clientHello, serverHello: info.serverHello)
+        else { return record }
+        info.decryption?.note(result)
+        info.decryption?.keyUpdatesUp = decryptor?.keyUpdates(fromClient: true) ?? 0
+        info.decryption?.keyUpdatesDown = decryptor?.keyUpdates(fromClient: false) ?? 0
+        switch result {
+        case let .opened(opened):
+            record.take(opened)
+            read(record, fromClient: fromClient)
+        case .failed:
+            info.flags.insert("decrypt_failed")
+        case .noKey:
+            break
+        }
+        return record
+    }
+
+    /// Decrypts an Initial packet with the keys of the client's first DCID.
+    private func initial(_ header: QUICPacketHeaderView, fromClient: Bool) -> QUICPacketRecord {
+        var record = QUICPacketRecord(header, space: .initial)
+        guard let version = header.version else { return record }
         if fromClient, info.originalDestinationConnectionID == nil {
             let dcid = header.destinationConnectionIDBytes
             info.originalDestinationConnectionID = dcid
@@ -162,10 +202,10 @@ public final class QUICConnectionObserver {
             awaitingInitialAfterRetry = false
         }
         guard decryptionAttempts < Self.maxInitialDecryptions, let keyConnectionID
-        else { return }
+        else { return record }
         decryptionAttempts += 1
         if keys?.version != version { keys = QUICInitialKeys(version: version, clientDestinationConnectionID: keyConnectionID) }
-        guard let keys else { return }
+        guard let keys else { return record }
         let side = fromClient ? 0 : 1
         var opened = QUICPacketProtection.open(
             header, keys: fromClient ? keys.client : keys.server, largestPacketNumber: largestInitialPacketNumber[side])
@@ -180,36 +220,63 @@ public final class QUICConnectionObserver {
         }
         guard let opened else {
             info.flags.insert("undecryptable_initial")
-            return
+            return record
         }
         largestInitialPacketNumber[side] = max(largestInitialPacketNumber[side] ?? 0, opened.packetNumber)
-        if fromClient { info.decryptedInitialsUp += 1 } else { info.decryptedInitialsDown += 1 }
-        let frames = QUICFrameWalker.walk(opened.plaintext)
-        if frames.malformed { info.flags.insert("malformed_frame") }
-        if frames.stoppedAtFrameType != nil { info.flags.insert("unexpected_frame") }
-        if let error = frames.connectionCloseError {
-            contents.closesConnection = true
-            if info.close == nil { info.close = QUICConnectionClose(errorCode: error, byClient: fromClient) }
-        }
-        for crypto in frames.crypto {
-            for message in cryptoStreams[side].add(offset: crypto.offset, data: crypto.data) {
-                read(message, fromClient: fromClient)
-            }
-        }
-        if cryptoStreams[side].overflowed { info.flags.insert("crypto_buffer_overflow") }
+        record.take(opened)
+        read(record, fromClient: fromClient)
+        return record
     }
 
-    private func read(_ message: (type: UInt8, body: [UInt8]), fromClient: Bool) {
-        if fromClient, message.type == 1, info.clientHello == nil, let hello = TLSHelloParser.clientHello(message.body) {
+    /// Counts a decrypted packet and reads its frames: CRYPTO data of the Initial and Handshake levels
+    /// into their streams, CONNECTION_CLOSE; flags frame types its space does not allow (RFC 9000
+    /// §12.4: Initial and Handshake packets carry only PADDING, PING, ACK, CRYPTO and transport
+    /// CONNECTION_CLOSE) and a walk that stopped early.
+    private func read(_ record: QUICPacketRecord, fromClient: Bool) {
+        guard let space = record.space else { return }
+        if fromClient { info.decryptedUp[space, default: 0] += 1 } else { info.decryptedDown[space, default: 0] += 1 }
+        if let error = record.frameError { info.flags.insert(error.unknownType ? "unexpected_frame" : "malformed_frame") }
+        let level: Int? = space == .initial ? 0 : space == .handshake ? 1 : nil
+        let side = fromClient ? 0 : 1
+        for frame in record.frames {
+            switch frame.kind {
+            case let .crypto(offset, data):
+                guard let level, offset < UInt64(Int.max) else { continue }
+                for message in cryptoStreams[level][side].add(offset: Int(offset), data: record.plaintext[data]) {
+                    read(message, level: level, fromClient: fromClient)
+                }
+                if cryptoStreams[level][side].overflowed { info.flags.insert("crypto_buffer_overflow") }
+            case let .connectionClose(errorCode, frameType, _):
+                if level != nil, frameType == nil { info.flags.insert("unexpected_frame") }
+                contents.closesConnection = true
+                if info.close == nil {
+                    info.close = QUICConnectionClose(errorCode: errorCode, byClient: fromClient, isApplication: frameType == nil)
+                }
+            case .padding, .ping, .ack:
+                break
+            default:
+                if level != nil { info.flags.insert("unexpected_frame") }
+            }
+        }
+    }
+
+    /// A complete handshake message of the Initial (0) or Handshake (1) level.
+    private func read(_ message: (type: UInt8, body: [UInt8]), level: Int, fromClient: Bool) {
+        switch (message.type, fromClient, level) {
+        case (1, true, 0) where info.clientHello == nil:
+            guard let hello = TLSHelloParser.clientHello(message.body) else { return }
             info.clientHello = hello
             info.transportParameters = hello.quicTransportParameters.map(QUICTransportParameters.ids) ?? []
             info.clientMaxIdleTimeoutMilliseconds = hello.quicTransportParameters.flatMap {
                 QUICTransportParameters.integer(QUICTransportParameters.maxIdleTimeout, in: $0)
             }
-        } else if !fromClient, message.type == 2, info.serverHello == nil,
-                  let hello = TLSHelloParser.serverHello(message.body)
-        {
-            info.serverHello = hello
+        case (2, false, 0) where info.serverHello == nil:
+            info.serverHello = TLSHelloParser.serverHello(message.body)
+        case (8, false, 1) where !info.sawEncryptedExtensions:
+            info.sawEncryptedExtensions = true
+            info.negotiatedALPN = TLSHelloParser.encryptedExtensionsALPN(message.body)
+        default:
+            break
         }
     }
 }

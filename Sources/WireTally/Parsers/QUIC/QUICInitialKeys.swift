@@ -1,12 +1,4 @@
 import Crypto
-import Foundation
-
-/// The packet-protection keys of one direction: AEAD key and IV, header-protection key.
-struct QUICPacketKeys {
-    let key: SymmetricKey
-    let iv: [UInt8]
-    let headerProtectionKey: SymmetricKey
-}
 
 /// Initial packet keys (RFC 9001 §5.2, RFC 9369 §3.3): derived from the Destination Connection ID of
 /// the client's first Initial packet alone, so any observer can compute them.
@@ -14,12 +6,9 @@ struct QUICPacketKeys {
 ///     initial_secret = HKDF-Extract(version salt, client DCID)
 ///     client_initial_secret = HKDF-Expand-Label(initial_secret, "client in", "", 32)
 ///     server_initial_secret = HKDF-Expand-Label(initial_secret, "server in", "", 32)
-///     key = HKDF-Expand-Label(secret, "quic key", "", 16)   ("quicv2 key" for v2)
-///     iv  = HKDF-Expand-Label(secret, "quic iv", "", 12)    ("quicv2 iv")
-///     hp  = HKDF-Expand-Label(secret, "quic hp", "", 16)    ("quicv2 hp")
 ///
-/// Initial packets are protected with AEAD_AES_128_GCM and AES-128 header protection. All of it is
-/// swift-crypto's `HKDF<SHA256>`.
+/// then the packet keys of each secret as for every level (`QUICPacketKeys`, SHA-256): Initial packets
+/// are protected with AEAD_AES_128_GCM and AES-128 header protection.
 struct QUICInitialKeys {
     let version: QUICVersion
     let client: QUICPacketKeys
@@ -29,26 +18,17 @@ struct QUICInitialKeys {
     init?(version: QUICVersion, clientDestinationConnectionID dcid: [UInt8]) {
         guard let salt = version.initialSalt else { return nil }
         self.version = version
-        let initialSecret = HKDF<SHA256>.extract(inputKeyMaterial: SymmetricKey(data: dcid), salt: salt)
-        let clientSecret = Self.expandLabel(initialSecret, label: "client in", length: 32)
-        let serverSecret = Self.expandLabel(initialSecret, label: "server in", length: 32)
-        client = Self.packetKeys(from: clientSecret, version: version)
-        server = Self.packetKeys(from: serverSecret, version: version)
+        let initialSecret = Self.initialSecret(salt: salt, dcid: dcid)
+        client = Self.keys(TLSRecordCipher.expandLabel(initialSecret, "client in", length: 32, sha384: false), version)
+        server = Self.keys(TLSRecordCipher.expandLabel(initialSecret, "server in", length: 32, sha384: false), version)
     }
 
-    static func packetKeys<Secret: ContiguousBytes>(from secret: Secret, version: QUICVersion) -> QUICPacketKeys {
-        let prefix = version.labelPrefix
-        return QUICPacketKeys(
-            key: SymmetricKey(data: expandLabel(secret, label: prefix + "key", length: 16)),
-            iv: expandLabel(secret, label: prefix + "iv", length: 12),
-            headerProtectionKey: SymmetricKey(data: expandLabel(secret, label: prefix + "hp", length: 16)))
+    /// HKDF-Extract(salt, dcid) with SHA-256.
+    static func initialSecret(salt: [UInt8], dcid: [UInt8]) -> [UInt8] {
+        HKDF<SHA256>.extract(inputKeyMaterial: SymmetricKey(data: dcid), salt: salt).withUnsafeBytes { Array($0) }
     }
 
-    /// TLS 1.3 HKDF-Expand-Label (RFC 8446 §7.1) with an empty context, over SHA-256.
-    static func expandLabel<Secret: ContiguousBytes>(_ secret: Secret, label: String, length: Int) -> [UInt8] {
-        let fullLabel = Array("tls13 \(label)".utf8)
-        let info = [UInt8(length >> 8), UInt8(length & 0xff), UInt8(fullLabel.count)] + fullLabel + [0]
-        let output = HKDF<SHA256>.expand(pseudoRandomKey: secret, info: info, outputByteCount: length)
-        return output.withUnsafeBytes { Array($0) }
+    private static func keys(_ secret: [UInt8], _ version: QUICVersion) -> QUICPacketKeys {
+        QUICPacketKeys(secret: secret, aead: .aes128GCM, sha384: false, version: version)
     }
 }
