@@ -110,6 +110,8 @@ public struct HTTPMessage: Sendable {
     public var regzipped: (decodedBytes: Int, compressedSize: Int)?
     /// HTTP/2 only (nil for HTTP/1.x): the stream the message travelled on and what happened to it.
     public var http2: HTTP2StreamInfo?
+    /// HTTP/3 only (nil otherwise): the QUIC stream the message travelled on and what happened to it.
+    public var http3: HTTP3StreamInfo?
 
     public init(
         kind: Kind, exchangeIndex: Int, streamRange: Range<Int64>, method: String? = nil, target: String? = nil,
@@ -117,7 +119,7 @@ public struct HTTPMessage: Sendable {
         trailers: [HTTPHeader] = [], bytes: HTTPByteCounts = HTTPByteCounts(), interimCount: Int = 0,
         interimBytes: Int = 0, firstOrigin: PacketOrigin, lastOrigin: PacketOrigin, contentEncoding: String? = nil,
         decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = [], retainedBody: [UInt8]? = nil,
-        http2: HTTP2StreamInfo? = nil
+        http2: HTTP2StreamInfo? = nil, http3: HTTP3StreamInfo? = nil
     ) {
         self.kind = kind
         self.exchangeIndex = exchangeIndex
@@ -139,6 +141,7 @@ public struct HTTPMessage: Sendable {
         self.flags = flags
         self.retainedBody = retainedBody
         self.http2 = http2
+        self.http3 = http3
     }
 
     /// The first header named `name` (case-insensitive).

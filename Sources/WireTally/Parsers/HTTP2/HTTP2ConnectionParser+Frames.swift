@@ -387,7 +387,7 @@ extension HTTP2ConnectionParser {
         switch outcome {
         case let .decoded(headers, afterReset):
             if afterReset { message?.flags.insert(.resynchronized) }
-            message?.apply(HTTP2HeaderList(headers), blockHeaders: block.headerBytes, blockFraming: block.framingBytes, limits: limits)
+            message?.apply(HTTPHeaderList(headers), blockHeaders: block.headerBytes, blockFraming: block.framingBytes, limits: limits)
         case .lost:
             if message?.hasHead == false { message?.flags.insert(.gap) }
             message?.hasHead = true

@@ -1,8 +1,9 @@
 import NIOHPACK
 
-/// A decoded HTTP/2 header list split as `HTTPMessage` holds it: pseudo-header fields (RFC 9113 §8.3)
-/// and the regular fields in order, with `:authority` reported as a `host` field when there is none.
-struct HTTP2HeaderList {
+/// A decoded HTTP/2 or HTTP/3 header list split as `HTTPMessage` holds it: pseudo-header fields
+/// (RFC 9113 §8.3, RFC 9114 §4.3) and the regular fields in order, with `:authority` reported as a
+/// `host` field when there is none.
+struct HTTPHeaderList {
     var method: String?
     var scheme: String?
     var path: String?
@@ -12,10 +13,11 @@ struct HTTP2HeaderList {
     var malformed = false
     var fields: [HTTPHeader] = []
 
-    init(_ headers: HPACKHeaders) {
+    /// Splits `headers` (name, value) in order.
+    init(_ headers: some Collection<(name: String, value: String)>) {
         fields.reserveCapacity(headers.count)
         var sawRegular = false
-        for (name, value, _) in headers {
+        for (name, value) in headers {
             guard name.utf8.first == UInt8(ascii: ":") else {
                 sawRegular = true
                 fields.append(HTTPHeader(name: name, value: value))
@@ -49,7 +51,7 @@ struct HTTP2HeaderList {
         return fields + [HTTPHeader(name: "host", value: authority)]
     }
 
-    /// The list written as HTTP/1.1 text (see `HTTP2StreamInfo.headersDecodedBytes`).
+    /// The list written as HTTP/1.1 text (see `HTTP2StreamInfo.headersDecodedBytes`, the same for HTTP/3).
     var http1TextBytes: Int {
         let crlf = 2, version = "HTTP/1.1".utf8.count
         var total: Int
@@ -63,5 +65,12 @@ struct HTTP2HeaderList {
             total += field.name.utf8.count + 2 + field.value.utf8.count + crlf
         }
         return total + crlf
+    }
+}
+
+extension HTTPHeaderList {
+    /// Splits an HPACK-decoded header block.
+    init(_ headers: HPACKHeaders) {
+        self.init(headers.lazy.map { (name: $0.name, value: $0.value) })
     }
 }
