@@ -26,7 +26,8 @@
 ///
 /// An exchange is final once its stream is over both ways (FIN, or RESET_STREAM) and the connection
 /// went on for `linger` after that — long enough for the acknowledgements of its last packets: twice
-/// the handshake's round trip plus the default max_ack_delay (25 ms). Exchanges are final in order.
+/// the handshake's round trip plus the default max_ack_delay (25 ms) — and a later request began (the
+/// latest exchange takes the connection's idle traffic until then). Exchanges are final in order.
 final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     /// Per exchange: its stream and how far its messages got.
     private struct Progress {
@@ -258,12 +259,13 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
             if !progress[index].isDone { return .exchange(index) }
             index -= 1
         }
-        return exchanges.endIndex - 1 >= finalCount ? .exchange(exchanges.endIndex - 1) : .nobody
+        return .exchange(exchanges.endIndex - 1)
     }
 
-    /// Makes final the exchanges, in order, whose streams are over and lingered.
+    /// Makes final the exchanges, in order, whose streams are over and lingered — never the latest
+    /// while the connection is open: it takes the connection-level bytes until a later request.
     private func advanceFinal() {
-        while finalCount < exchanges.endIndex, let done = progress[finalCount].completedAt,
+        while finalCount < exchanges.endIndex - 1, let done = progress[finalCount].completedAt,
               now.nanoseconds - done.nanoseconds >= lingerNanoseconds
         {
             retire(progress[finalCount].streamID)

@@ -43,6 +43,17 @@ extension RecordEncoding {
                     encoder.field("down", exchange.connectionShareBytes.down)
                 }
             }
+            encoder.object("http3", http3Stream(of: exchange)) { encoder, stream in
+                encoder.field("stream_id", Int(clamping: stream.streamID))
+                encoder.field("scheme", stream.scheme)
+                encoder.field("reset_error_code", stream.resetErrorCode.map { Int(clamping: $0) })
+                encoder.field("reset_by", stream.resetBy.map { $0 == .up ? "client" : "server" })
+                encoder.field("stop_sending_error_code", stream.stopSendingErrorCode.map { Int(clamping: $0) })
+                encoder.field("stop_sending_by", stream.stopSendingBy.map { $0 == .up ? "client" : "server" })
+                encoder.field("qpack_blocked", stream.qpackBlocked)
+                encoder.field("frames", stream.frames)
+                encoder.field("unknown_frames", stream.unknownFrames)
+            }
             encoder.object("tls", connection.tlsSession) { encoder, session in
                 tlsSummaryFields(session, to: &encoder)
                 if let records = exchange.tlsRecords {
@@ -89,6 +100,28 @@ extension RecordEncoding {
         return stream
     }
 
+    /// What HTTP/3 says of an exchange's stream (nil for other versions): the request's stream facts,
+    /// with the response's reset, STOP_SENDING and QPACK facts merged in.
+    static func http3Stream(of exchange: HTTPExchange) -> HTTP3StreamInfo? {
+        guard var stream = exchange.request?.http3 ?? exchange.response?.http3 else { return nil }
+        for other in [exchange.request?.http3, exchange.response?.http3].compactMap({ $0 }) {
+            stream.scheme = stream.scheme ?? other.scheme
+            if stream.resetErrorCode == nil {
+                stream.resetErrorCode = other.resetErrorCode
+                stream.resetBy = other.resetBy
+            }
+            if stream.stopSendingErrorCode == nil {
+                stream.stopSendingErrorCode = other.stopSendingErrorCode
+                stream.stopSendingBy = other.stopSendingBy
+            }
+            stream.qpackBlocked = stream.qpackBlocked || other.qpackBlocked
+            stream.qpackError = stream.qpackError || other.qpackError
+        }
+        stream.frames = [exchange.request?.http3, exchange.response?.http3].compactMap { $0?.frames }.reduce(0, +)
+        stream.unknownFrames = [exchange.request?.http3, exchange.response?.http3].compactMap { $0?.unknownFrames }.reduce(0, +)
+        return stream
+    }
+
     /// The flag names of an exchange: `no_request`, `no_response`, `upgraded`, HTTP/2's `pushed`,
     /// `reset`, `refused` and `hpack_error`, its messages' flags prefixed `request_`/`response_`
     /// (`response_gap`, `request_incomplete`…), then `encrypted` and `estimated` for exchanges estimated
@@ -104,6 +137,10 @@ extension RecordEncoding {
             if stream.resetErrorCode != nil && !stream.resetAfterEnd { flags.append("reset") }
             if stream.refused { flags.append("refused") }
             if stream.hpackError { flags.append("hpack_error") }
+        }
+        if let stream = http3Stream(of: exchange) {
+            if stream.resetErrorCode != nil { flags.append("reset") }
+            if stream.qpackError { flags.append("qpack_error") }
         }
         if let request = exchange.request { flags += flagNames(request.flags, prefix: "request_") }
         if let response = exchange.response { flags += flagNames(response.flags, prefix: "response_") }
@@ -157,7 +194,7 @@ extension RecordEncoding {
         _ message: HTTPMessage, digits: Int, to encoder: inout Encoder
     ) {
         let bytes = message.bytes
-        encoder.field("stream_id", message.http2.map { Int($0.streamID) })
+        encoder.field("stream_id", message.http2.map { Int($0.streamID) } ?? message.http3.map { Int(clamping: $0.streamID) })
         encoder.field("ts_first", timestamp: message.firstOrigin.timestamp, digits: digits)
         encoder.field("ts_last", timestamp: message.lastOrigin.timestamp, digits: digits)
         encoder.object("bytes") { encoder in
@@ -169,6 +206,15 @@ extension RecordEncoding {
                 encoder.field("control", bytes.control)
                 encoder.field("headers_decoded", stream.headersDecodedBytes)
                 encoder.key("hpack_ratio")  // null when the header blocks were not decoded
+                if stream.headersDecodedBytes > 0 {
+                    encoder.number(thousandths(bytes.headers, of: stream.headersDecodedBytes))
+                } else {
+                    encoder.null()
+                }
+            } else if let stream = message.http3 {
+                encoder.field("control", bytes.control)
+                encoder.field("headers_decoded", stream.headersDecodedBytes)
+                encoder.key("qpack_ratio")  // null when the field sections were not decoded
                 if stream.headersDecodedBytes > 0 {
                     encoder.number(thousandths(bytes.headers, of: stream.headersDecodedBytes))
                 } else {
