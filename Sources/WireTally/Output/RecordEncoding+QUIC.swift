@@ -25,8 +25,10 @@ extension RecordEncoding {
             encoder.object("tls", connection.tlsSession) { encoder, session in
                 tlsSummaryFields(session, to: &encoder)
                 encoder.field("alpn_source", session.alpnSource.rawValue)
+                if let decryption = connection.info.decryption { encoder.field("decryption", decryption.status) }
             }
             encoder.object("quic") { quicFields(connection, digits: digits, to: &$0) }
+            encoder.object("http3", connection.http3Info) { http3Fields($1, to: &$0) }
             encoder.field("flags", strings: connection.flags.names)
         }
     }
@@ -60,6 +62,7 @@ extension RecordEncoding {
         }
         encoder.object("close", info.close) { encoder, close in
             encoder.field("error_code", Int(truncatingIfNeeded: close.errorCode))
+            encoder.field("application", close.isApplication)
             encoder.field("by", close.byClient ? "client" : "server")
             encoder.field("ts", timestamp: connection.closeTime, digits: digits)
         }
@@ -77,7 +80,48 @@ extension RecordEncoding {
                 }
             }
         }
+        encoder.object("decryption", info.decryption) { encoder, decryption in
+            encoder.field("decrypted_packets", decryption.decrypted)
+            encoder.field("failed_packets", decryption.failed)
+            encoder.field("packets_without_key", decryption.withoutKey)
+            encoder.object("key_updates") { encoder in
+                encoder.field("up", decryption.keyUpdatesUp)
+                encoder.field("down", decryption.keyUpdatesDown)
+            }
+        }
         encoder.field("flags", strings: info.flags.sorted())
+    }
+
+    /// The members of a QUIC connection record's `http3` object: each side's SETTINGS and GOAWAY, the
+    /// bytes of its unidirectional streams (control, QPACK encoder and decoder, push, unknown), QPACK
+    /// inserts and blocked sections, and the errors and caps met.
+    private static func http3Fields<Encoder: JSONEncoding>(_ info: HTTP3ConnectionInfo, to encoder: inout Encoder) {
+        for direction in FlowDirection.allCases {
+            let d = direction.rawValue
+            encoder.dynamicKey(direction == .up ? "up" : "down")
+            encoder.object { encoder in
+                let settings = info.settings[d]
+                encoder.object("settings") { encoder in
+                    encoder.field("qpack_max_table_capacity", settings.qpackMaxTableCapacity.map { Int(clamping: $0) })
+                    encoder.field("qpack_blocked_streams", settings.qpackBlockedStreams.map { Int(clamping: $0) })
+                    encoder.field("max_field_section_size", settings.maxFieldSectionSize.map { Int(clamping: $0) })
+                }
+                encoder.field("goaway_id", info.goawayID[d].map { Int(clamping: $0) })
+                let streams = info.unidirectionalBytes[d]
+                encoder.object("stream_bytes") { encoder in
+                    encoder.field("control", Int(streams.control))
+                    encoder.field("qpack_encoder", Int(streams.qpackEncoder))
+                    encoder.field("qpack_decoder", Int(streams.qpackDecoder))
+                    encoder.field("push", Int(streams.push))
+                    encoder.field("unknown", Int(streams.unknown))
+                }
+                encoder.field("qpack_inserts", info.qpackInserts[d])
+                encoder.field("qpack_blocked_sections", info.qpackBlockedSections[d])
+                encoder.field("qpack_section_errors", info.qpackSectionErrors[d])
+            }
+        }
+        encoder.field("request_streams", info.requestStreams)
+        encoder.field("streams_over_cap", info.streamsOverCap)
     }
 
     private static func quicHex(_ bytes: [UInt8]) -> String {

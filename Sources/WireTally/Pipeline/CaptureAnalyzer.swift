@@ -351,6 +351,7 @@ public final class CaptureAnalyzer {
     private func report(_ connection: QUICConnection) {
         reportExchanges(of: connection)
         summary.quicConnections += 1
+        if let decryption = connection.info.decryption { summary.tlsDecryption[decryption.status, default: 0] += 1 }
         emit(.quicConnection(connection))
     }
 

@@ -41,8 +41,8 @@ public struct CaptureSummary: Sendable {
     /// Connections whose client direction stopped at the cap on open requests
     /// (`HTTPLimits.maxOpenRequests`), flagged `too_many_open_requests`.
     public var openRequestCapConnections = 0
-    /// TLS connections by `tls.decryption` (`decrypted`, `partial`, `no_key`, `failed`,
-    /// `unsupported_cipher`) when key logs were given.
+    /// TLS connections (over TCP, and QUIC connections) by `tls.decryption` (`decrypted`, `partial`,
+    /// `no_key`, `failed`, `unsupported_cipher`) when key logs were given.
     public var tlsDecryption: [String: Int] = [:]
     public var badIPChecksums = 0
     public var badTransportChecksums = 0

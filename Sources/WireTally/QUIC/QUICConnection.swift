@@ -67,14 +67,15 @@ public final class QUICConnection: ActivityTracked {
     public var serverEndpoint: String { server.endpoint(port: serverPort) }
     public var info: QUICConnectionInfo { observer.info }
 
-    /// What the TLS handshake showed in the Initial packets (as for TLS over TCP without keys: TLS 1.3,
-    /// the ALPN choice known only when the client offered one protocol); nil before any hello.
-    public var tlsSession: TLSSessionInfo? {
-        guard info.clientHello != nil || info.serverHello != nil else { return nil }
-        var session = TLSSessionInfo()
-        session.clientHello = info.clientHello
-        if let hello = info.serverHello { session.noteServerHello(hello) }
-        return session
+    /// What the TLS handshake showed: the hellos in the Initial packets (as for TLS over TCP without
+    /// keys: the ALPN choice known only when the client offered one protocol), with keys the server's
+    /// EncryptedExtensions too; nil before any hello.
+    public var tlsSession: TLSSessionInfo? { info.tlsSession }
+
+    /// The HTTP/3 layer's connection-level facts, when the exchanges were parsed from decrypted packets.
+    public var http3Info: HTTP3ConnectionInfo? {
+        if case let .decrypted(analysis) = exchangeSource { return analysis.info }
+        return nil
     }
 
     /// Time from the client's first Initial to the server's first answer (one round trip plus the
