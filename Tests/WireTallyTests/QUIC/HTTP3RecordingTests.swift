@@ -116,4 +116,37 @@ import Testing
             }
         }
     }
+
+    /// The control and QPACK streams of each side, as the client's qlog saw them (its sent frames for
+    /// its own streams, its received ones for the server's), equal the connection's `http3` stream bytes.
+    @Test(arguments: recordings)
+    func unidirectionalStreamsAreTheQlogs(_ name: String) throws {
+        let (writer, _) = try Self.analyze(name)
+        let log = try QUICRecordingTests.clientLog(name)
+        var types: [String: String] = [:]  // "conn/stream" → control, qpack_encoder, qpack_decoder
+        for row in try TruthTable.read(TestPaths.capture(name + ".qlog-h3.tsv")).rows
+        where row["vantage"] == "client" && row["event"] == "stream_type_set" {
+            types["\(row["conn"])/\(row["stream_id"])"] = row["stream_type"]
+        }
+        var sizes: [String: Int] = [:]  // "conn/side/type" → the stream's size
+        for row in try TruthTable.read(TestPaths.capture(name + ".qlog-frames.tsv")).rows
+        where row["vantage"] == "client" && row["frame_type"] == "stream" {
+            guard let stream = row.int("stream_id"), stream & 2 == 2, let type = types["\(row["conn"])/\(stream)"] else { continue }
+            let side = stream & 1 == 0 ? "up" : "down"
+            let key = "\(row["conn"])/\(side)/\(type)"
+            sizes[key] = max(sizes[key] ?? 0, (row.int("offset") ?? 0) + (row.int("length") ?? 0))
+        }
+        for logged in log.connections {
+            let conn = logged["conn"] as? Int ?? -1
+            let port = logged["local_port"] as? Int ?? -1
+            let record = try #require(writer.quicConnections.first { $0.string("client")?.hasSuffix(":\(port)") == true })
+            #expect(record.string("tls.decryption") == "decrypted", "\(name) \(conn)")
+            for side in ["up", "down"] {
+                for type in ["control", "qpack_encoder", "qpack_decoder"] {
+                    #expect(record.int("http3.\(side).stream_bytes.\(type)") == sizes["\(conn)/\(side)/\(type)"] ?? 0,
+                            "\(name) conn \(conn) \(side) \(type)")
+                }
+            }
+        }
+    }
 }
