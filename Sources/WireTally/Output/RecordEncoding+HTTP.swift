@@ -202,24 +202,17 @@ extension RecordEncoding {
             encoder.field("headers", bytes.headers)
             encoder.field("body", bytes.body)
             encoder.field("framing", bytes.framing)
-            if let stream = message.http2 {
+            // HTTP/2 and HTTP/3: control frames, the decoded header list and the compression ratio
+            // (null when the header blocks were not decoded)
+            if let decoded = message.http2?.headersDecodedBytes ?? message.http3?.headersDecodedBytes {
                 encoder.field("control", bytes.control)
-                encoder.field("headers_decoded", stream.headersDecodedBytes)
-                encoder.key("hpack_ratio")  // null when the header blocks were not decoded
-                if stream.headersDecodedBytes > 0 {
-                    encoder.number(thousandths(bytes.headers, of: stream.headersDecodedBytes))
-                } else {
-                    encoder.null()
+                encoder.field("headers_decoded", decoded)
+                func ratio(_ name: StaticString, to encoder: inout Encoder) {
+                    encoder.key(name)
+                    if decoded > 0 { encoder.number(thousandths(bytes.headers, of: decoded)) } else { encoder.null() }
                 }
-            } else if let stream = message.http3 {
-                encoder.field("control", bytes.control)
-                encoder.field("headers_decoded", stream.headersDecodedBytes)
-                encoder.key("qpack_ratio")  // null when the field sections were not decoded
-                if stream.headersDecodedBytes > 0 {
-                    encoder.number(thousandths(bytes.headers, of: stream.headersDecodedBytes))
-                } else {
-                    encoder.null()
-                }
+                if message.http2 != nil { ratio("hpack_ratio", to: &encoder) }
+                if message.http3 != nil { ratio("qpack_ratio", to: &encoder) }
             }
             encoder.field("total", bytes.total + message.interimBytes)
         }

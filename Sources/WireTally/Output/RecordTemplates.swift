@@ -7,8 +7,8 @@ extension RecordEncoding {
         return self.connection(connection, timestampDigits: 6)
     }
 
-    /// An exchange record with request and response present, HTTP/2's parts included (HTTP/1.x records
-    /// leave them empty), for fixed CSV columns.
+    /// An exchange record with request and response present, HTTP/2's and HTTP/3's parts included (a
+    /// real record has one of them at most; the others leave their columns empty), for fixed CSV columns.
     static var exchangeTemplate: JSONValue {
         let origin = PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))
         var request = HTTPMessage(kind: .request, exchangeIndex: 0, streamRange: 0..<0, method: "", target: "",
@@ -17,6 +17,8 @@ extension RecordEncoding {
                                    version: "", firstOrigin: origin, lastOrigin: origin)
         request.http2 = HTTP2StreamInfo(streamID: 0)
         response.http2 = HTTP2StreamInfo(streamID: 0)
+        request.http3 = HTTP3StreamInfo(streamID: 0)
+        response.http3 = HTTP3StreamInfo(streamID: 0)
         let exchange = HTTPExchange(index: 0, request: request, response: response)
         let connection = TCPConnection(
             id: 0, endpoints: .init(client: IPAddress(ipv4: 0), clientPort: 0, server: IPAddress(ipv4: 0), serverPort: 0),
