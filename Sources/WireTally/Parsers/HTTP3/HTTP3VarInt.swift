@@ -26,13 +26,4 @@ struct HTTP3VarIntReader {
 
     mutating func reset() { count = 0 }
 
-    /// The encoded length of `value` (test and framing convenience).
-    static func encodedLength(_ value: UInt64) -> Int {
-        switch value {
-        case ..<(1 << 6): 1
-        case ..<(1 << 14): 2
-        case ..<(1 << 30): 4
-        default: 8
-        }
-    }
 }
