@@ -25,5 +25,4 @@ struct HTTP3VarIntReader {
     var bytesNeeded: Int { count == 0 ? 1 : length - count }
 
     mutating func reset() { count = 0 }
-
 }
