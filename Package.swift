@@ -42,7 +42,7 @@ let package = Package(
                 .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOCore", package: "swift-nio"),
             ],
             path: "Tests/WireTallyTests",
-            resources: [.copy("HAR/har-1.2.schema.json")]
+            resources: [.copy("HAR/har-1.2.schema.json"), .copy("HTTP3/Fixtures")]
         ),
     ]
 )

@@ -52,8 +52,10 @@ public final class HTTP3ConnectionParser {
     var uniStreams: [UInt64: HTTP3UniStream] = [:]
     /// Request streams closed last (id → exchange index), oldest first.
     var recentlyClosed: [(id: UInt64, exchangeIndex: Int)] = []
-    /// Request streams refused for the open-streams cap (remembered so their later bytes stay refused).
+    /// Request streams refused for the open-streams cap (remembered so their later bytes stay refused;
+    /// at most `maxRefusedStreams`, past which further refused streams are counted in `bytesOverCap` only).
     var refusedStreams: Set<UInt64> = []
+    static let maxRefusedStreams = 1 << 16
     var nextExchange = 0
     /// Streams with held field sections, per encoding side, in the order they began waiting.
     var blockedStreams = DirectionPair<[UInt64]>([], [])
@@ -158,7 +160,7 @@ public final class HTTP3ConnectionParser {
             info.bytesAfterEnd += Int64(count)
             return nil
         } else if refusedStreams.contains(id) || requestStreams.count >= limits.maxOpenRequests {
-            if refusedStreams.insert(id).inserted { info.streamsOverCap += 1 }
+            if refusedStreams.count < Self.maxRefusedStreams && refusedStreams.insert(id).inserted { info.streamsOverCap += 1 }
             info.bytesOverCap += Int64(count)
             return nil
         } else {

@@ -14,6 +14,7 @@ final class HTTP3RequestSide {
     var position: Int64 = 0
     /// A gap cut a frame header: the rest of the direction cannot be framed (`unframedBytes`).
     var lostSync = false
+    /// The stream offset where the frame being read began.
     var frameStart: Int64 = 0
     /// The field section (HEADERS, PUSH_PROMISE after its push id) being gathered.
     var section: [UInt8] = []

@@ -25,14 +25,4 @@ struct HTTP3VarIntReader {
     var bytesNeeded: Int { count == 0 ? 1 : length - count }
 
     mutating func reset() { count = 0 }
-
-    /// The encoded length of `value` (test and framing convenience).
-    static func encodedLength(_ value: UInt64) -> Int {
-        switch value {
-        case ..<(1 << 6): 1
-        case ..<(1 << 14): 2
-        case ..<(1 << 30): 4
-        default: 8
-        }
-    }
 }

@@ -79,9 +79,6 @@ struct QPACKInstructionBuffer {
 
     init(maxPending: Int) { self.maxPending = maxPending }
 
-    /// Bytes of an instruction not complete yet.
-    var pendingCount: Int { pending.count }
-
     /// Reads every instruction completed by `bytes`, handing each to `handle`; false when the stream
     /// is invalid (an undecodable instruction, or one longer than `maxPending`): nothing more can be read.
     mutating func feed<I>(
