@@ -87,7 +87,7 @@ public struct QUICConnectionLedger: Sendable {
         guard exchanges.endIndex == 1 else { return }
         for direction in FlowDirection.allCases {
             let held = heldForFirst[direction.rawValue]
-            for category in PacketCategory.allCases where held[category].packets > 0 {
+            for category in PacketCategory.allCases where held[category] != .zero {
                 credit(held[category], as: category, to: 0, duplicateBytes: 0, direction: direction,
                        at: heldForFirstTimes[direction.rawValue])
             }
@@ -108,7 +108,7 @@ public struct QUICConnectionLedger: Sendable {
             unattributed[d] += heldForFirst[d].total
             let last = exchanges.endIndex - 1
             let teardown = heldTeardown[d].teardown
-            if teardown.packets > 0 {
+            if teardown != .zero {
                 credit(teardown, as: .teardown, to: last >= 0 ? last : nil, duplicateBytes: 0, direction: direction, at: nil)
             }
         }

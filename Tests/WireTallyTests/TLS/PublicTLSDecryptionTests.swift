@@ -6,7 +6,9 @@ import Testing
 /// programs; TLS 1.2 and 1.3, GCM, ChaCha20, CBC with and without encrypt-then-MAC, CCM) with their key
 /// logs, against tshark's decrypted view of the same files (`NAME.tshark-http.tsv`, written with the
 /// same key log): per TCP stream the plaintext bytes of each direction (`follow,tls`), per HTTP/1.x
-/// request its method, path and status. Where tshark decrypts, wiretally does (CCM and CCM_8 included).
+/// request its method, path and status; per QUIC stream its length each way (HTTP/3 request streams are
+/// exchanges, the others the connection's control and QPACK streams). Where tshark decrypts, wiretally
+/// does (CCM and CCM_8 included).
 @Suite(.requires(.publicTLSCaptures)) struct PublicTLSDecryptionTests {
     static let keyed = [
         "hotplace__tls-http__curl_http1_tls12.pcapng", "hotplace__tls-http__http1.pcapng",
@@ -81,7 +83,7 @@ import Testing
             requests += 1
         }
         #expect(requests == truth.rows.count { $0["kind"] == "http1" })
-        #expect(unmatched.allSatisfy { !$0.flagNames.contains("decrypted") || $0.string("request.version") == "HTTP/2" },
+        #expect(unmatched.allSatisfy { !$0.flagNames.contains("decrypted") || ["HTTP/2", "HTTP/3"].contains($0.string("request.version")) },
                 "\(name): decrypted HTTP/1.x exchanges tshark does not show")
         // HTTP/2 inside TLS: every stream tshark shows, with its method, path and status.
         for row in truth.rows where row["kind"] == "http2" {
@@ -91,6 +93,28 @@ import Testing
                     && $0.string("request.method") == row["method"] && $0.string("request.target") == row["path"]
                     && $0.int("response.status") == Int(row["status"])
             }, "\(name) \(row["transport"]) stream \(row["stream_id"])")
+        }
+        // QUIC: each request stream's length each way is its exchange's message total; the other
+        // streams of each side add up to the connection's HTTP/3 stream bytes.
+        var uniBytes = [0, 0]
+        for row in truth.rows where row["kind"] == "quic-stream" {
+            let stream = try #require(Int(row["stream_id"]))
+            guard stream & 2 == 0 else {
+                uniBytes[stream & 1] += (row.int("req_body_bytes") ?? 0) + (row.int("resp_body_bytes") ?? 0)
+                continue
+            }
+            let exchange = try #require(writer.exchanges.first { $0.int("request.stream_id") == stream }, "\(name) stream \(stream)")
+            #expect(exchange.flagNames.contains("decrypted") && exchange.string("request.version") == "HTTP/3")
+            #expect(exchange.int("request.bytes.total") == row.int("req_body_bytes") ?? 0, "\(name) stream \(stream) up")
+            #expect(exchange.int("response.bytes.total") == row.int("resp_body_bytes") ?? 0, "\(name) stream \(stream) down")
+        }
+        if truth.rows.contains(where: { $0["kind"] == "quic-stream" }) {
+            let quic = try #require(writer.quicConnections.first)
+            #expect(quic.string("tls.decryption") == "decrypted")
+            for (index, side) in ["up", "down"].enumerated() {
+                let streams = ["control", "qpack_encoder", "qpack_decoder", "push", "unknown"]
+                #expect(streams.reduce(0) { $0 + (quic.int("http3.\(side).stream_bytes.\($1)") ?? 0) } == uniBytes[index], "\(name) \(side)")
+            }
         }
     }
 }
