@@ -37,8 +37,8 @@ extension MessageEstimate {
         if message != nil, !encrypted, head != nil || body != nil, (head ?? 0) + (body ?? 0) == total {
             let head = head ?? 0, body = body ?? 0
             e.head = head
-            // HTTP/2: the rest of the head difference is `hpack` (GapAttribution).
-            if !e.isHTTP2 { e.hiddenHeaders = e.wireHead - head }
+            // HTTP/2 and HTTP/3: the rest of the head difference is `hpack` / `qpack` (GapAttribution).
+            if !e.hasCompressedHead { e.hiddenHeaders = e.wireHead - head }
             if body == e.wireBody + e.wireFraming {
                 // A body count with the chunk framing (HAR's bodySize, curl's size_upload).
                 e.body = e.wireBody

@@ -186,6 +186,11 @@ public struct MessageEstimate: Sendable {
     /// The message went as HTTP/2 (`HTTPMessage.http2`): its head is an HPACK block (the rest of the
     /// head difference is `hpack`) and its framing is frames (`http2_framing`).
     public var isHTTP2 = false
+    /// The message went as HTTP/3 (`HTTPMessage.http3`): its head is a QPACK field section (`qpack`)
+    /// and its framing is HTTP/3 frame headers (`http3_framing`).
+    public var isHTTP3 = false
+    /// HTTP/2 or HTTP/3: the head is a compressed header block, not header text.
+    public var hasCompressedHead: Bool { isHTTP2 || isHTTP3 }
 
     public init(wireHead: Int = 0, wireBody: Int = 0, wireFraming: Int = 0) {
         self.wireHead = wireHead
@@ -200,6 +205,7 @@ public struct MessageEstimate: Sendable {
             wireHead: m.bytes.startLine + m.bytes.headers + (m.kind == .request ? 0 : m.interimBytes),
             wireBody: m.bytes.body, wireFraming: m.bytes.framing + m.bytes.control)
         e.isHTTP2 = m.http2 != nil
+        e.isHTTP3 = m.http3 != nil
         return e
     }
 

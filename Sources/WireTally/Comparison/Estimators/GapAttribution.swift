@@ -47,8 +47,15 @@
 /// - `http2_framing` (HTTP/2): frame headers, padding, the stream's WINDOW_UPDATE/RST_STREAM/PRIORITY
 ///   frames, and the connection-level frames the exchange was given (`http2.connection_share`), less
 ///   whatever of these the source counted.
+/// - `qpack` (HTTP/3): as `hpack`, for the QPACK field sections.
+/// - `http3_framing` (HTTP/3): HTTP/3 frame type and length fields and unknown frames of the stream,
+///   less whatever of these the source counted.
 /// - `tls_overhead`: TLS record headers, AEAD/MAC overhead, handshake (owned by the first exchange),
 ///   alerts, session tickets — stream bytes that are not HTTP plaintext.
+/// - `quic_overhead` (QUIC connections): the UDP payload bytes of the exchange's datagrams that are not
+///   its HTTP/3 stream bytes — QUIC packet headers and AEAD tags, STREAM frame headers, its share of
+///   ACK, PADDING and connection-level frames, the control and QPACK streams, the handshake (first
+///   exchange); `tcp_ip_headers` is then the UDP and IP headers.
 /// - `tcp_ip_headers`: TCP and IP (and, at frame level, link) headers of the packets carrying the
 ///   exchange's new payload.
 /// - `pure_acks`: whole pure-ACK packets attributed to the exchange.
@@ -64,7 +71,7 @@ public struct GapAttribution: Sendable {
     /// Cause names in output order.
     public static let causes = [
         "hidden_headers", "cookies", "compression_estimate", "body_length", "chunk_framing", "hpack", "http2_framing",
-        "tls_overhead", "tcp_ip_headers", "pure_acks", "setup_teardown", "retransmissions", "dns", "other",
+        "qpack", "http3_framing", "tls_overhead", "quic_overhead", "tcp_ip_headers", "pure_acks", "setup_teardown", "retransmissions", "dns", "other",
     ]
 
     public var level: WireLevel
@@ -92,6 +99,8 @@ public struct GapAttribution: Sendable {
         estimate = breakdown.estimate
         let wire = connection.wire(ofExchange: exchange.index)
         let isTLS = connection.tlsSession != nil || breakdown.encrypted
+        let isQUIC = connection.tcp == nil
+        let streamOverhead = isQUIC ? "quic_overhead" : isTLS ? "tls_overhead" : "other"
         let isHTTP2 = exchange.request?.http2 != nil || exchange.response?.http2 != nil
         var causes = Dictionary(uniqueKeysWithValues: Self.causes.map { ($0, 0) })
         var wires = [0, 0]
@@ -108,12 +117,14 @@ public struct GapAttribution: Sendable {
             causes["tcp_ip_headers"]! += level.value(tally.payload) - tally.payload.payloadBytes
             let stream = tally.payload.payloadBytes - dup
             let connectionShare = isHTTP2 ? exchange.connectionShareBytes[direction.rawValue] : 0
-            causes[isTLS ? "tls_overhead" : "other"]! += stream - message.wire - connectionShare
+            causes[streamOverhead]! += stream - message.wire - connectionShare
             // HTTP bytes − estimate.
             causes["hidden_headers"]! += message.hiddenHeaders
             causes["cookies"]! += message.cookies
-            causes[message.isHTTP2 && !message.isUnsplit ? "hpack" : "other"]! += message.wireHead - message.head - message.hiddenHeaders - message.cookies
-            causes[message.isHTTP2 ? "http2_framing" : "chunk_framing"]! += message.wireFraming - message.framing
+            let headCause = message.isUnsplit ? "other" : message.isHTTP2 ? "hpack" : message.isHTTP3 ? "qpack" : "other"
+            causes[headCause]! += message.wireHead - message.head - message.hiddenHeaders - message.cookies
+            let framingCause = message.isHTTP2 ? "http2_framing" : message.isHTTP3 ? "http3_framing" : "chunk_framing"
+            causes[framingCause]! += message.wireFraming - message.framing
             causes["http2_framing"]! += connectionShare
             causes[message.bodyCause == .compression ? "compression_estimate" : "body_length"]! += message.wireBody - message.body
         }

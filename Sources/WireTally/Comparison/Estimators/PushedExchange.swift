@@ -49,5 +49,6 @@ extension MessageEstimate {
         approximated = approximated || other.approximated
         isUnsplit = isUnsplit || other.isUnsplit
         isHTTP2 = isHTTP2 || other.isHTTP2
+        isHTTP3 = isHTTP3 || other.isHTTP3
     }
 }
