@@ -61,8 +61,9 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     /// Exchanges before this one are final.
     private(set) var finalCount = 0
     private let lingerNanoseconds: Int64
-    /// Capture time of the datagram being read.
-    private var now = Timestamp(nanoseconds: 0)
+    /// The datagram being read (the last one once the connection ended).
+    private var origin = PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))
+    private var now: Timestamp { origin.timestamp }
     /// Packets of 0-RTT/1-RTT that could not be decrypted.
     private(set) var undecryptedPackets = 0
 
@@ -78,7 +79,7 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     /// The owners of one datagram's bytes (weights: bytes of its packets), reading its frames on the
     /// way; `origin` is the packet that carried it.
     func shares(of contents: QUICDatagramContents, fromClient: Bool, origin: PacketOrigin) -> [QUICDatagramShare] {
-        now = origin.timestamp
+        self.origin = origin
         var shares: [QUICDatagramShare] = []
         for packet in contents.packets { add(packet, fromClient: fromClient, origin: origin, to: &shares) }
         advanceFinal()
@@ -113,6 +114,11 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
         guard let index = exchangeOfStream[stream], index >= exchanges.startIndex else { return }
         var message = message
         message.exchangeIndex = index
+        if message.bytes.total == 0, message.http3?.frames == 0 {
+            // nothing of it was sent (a stream reset before its first byte): it ended with this datagram
+            message.firstOrigin = origin
+            message.lastOrigin = origin
+        }
         if direction == .up {
             exchanges[index].request = message
             progress[index].requestDone = true
