@@ -24,6 +24,11 @@
 /// The datagram's IP and UDP headers and the bytes after its last packet are then split over these
 /// shares in proportion (`QUICConnectionLedger`).
 ///
+/// Bounded: at most `HTTPLimits.maxOpenRequests` exchanges not final at once (a request stream beyond
+/// gets none: its bytes are shared, flag `tooManyOpenRequests`), at most `maxStreams` streams followed,
+/// at most `maxBufferedBytes` of stream data waiting past holes on the connection (past it, the stream
+/// that grew gives up its hole as a gap: `streamBufferCap`).
+///
 /// An exchange is final once its stream is over both ways (FIN, or RESET_STREAM) and the connection
 /// went on for `linger` after that — long enough for the acknowledgements of its last packets: twice
 /// the handshake's round trip plus the default max_ack_delay (25 ms) — and a later request began (the
@@ -46,6 +51,10 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     /// Request streams forgotten after their exchange was final, remembered so that late frames of
     /// theirs open no new exchange.
     static let retiredStreamMemory = 1024
+    /// Stream data waiting past holes on one connection, all streams together.
+    static let maxBufferedBytes = 16 << 20
+    /// Streams followed at once beyond the open requests (control, QPACK and other unidirectional ones).
+    static let maxOtherStreams = 256
 
     /// The exchanges, one per request stream, from the first not discarded.
     private(set) var exchanges = PrefixDiscardingArray<HTTPExchange>()
@@ -66,10 +75,16 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     private var now: Timestamp { origin.timestamp }
     /// Packets of 0-RTT/1-RTT that could not be decrypted.
     private(set) var undecryptedPackets = 0
+    /// Caps met (`tooManyOpenRequests`, `streamBufferCap`).
+    private(set) var flags: QUICConnectionFlags = []
+    private let maxOpenRequests: Int
+    /// Stream bytes waiting past holes, all streams together.
+    private var bufferedBytes = 0
 
     /// - Parameter roundTripNanoseconds: the handshake's round trip, if measured (100 ms assumed otherwise).
     init(limits: HTTPLimits, roundTripNanoseconds: Int64?) {
         lingerNanoseconds = 2 * (roundTripNanoseconds ?? 100_000_000) + 25_000_000
+        maxOpenRequests = max(1, limits.maxOpenRequests)
         parser = HTTP3ConnectionParser(limits: limits, delegate: self)
     }
 
@@ -188,7 +203,11 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
             return QUICDatagramShare(owner: owner, category: retransmitted ? .retransmission : .payload, weight: bytes,
                                      duplicateBytes: outcome.duplicateBytes)
         case let .resetStream(id, errorCode, finalSize):
-            if !retiredStreams.contains(id) { state(of: id).directions[fromClient ? 0 : 1].reset(finalSize: finalSize) }
+            if let state = streams[id] {
+                let d = fromClient ? 0 : 1
+                bufferedBytes -= state.directions[d].bufferedBytes
+                state.directions[d].reset(finalSize: finalSize)
+            }
             parser.reset(stream: id, fromClient: fromClient, errorCode: errorCode, finalSize: finalSize)
             return requestOwner(id).map { QUICDatagramShare(owner: $0, category: .payload, weight: bytes) }
         case let .stopSending(id, errorCode):
@@ -211,14 +230,25 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     private func streamData(
         _ id: UInt64, fromClient: Bool, offset: UInt64, data: UnsafeRawBufferPointer, fin: Bool, origin: PacketOrigin
     ) -> QUICStreamReassembler.Outcome {
-        if isRequestStream(id), retiredStreams.contains(id) {
+        let followed = isRequestStream(id) ? requestOwner(id).map { $0 != .nobody } ?? false
+            : streams[id] != nil || streams.count < exchanges.endIndex - finalCount + Self.maxOtherStreams
+        guard followed else {
             return QUICStreamReassembler.Outcome(newBytes: 0, duplicateBytes: data.count)
         }
-        _ = requestOwner(id)
+        let state = state(of: id)
         let d = fromClient ? 0 : 1
-        return state(of: id).directions[d].add(
+        let before = state.directions[d].bufferedBytes
+        let outcome = state.directions[d].add(
             offset: offset, data: data, fin: fin, origin: origin, deliver: deliverer(id, fromClient: fromClient),
             gap: gapper(id, fromClient: fromClient))
+        bufferedBytes += state.directions[d].bufferedBytes - before
+        if bufferedBytes > Self.maxBufferedBytes {
+            flags.insert(.streamBufferCap)
+            let waiting = state.directions[d].bufferedBytes
+            state.directions[d].flush(deliver: deliverer(id, fromClient: fromClient), gap: gapper(id, fromClient: fromClient))
+            bufferedBytes -= waiting
+        }
+        return outcome
     }
 
     private func deliverer(_ id: UInt64, fromClient: Bool) -> (UInt64, UnsafeRawBufferPointer, Bool, PacketOrigin) -> Void {
@@ -244,11 +274,16 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     private func isRequestStream(_ id: UInt64) -> Bool { id & 0x3 == 0 }
 
     /// The exchange of a request stream, opened on its first frame; nil for other streams and for
-    /// request streams whose exchange was final and forgotten (their late frames belong to nobody).
+    /// request streams beyond the open-requests cap (their bytes are shared); `nobody` for request
+    /// streams whose exchange was final and forgotten (their late frames belong to nobody).
     private func requestOwner(_ id: UInt64) -> QUICShareOwner? {
         guard isRequestStream(id) else { return nil }
         if let index = exchangeOfStream[id] { return index >= finalCount ? .exchange(index) : .nobody }
         if retiredStreams.contains(id) { return .nobody }
+        guard exchanges.endIndex - finalCount < maxOpenRequests else {
+            flags.insert(.tooManyOpenRequests)
+            return nil
+        }
         let index = exchanges.endIndex
         exchanges.append(HTTPExchange(index: index))
         progress.append(Progress(streamID: id))
@@ -281,7 +316,7 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
 
     /// Forgets a final exchange's stream.
     private func retire(_ id: UInt64) {
-        streams[id] = nil
+        if let state = streams.removeValue(forKey: id) { bufferedBytes -= state.directions.reduce(0) { $0 + $1.bufferedBytes } }
         exchangeOfStream[id] = nil
         retiredStreams.insert(id)
         retiredOrder.append(id)

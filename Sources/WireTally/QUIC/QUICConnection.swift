@@ -103,6 +103,7 @@ public final class QUICConnection: ActivityTracked {
             while ledger.exchangeCount < analysis.exchanges.endIndex { ledger.addExchange() }
             ledger.record(counters, shares: shares, direction: direction, at: packet.timestamp)
             ledger.seal(before: analysis.finalCount)
+            flags.formUnion(analysis.flags)
         case .estimated where contents.category == .payload:
             let owner = estimator.owner(
                 ofDatagramFromClient: fromClient, payloadLength: payloadLength, plaintext: contents.protectedPayloadBytes,

@@ -22,10 +22,17 @@ public struct QUICConnectionFlags: OptionSet, Hashable, Sendable {
     /// Some of its datagrams were reassembled from IP fragments.
     public static let fragmented = QUICConnectionFlags(rawValue: 1 << 7)
 
+    /// HTTP/3: request streams beyond `HTTPLimits.maxOpenRequests` open at once got no exchange (their
+    /// bytes are the connection's, shared).
+    public static let tooManyOpenRequests = QUICConnectionFlags(rawValue: 1 << 8)
+    /// HTTP/3: stream data waiting past holes reached `HTTP3ConnectionAnalysis.maxBufferedBytes`: a
+    /// stream's hole was given up as a gap.
+    public static let streamBufferCap = QUICConnectionFlags(rawValue: 1 << 9)
+
     private static let names: [(QUICConnectionFlags, String)] = [
         (.migrated, "migrated"), (.closed, "closed"), (.idleTimeout, "idle_timeout"), (.evicted, "evicted"),
         (.openAtEnd, "open_at_end"), (.pathReused, "path_reused"), (.badChecksum, "bad_checksum"),
-        (.fragmented, "fragmented"),
+        (.fragmented, "fragmented"), (.tooManyOpenRequests, "too_many_open_requests"), (.streamBufferCap, "stream_buffer_cap"),
     ]
 
     /// The names of the flags set, in a fixed order.

@@ -31,6 +31,8 @@ struct QUICStreamReassembler {
     /// Waiting runs, sorted by offset, not overlapping each other nor `delivered`.
     private var pending: [Pending] = []
     private var pendingBytes = 0
+    /// Bytes waiting past a hole.
+    var bufferedBytes: Int { pendingBytes }
     /// The stream's final size, once a frame with FIN (or a RESET_STREAM) gave it.
     private(set) var finalSize: UInt64?
     /// True once `deliver` was called with `fin` (every byte up to the final size delivered).
