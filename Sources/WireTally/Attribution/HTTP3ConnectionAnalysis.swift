@@ -98,7 +98,9 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
         var shares: [QUICDatagramShare] = []
         for packet in contents.packets { add(packet, fromClient: fromClient, origin: origin, to: &shares) }
         advanceFinal()
-        if shares.isEmpty { shares.append(QUICDatagramShare(owner: inFlightOwner, category: .payload, weight: 1)) }
+        if shares.isEmpty {
+            shares.append(QUICDatagramShare(owner: inFlightOwner, category: .payload, weight: 1, carriesStreamData: false))
+        }
         return shares
     }
 
@@ -156,14 +158,16 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
             let protected = packet.space == .zeroRTT || packet.space == .oneRTT
             if protected { undecryptedPackets += 1 }
             merge(QUICDatagramShare(owner: protected ? inFlightOwner : .firstExchange, category: protected ? .payload : .setup,
-                                    weight: length), into: &shares)
+                                    weight: length, carriesStreamData: false), into: &shares)
             return
         }
         if packet.frames.contains(where: { if case .connectionClose = $0.kind { true } else { false } }) {
-            return merge(QUICDatagramShare(owner: .firstExchange, category: .teardown, weight: length), into: &shares)
+            return merge(QUICDatagramShare(owner: .firstExchange, category: .teardown, weight: length, carriesStreamData: false),
+                         into: &shares)
         }
         guard space == .zeroRTT || space == .oneRTT else {
-            return merge(QUICDatagramShare(owner: .firstExchange, category: .setup, weight: length), into: &shares)
+            return merge(QUICDatagramShare(owner: .firstExchange, category: .setup, weight: length, carriesStreamData: false),
+                         into: &shares)
         }
         let direction: FlowDirection = fromClient ? .up : .down
         let isNew = packetLogs[direction.rawValue].note(packetNumber, owner: nil)
@@ -175,7 +179,7 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
             merge(part, into: &parts)
         }
         if parts.isEmpty {
-            parts.append(QUICDatagramShare(owner: inFlightOwner, category: .payload, weight: 0))
+            parts.append(QUICDatagramShare(owner: inFlightOwner, category: .payload, weight: 0, carriesStreamData: false))
         }
         // the shared bytes (header, tag, padding, connection-level frames) follow the owned ones
         let shared = LargestRemainder.split(length - owned, by: parts.map(\.weight))
@@ -201,7 +205,7 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
             guard let owner = requestOwner(id) else { return nil }
             let retransmitted = outcome.newBytes == 0 && outcome.duplicateBytes > 0
             return QUICDatagramShare(owner: owner, category: retransmitted ? .retransmission : .payload, weight: bytes,
-                                     duplicateBytes: outcome.duplicateBytes)
+                                     duplicateBytes: outcome.duplicateBytes, carriesStreamData: !retransmitted)
         case let .resetStream(id, errorCode, finalSize):
             if let state = streams[id] {
                 let d = fromClient ? 0 : 1
@@ -218,9 +222,9 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
         case let .ack(_, ranges, _):
             let acknowledged = packetLogs[fromClient ? 1 : 0].acknowledge(ranges)
             let owner = acknowledged.flatMap { $0 >= finalCount ? QUICShareOwner.exchange($0) : nil } ?? inFlightOwner
-            return QUICDatagramShare(owner: owner, category: .ack, weight: bytes)
+            return QUICDatagramShare(owner: owner, category: .ack, weight: bytes, carriesStreamData: false)
         case .crypto, .handshakeDone:
-            return QUICDatagramShare(owner: .firstExchange, category: .setup, weight: bytes)
+            return QUICDatagramShare(owner: .firstExchange, category: .setup, weight: bytes, carriesStreamData: false)
         default:
             return nil
         }
@@ -331,6 +335,7 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
         if let index = shares.firstIndex(where: { $0.owner == share.owner && $0.category == share.category }) {
             shares[index].weight += share.weight
             shares[index].duplicateBytes += share.duplicateBytes
+            shares[index].carriesStreamData = shares[index].carriesStreamData || share.carriesStreamData
         } else {
             shares.append(share)
         }

@@ -60,8 +60,9 @@ public struct QUICConnectionLedger: Sendable {
         }
     }
 
-    private mutating func record(_ counters: TrafficCounters, share: QUICDatagramShare, direction: FlowDirection, at time: Timestamp) {
+    private mutating func record(_ counters: TrafficCounters, share: QUICDatagramShare, direction: FlowDirection, at packetTime: Timestamp) {
         let d = direction.rawValue
+        let time = share.carriesStreamData ? packetTime : nil
         let category = share.category
         totals.update(d) { $0.add(counters, as: category, duplicatePayloadBytes: share.duplicateBytes) }
         switch category {
@@ -69,7 +70,7 @@ public struct QUICConnectionLedger: Sendable {
             heldTeardown.update(d) { $0.add(counters, as: .teardown, duplicatePayloadBytes: share.duplicateBytes) }
         case _ where exchanges.endIndex == 0:
             heldForFirst.update(d) { $0.add(counters, as: category, duplicatePayloadBytes: share.duplicateBytes) }
-            heldForFirstTimes[d] = time
+            if let time { heldForFirstTimes[d] = time }
         case .setup:
             credit(counters, as: .setup, to: 0, duplicateBytes: share.duplicateBytes, direction: direction, at: time)
         default:
@@ -178,4 +179,7 @@ struct QUICDatagramShare: Equatable {
     var category: PacketCategory
     var weight: Int
     var duplicateBytes = 0
+    /// It carries the owner's stream data (or a frame of its stream), not only acknowledgements or
+    /// shared bytes: it times the owner's messages (`ExchangeWire.payloadTimes`).
+    var carriesStreamData = true
 }

@@ -3,8 +3,9 @@
 /// whole or in part, so the same stream bytes can come several times.
 ///
 /// `add` takes one frame's data and hands every byte that became contiguous to `deliver`, once, in
-/// order; it says how many of the frame's bytes were new and how many the stream had already
-/// received (retransmitted or duplicated). Data beyond a hole waits, up to `maxBufferedBytes`; past
+/// order, with the packet that made it contiguous (as an application reads it: bytes waiting past a
+/// hole are delivered when the hole is filled); it says how many of the frame's bytes were new and how
+/// many the stream had already received (retransmitted or duplicated). Data beyond a hole waits, up to `maxBufferedBytes`; past
 /// that the hole is given up as a gap (`gap` is called with its range) and delivery goes on after it.
 struct QUICStreamReassembler {
     /// What one frame's data added to the stream.
@@ -63,14 +64,14 @@ struct QUICStreamReassembler {
             } else if isComplete, !isFinished {
                 deliver(delivered, UnsafeRawBufferPointer(start: nil, count: 0), true, origin)
             }
-            drainPending(deliver: deliver)
+            drainPending(deliver: deliver, origin: origin)
         } else if outcome.newBytes > 0 {
             insertPending(offset: offset, data: data, origin: origin)
             if pendingBytes > Self.maxBufferedBytes, let first = pending.first {
                 gapBytes += first.offset - delivered
                 gap(delivered, first.offset - delivered)
                 delivered = first.offset
-                drainPending(deliver: deliver)
+                drainPending(deliver: deliver, origin: origin)
             }
         }
         if isComplete, !isFinished { isFinished = true }
@@ -85,8 +86,9 @@ struct QUICStreamReassembler {
         pendingBytes = 0
     }
 
-    /// The end of the capture or of the connection: the bytes waiting past a hole are delivered after
-    /// the hole is reported as a gap (so a message cut by loss is still parsed as far as it can be).
+    /// The end of the capture or of the connection (or a cap): the bytes waiting past a hole are
+    /// delivered after the hole is reported as a gap (so a message cut by loss is still parsed as far as
+    /// it can be), each run with the packet that carried it.
     mutating func flush(deliver: (UInt64, UnsafeRawBufferPointer, Bool, PacketOrigin) -> Void, gap: (UInt64, UInt64) -> Void) {
         while let first = pending.first {
             if first.offset > delivered {
@@ -94,7 +96,7 @@ struct QUICStreamReassembler {
                 gap(delivered, first.offset - delivered)
                 delivered = first.offset
             }
-            drainPending(deliver: deliver)
+            drainPending(deliver: deliver, origin: nil)
         }
     }
 
@@ -151,8 +153,9 @@ struct QUICStreamReassembler {
         }
     }
 
-    /// Delivers the waiting runs that start at `delivered`.
-    private mutating func drainPending(deliver: (UInt64, UnsafeRawBufferPointer, Bool, PacketOrigin) -> Void) {
+    /// Delivers the waiting runs that start at `delivered`, as delivered by `origin` (nil: by the packets
+    /// that carried them).
+    private mutating func drainPending(deliver: (UInt64, UnsafeRawBufferPointer, Bool, PacketOrigin) -> Void, origin: PacketOrigin?) {
         while let first = pending.first, first.offset <= delivered {
             pending.removeFirst()
             pendingBytes -= first.bytes.count
@@ -161,7 +164,7 @@ struct QUICStreamReassembler {
             let start = delivered
             delivered = first.end
             let complete = isComplete
-            first.bytes.withUnsafeBytes { deliver(start, UnsafeRawBufferPointer(rebasing: $0[skip...]), complete, first.origin) }
+            first.bytes.withUnsafeBytes { deliver(start, UnsafeRawBufferPointer(rebasing: $0[skip...]), complete, origin ?? first.origin) }
         }
     }
 }

@@ -94,7 +94,10 @@ final class ReportCollector: RecordWriter {
             values["share_up"] = http2["connection_share"]?["up"]
             values["share_down"] = http2["connection_share"]?["down"]
         }
-        exchanges.append((start.nanoseconds, id, connection.id, http2 != nil, Self.cells(ReportModel.exchangeColumns, values)))
+        let http3 = json["http3"].flatMap { $0 == .null ? nil : $0 }
+        if let http3 { values["stream"] = http3["stream_id"] }
+        let multiplexed = http2 != nil || http3 != nil
+        exchanges.append((start.nanoseconds, id, connection.id, multiplexed, Self.cells(ReportModel.exchangeColumns, values)))
     }
 
     /// A row's cells in the order of `columns` (null where there is no value; `start_ms` is filled in

@@ -218,8 +218,9 @@ enum ReportScript {
       const status = x.status !== null ? String(x.status) : encrypted ? "TLS" : "–";
       const timings = PHASES.filter(p => x[p] >= 0).map(p => p + " " + x[p] + " ms").join(", ");
       const stream = x.stream !== null && x.stream !== undefined;
-      const http2 = stream ? "\nHTTP/2 stream " + x.stream + " of connection " + x.conn + (x.pushed_by !== null ? ", pushed by stream " + x.pushed_by : "")
-        + "\nconnection-level frames given to this stream: up " + integer(x.share_up) + " B, down " + integer(x.share_down) + " B (in up/down)" : "";
+      const shared = x.share_up !== null && x.share_up !== undefined;
+      const http2 = stream ? "\n" + x.version + " stream " + x.stream + " of connection " + x.conn + (x.pushed_by !== null && x.pushed_by !== undefined ? ", pushed by stream " + x.pushed_by : "")
+        + (shared ? "\nconnection-level frames given to this stream: up " + integer(x.share_up) + " B, down " + integer(x.share_down) + " B (in up/down)" : "") : "";
       const title = (x.method || "?") + " " + x.host + (x.target || "") + "\nstatus " + status + " · start +" + x.start_ms + " ms · total " + x.total + " ms\n"
         + timings + "\nup " + integer(x.up) + " B, down " + integer(x.down) + " B (IP)" + http2 + (x.flags.length ? "\nflags: " + x.flags.join(", ") : "");
       return el("div", { class: "wf-row", "data-id": x.id, "data-status": x.status, "data-up": x.up, "data-down": x.down,

@@ -7,7 +7,7 @@ enum WaterfallOrder {
         var start: Int64
         var id: Int
         var connection: Int
-        /// The exchange is a stream of a multiplexed (HTTP/2) connection.
+        /// The exchange is a stream of a multiplexed (HTTP/2 or HTTP/3) connection.
         var multiplexed: Bool
     }
 

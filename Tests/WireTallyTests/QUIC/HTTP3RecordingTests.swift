@@ -149,4 +149,32 @@ import Testing
             }
         }
     }
+
+    /// Each request's first packet leaves after the client started it, and its response's last packet
+    /// arrives before the client logged it complete, each within 20 ms (the client's clock is the
+    /// capture's: same host); wiretally's send/wait/receive tile that span.
+    @Test(arguments: recordings)
+    func messageTimesAreWithinTheClientsSpan(_ name: String) throws {
+        let (writer, _) = try Self.analyze(name)
+        for logged in try QUICRecordingTests.clientLog(name).requests where logged["outcome"] as? String == "complete" {
+            let label = "\(name) conn \(logged["conn"] ?? "") stream \(logged["stream_id"] ?? "")"
+            guard let record = Self.record(of: logged, in: writer), let start = logged["start"] as? Double,
+                  let end = logged["end"] as? Double,
+                  let first = Self.number(record["request"]?["ts_first"]), let last = Self.number(record["response"]?["ts_last"])
+            else { Issue.record("\(label): no times"); continue }
+            #expect(first >= start - 0.0005 && first - start < 0.02, "\(label): request sent \((first - start) * 1000) ms after start")
+            #expect(last <= end + 0.0005 && end - last < 0.02, "\(label): response done \((end - last) * 1000) ms before end")
+            let phases = ["send", "wait", "receive"].compactMap { Self.number(record["timing"]?[$0]) }
+            #expect(abs(phases.reduce(0, +) - (last - first) * 1000) < 0.01, "\(label): \(phases) over \((last - first) * 1000) ms")
+        }
+    }
+
+    /// A JSON number as a Double.
+    static func number(_ value: JSONValue?) -> Double? {
+        switch value {
+        case let .number(text)?: return Double(text)
+        case let .integer(integer)?: return Double(integer)
+        default: return nil
+        }
+    }
 }
