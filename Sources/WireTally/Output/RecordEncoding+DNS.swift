@@ -4,7 +4,8 @@
 ///      "transport":"udp","query":"upload.wikimedia.org","qtype":"A","rcode":"NOERROR",
 ///      "answers":[{"name":"upload.wikimedia.org","type":"CNAME","ttl":124,"data":"upload.pmtpa.wikimedia.org"},
 ///                 {"name":"upload.pmtpa.wikimedia.org","type":"A","ttl":2156,"data":"208.80.152.3"}],
-///      "cnames":["upload.pmtpa.wikimedia.org"],"addresses":["208.80.152.3"],"truncated":false,"retries":0,
+///      "cnames":["upload.pmtpa.wikimedia.org"],"addresses":["208.80.152.3"],"advertises_h3":false,
+///      "truncated":false,"retries":0,
 ///      "ts_query":1300475168.854837,"ts_answer":1300475168.855229,"rtt":0.392,
 ///      "wire":{"packets":2,"ip_bytes":277,"frame_bytes":305,"payload_bytes":221},"flags":[]}
 ///
@@ -13,6 +14,16 @@
 ///   `TYPE<n>`; `rcode` is text (`NOERROR`, `NXDOMAIN`…, EDNS-extended) and null when unanswered.
 /// - `answers` is the answer section (`data`: address, target name, or `<n bytes>` for other types);
 ///   `cnames` the alias chain from the query name; `addresses` the A/AAAA data at its end.
+/// - An SVCB or HTTPS answer (RFC 9460) has `data` close to presentation format
+///   (`1 . alpn=h3,h2 port=8443 ipv4hint=192.0.2.1 ech=<62 bytes>`) and its fields: `priority`
+///   (0: AliasMode), `target` ("." for the root: the owner itself), `mandatory` (key names), `alpn`,
+///   `no_default_alpn`, `port` (null when absent), `ipv4hint`, `ipv6hint`, `ech_bytes` (the ECHConfigList
+///   length, null when absent), `other_params` (`{"key65333":3}`: value lengths of other keys) and
+///   `malformed` (keys out of order, a value of the wrong format — left out — or a parameter past the
+///   end of the data: RFC 9460 has clients ignore the record; the transaction is flagged `malformed`).
+///   Data too short for a priority and target stays `<n bytes>`, the transaction flagged `malformed`.
+/// - `advertises_h3`: an HTTPS answer owned by the query name or an alias of the chain, in ServiceMode
+///   and well formed, lists `h3` in its `alpn` (the client may go straight to HTTP/3 over QUIC).
 /// - `rtt` is milliseconds from the first query to the response (null without either); `retries` the
 ///   copies of the query re-sent before the answer.
 /// - `flags`: `no_query` (a response whose query was not captured), `duplicate_response` (a further
@@ -35,6 +46,7 @@ extension RecordEncoding {
     ) {
         let response = transaction.response
         let question = transaction.question
+        let chain = transaction.chain
         encoder.object { encoder in
             encoder.field("type", "dns")
             encoder.field("id", transaction.id)
@@ -50,8 +62,9 @@ extension RecordEncoding {
                     for answer in response?.answers ?? [] { dnsAnswer(answer, to: &encoder) }
                 }
             }
-            encoder.field("cnames", strings: transaction.cnames)
-            encoder.field("addresses", strings: transaction.addresses.map(\.description))
+            encoder.field("cnames", strings: chain.cnames)
+            encoder.field("addresses", strings: chain.addresses.map(\.description))
+            encoder.field("advertises_h3", chain.advertisesH3)
             encoder.field("truncated", transaction.isTruncated)
             encoder.field("retries", transaction.retries)
             encoder.field("ts_query", timestamp: transaction.queryTimestamp, digits: digits)
@@ -66,13 +79,37 @@ extension RecordEncoding {
         }
     }
 
-    /// `{"name","type","ttl","data"}` of one answer record.
+    /// `{"name","type","ttl","data"}` of one answer record, and the fields of a service binding.
     private static func dnsAnswer<Encoder: JSONEncoding>(_ record: DNSResourceRecord, to encoder: inout Encoder) {
         encoder.object { encoder in
             encoder.field("name", record.name)
             encoder.field("type", record.type.description)
             encoder.field("ttl", Int(record.ttl))
             encoder.field("data", record.dataText)
+            if case let .serviceBinding(binding) = record.data { serviceBindingFields(binding, to: &encoder) }
         }
+    }
+
+    /// `priority`, `target`, `mandatory`, `alpn`, `no_default_alpn`, `port`, `ipv4hint`, `ipv6hint`,
+    /// `ech_bytes`, `other_params`, `malformed` of an SVCB/HTTPS answer.
+    private static func serviceBindingFields<Encoder: JSONEncoding>(
+        _ binding: DNSServiceBinding, to encoder: inout Encoder
+    ) {
+        encoder.field("priority", Int(binding.priority))
+        encoder.field("target", binding.targetText)
+        encoder.field("mandatory", strings: binding.mandatory.map(DNSServiceParameter.name(ofKey:)))
+        encoder.field("alpn", strings: binding.alpn)
+        encoder.field("no_default_alpn", binding.noDefaultALPN)
+        encoder.field("port", binding.port.map(Int.init))
+        encoder.field("ipv4hint", strings: binding.ipv4Hints.map(\.description))
+        encoder.field("ipv6hint", strings: binding.ipv6Hints.map(\.description))
+        encoder.field("ech_bytes", binding.echLength)
+        encoder.object("other_params") { encoder in
+            for parameter in binding.otherParameters {
+                encoder.dynamicKey(parameter.name)
+                encoder.integer(parameter.length)
+            }
+        }
+        encoder.field("malformed", binding.isMalformed)
     }
 }

@@ -97,10 +97,10 @@ import Testing
 
     @Test func otherTypesKeepTypeAndLength() throws {
         var builder = DNSMessageBuilder(id: 4, flags: 0x8180, answers: 1)
-        builder.question("svc.example", type: 65)
-        builder.record(DNSMessageBuilder.pointer(12), type: 65, data: [0, 1, 0] + [0, 1, 0, 3, 2, 104, 50])
+        builder.question("svc.example", type: 16)
+        builder.record(DNSMessageBuilder.pointer(12), type: 16, data: [9] + Array("v=spf1 -a".utf8))
         let message = try #require(parseDNS(builder.bytes))
-        #expect(message.question?.type.description == "HTTPS")
+        #expect(message.question?.type.description == "TXT")
         #expect(message.answers.first?.data == .raw(length: 10))
         #expect(DNSRecordType(rawValue: 65).description == "HTTPS")
         #expect(DNSRecordType(rawValue: 4242).description == "TYPE4242")

@@ -13,7 +13,8 @@ public struct DNSResolution: Hashable, Sendable {
     public var lookupEndTimestamp: Timestamp
     /// The client socket that asked (joins the A and AAAA transactions of one lookup).
     public var client: DNSEndpoint
-    /// The addresses the name resolved to after following the CNAME chain.
+    /// The addresses the name resolved to after following the CNAME chain, then the `ipv4hint`/`ipv6hint`
+    /// addresses of its SVCB/HTTPS answers (a client may connect to those without an A/AAAA lookup).
     public var addresses: [IPAddress]
     /// The lookup's packets (queries, retries, answer) when it was reported, and the answer's part.
     public var wire: TrafficCounters
@@ -23,10 +24,10 @@ public struct DNSResolution: Hashable, Sendable {
 /// The recent answers of a capture, by address and by name: names TLS connections and times the `dns`
 /// phase of an exchange (the resolution that preceded its connection).
 ///
-/// Only answered transactions with at least one address are kept (NXDOMAIN, empty AAAA answers and
-/// unanswered queries cannot have led to a connection); a response whose query was not captured counts
-/// (with no query time), a second answer to an answered query does not. Memory is bounded: beyond `capacity`
-/// resolutions the oldest is forgotten.
+/// Only answered transactions with at least one address (A/AAAA, or an SVCB/HTTPS address hint) are
+/// kept (NXDOMAIN, empty AAAA answers and unanswered queries cannot have led to a connection); a
+/// response whose query was not captured counts (with no query time), a second answer to an answered
+/// query does not. Memory is bounded: beyond `capacity` resolutions the oldest is forgotten.
 public final class DNSAnswerIndex {
     public let capacity: Int
     /// Kept resolutions by sequence number; sequence `s` lives at `s % capacity`.
@@ -69,7 +70,8 @@ public final class DNSAnswerIndex {
             resolution.lookupEndTimestamp = max(resolution.lookupEndTimestamp, answered)
             ring[latest % capacity] = resolution
         }
-        let addresses = transaction.addresses
+        let chain = transaction.chain
+        let addresses = chain.addresses + chain.hints
         guard !addresses.isEmpty else { return }
         var lookupEnd = answered
         if let previous, previous.name == question.name, sameLookup(previous.client, previous.answer) {

@@ -2,7 +2,8 @@
 ///
 /// Parsing never traps and never reads outside the given bytes. A message is rejected (nil) only when
 /// its 12-byte header is missing; when a later section is cut or impossible, the records before the
-/// damage are kept and `isMalformed` is set.
+/// damage are kept and `isMalformed` is set. An SVCB/HTTPS record whose data breaks RFC 9460 is kept
+/// (flagged, or as raw data) and also sets `isMalformed`, without stopping the reading.
 public struct DNSMessage: Hashable, Sendable {
     public var header: DNSHeader
     public var questions: [DNSQuestion]
@@ -13,7 +14,8 @@ public struct DNSMessage: Hashable, Sendable {
     /// The EDNS OPT record, when present.
     public var edns: DNSEDNS?
     /// True when the counts in the header promise more than the bytes hold, or a name or record is
-    /// impossible (bad compression pointer, label beyond the message).
+    /// impossible (bad compression pointer, label beyond the message), or an SVCB/HTTPS record's data is
+    /// malformed (of the sections parsed: with `allSections: false`, the answers).
     public var isMalformed: Bool
     /// The message's length in bytes.
     public var length: Int
@@ -67,7 +69,7 @@ public struct DNSMessage: Hashable, Sendable {
             reader.skipRecords(count: Int(authorityCount))
             if let opt = reader.skipRecords(count: Int(additionalCount)) { message.edns = Self.edns(from: opt) }
         }
-        message.isMalformed = reader.failed
+        message.isMalformed = reader.failed || reader.foundMalformedData
         return message
     }
 

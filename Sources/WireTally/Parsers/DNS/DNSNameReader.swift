@@ -9,8 +9,11 @@ enum DNSNameReader {
 
     /// The name starting at `offset` in `message` (lower-cased ASCII labels joined by dots, no trailing
     /// dot; the root is the empty string), and the offset just after it in the original position; nil when
-    /// malformed.
-    static func read(_ message: UnsafeRawBufferPointer, at offset: Int) -> (name: String, end: Int)? {
+    /// malformed, or when it holds a compression pointer and `allowsCompression` is false (names that
+    /// RFC 9460 §2.2 and others require uncompressed).
+    static func read(
+        _ message: UnsafeRawBufferPointer, at offset: Int, allowsCompression: Bool = true
+    ) -> (name: String, end: Int)? {
         var bytes: [UInt8] = []
         var position = offset
         var end: Int?
@@ -21,7 +24,7 @@ enum DNSNameReader {
             switch length & 0xc0 {
             case 0x00:
                 if length == 0 {
-                    return (decode(bytes), end ?? position + 1)
+                    return (escaped(bytes), end ?? position + 1)
                 }
                 let labelStart = position + 1
                 let labelEnd = labelStart + Int(length)
@@ -32,7 +35,7 @@ enum DNSNameReader {
                 for index in labelStart..<labelEnd { bytes.append(lowercased(message[index])) }
                 position = labelEnd
             case 0xc0:
-                guard let low = message.byte(at: position + 1) else { return nil }
+                guard allowsCompression, let low = message.byte(at: position + 1) else { return nil }
                 let target = Int(length & 0x3f) << 8 | Int(low)
                 guard target < position, jumps < maximumJumps else { return nil }
                 if end == nil { end = position + 2 }
@@ -63,9 +66,9 @@ enum DNSNameReader {
         byte >= 0x41 && byte <= 0x5a ? byte | 0x20 : byte
     }
 
-    /// Labels as text; bytes that are not printable ASCII (and backslashes) are escaped as
-    /// `\DDD`, as `dig` shows them.
-    private static func decode(_ bytes: [UInt8]) -> String {
+    /// Labels (or other DNS character strings) as text; bytes that are not printable ASCII (and
+    /// backslashes) are escaped as `\DDD`, as `dig` shows them.
+    static func escaped<Bytes: Collection<UInt8>>(_ bytes: Bytes) -> String {
         if bytes.allSatisfy({ $0 > 0x20 && $0 < 0x7f && $0 != UInt8(ascii: "\\") }) {
             return String(decoding: bytes, as: UTF8.self)
         }

@@ -9,6 +9,7 @@ public struct DNSRecordType: Hashable, Sendable, CustomStringConvertible {
     public static let ptr = DNSRecordType(rawValue: 12)
     public static let aaaa = DNSRecordType(rawValue: 28)
     public static let opt = DNSRecordType(rawValue: 41)
+    public static let svcb = DNSRecordType(rawValue: 64)
     public static let https = DNSRecordType(rawValue: 65)
 
     private static let mnemonics: [UInt16: String] = [

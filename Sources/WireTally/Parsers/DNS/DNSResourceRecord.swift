@@ -19,7 +19,10 @@ public enum DNSRecordData: Hashable, Sendable {
     case address(IPAddress)
     /// CNAME, NS, PTR, DNAME: the target name.
     case name(String)
-    /// Any other type (or a known type whose data is malformed): the RDATA length.
+    /// SVCB or HTTPS (RFC 9460), possibly flagged malformed after its target.
+    case serviceBinding(DNSServiceBinding)
+    /// Any other type (or a known type whose data is malformed; for SVCB/HTTPS: without a readable
+    /// priority and target): the RDATA length.
     case raw(length: Int)
 }
 
@@ -40,11 +43,13 @@ public struct DNSResourceRecord: Hashable, Sendable {
         self.data = data
     }
 
-    /// The data as `dig` would show it: an address, a name, or `<n bytes>` for undecoded data.
+    /// The data as `dig` would show it: an address, a name, a service binding (`DNSServiceBinding.text`),
+    /// or `<n bytes>` for undecoded data.
     public var dataText: String {
         switch data {
         case let .address(address): return address.description
         case let .name(name): return name
+        case let .serviceBinding(binding): return binding.text
         case let .raw(length): return "<\(length) bytes>"
         }
     }

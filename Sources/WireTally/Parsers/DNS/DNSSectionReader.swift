@@ -3,6 +3,9 @@ struct DNSSectionReader {
     let bytes: UnsafeRawBufferPointer
     var offset: Int
     var failed = false
+    /// A record read whole but whose data breaks its type's format (SVCB/HTTPS): kept, and the message
+    /// flagged, the reading goes on.
+    private(set) var foundMalformedData = false
 
     init(bytes: UnsafeRawBufferPointer, offset: Int) {
         self.bytes = bytes
@@ -72,19 +75,21 @@ struct DNSSectionReader {
     }
 
     /// Names inside RDATA may point anywhere before them in the whole message, so they are read from
-    /// `bytes` and must end exactly at the end of the RDATA.
-    private func data(of type: DNSRecordType, from start: Int, to end: Int) -> DNSRecordData {
+    /// `bytes` and must end exactly at the end of the RDATA (except SVCB/HTTPS targets: never compressed).
+    private mutating func data(of type: DNSRecordType, from start: Int, to end: Int) -> DNSRecordData {
         let length = end - start
         switch type.rawValue {
         case DNSRecordType.a.rawValue where length == 4:
-            guard let value = bytes.uint32BigEndian(at: start) else { return .raw(length: length) }
-            return .address(IPAddress(ipv4: value))
+            return bytes.ipv4Address(at: start).map { .address($0) } ?? .raw(length: length)
         case DNSRecordType.aaaa.rawValue where length == 16:
-            guard let high = bytes.uint32BigEndian(at: start), let high2 = bytes.uint32BigEndian(at: start + 4),
-                  let low = bytes.uint32BigEndian(at: start + 8), let low2 = bytes.uint32BigEndian(at: start + 12)
-            else { return .raw(length: length) }
-            return .address(IPAddress(
-                ipv6High: UInt64(high) << 32 | UInt64(high2), low: UInt64(low) << 32 | UInt64(low2)))
+            return bytes.ipv6Address(at: start).map { .address($0) } ?? .raw(length: length)
+        case DNSRecordType.svcb.rawValue, DNSRecordType.https.rawValue:
+            guard let binding = DNSServiceBindingReader.read(bytes.clamped(from: start, to: end)) else {
+                foundMalformedData = true
+                return .raw(length: length)
+            }
+            if binding.isMalformed { foundMalformedData = true }
+            return .serviceBinding(binding)
         case DNSRecordType.cname.rawValue, DNSRecordType.ns.rawValue, DNSRecordType.ptr.rawValue, 39:
             let rdata = bytes.clamped(from: 0, to: end)
             guard let (name, nameEnd) = DNSNameReader.read(rdata, at: start), nameEnd == end else {

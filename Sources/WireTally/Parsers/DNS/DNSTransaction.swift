@@ -96,10 +96,17 @@ public struct DNSTransaction: Hashable, Sendable {
 
     /// The CNAME chain from the question's name, in order, followed through the answer section (bounded
     /// by its size, so a CNAME loop ends).
-    public var cnames: [String] { DNSAnswerChain(question: question, answers: response?.answers ?? []).cnames }
+    public var cnames: [String] { chain.cnames }
 
     /// The A and AAAA addresses of the question's name after following the CNAME chain, in answer order.
-    public var addresses: [IPAddress] {
-        DNSAnswerChain(question: question, answers: response?.answers ?? []).addresses
-    }
+    public var addresses: [IPAddress] { chain.addresses }
+
+    /// The address hints of the SVCB/HTTPS answers along the CNAME chain (ServiceMode, well formed).
+    public var hintAddresses: [IPAddress] { chain.hints }
+
+    /// An HTTPS answer along the CNAME chain (ServiceMode, well formed) lists `h3` in its `alpn`.
+    public var advertisesH3: Bool { chain.advertisesH3 }
+
+    /// The answer section read from the question's name (build once when several of its parts are read).
+    var chain: DNSAnswerChain { DNSAnswerChain(question: question, answers: response?.answers ?? []) }
 }
