@@ -181,6 +181,7 @@ public final class CaptureAnalyzer {
     public func advanceClock(to time: Timestamp) {
         let current = max(time, now)
         reassembler.settle(now: current)
+        quicTracker.releaseHeldDatagrams(now: current)
     }
 
     /// Adds the counts of a decoder that decoded packets given to `process(_:decoded:)`; call before

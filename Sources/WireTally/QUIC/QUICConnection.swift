@@ -24,6 +24,11 @@ public final class QUICConnection: ActivityTracked {
     private var exchangeSource = ExchangeSource.undecided
     private var estimator = QUICExchangeEstimator()
     private let httpLimits: HTTPLimits
+    private let keys: TLSKeyStore?
+    /// Datagrams waiting for the connection's secrets in a growing key log (live).
+    private var held = QUICHeldDatagrams()
+    /// The key log had every secret the connection needs (no more waiting, no more look-ups).
+    private var hasSecrets = false
 
     private enum ExchangeSource {
         case undecided, estimated
@@ -52,6 +57,7 @@ public final class QUICConnection: ActivityTracked {
          at time: Timestamp, keys: TLSKeyStore? = nil, httpLimits: HTTPLimits = HTTPLimits()) {
         self.id = id
         observer = QUICConnectionObserver(keys: keys)
+        self.keys = keys
         self.httpLimits = httpLimits
         self.key = key
         self.client = client
@@ -85,8 +91,57 @@ public final class QUICConnection: ActivityTracked {
         return end.nanoseconds - start.nanoseconds
     }
 
-    /// Counts one datagram of this connection that came on `path` (an index into `paths`).
+    /// Counts one datagram of this connection that came on `path` (an index into `paths`) — or holds
+    /// it while a growing key log lacks the connection's secrets (`QUICHeldDatagrams`).
     func count(
+        _ packet: IPPacket, sourcePort: UInt16, payload: UnsafeRawBufferPointer, payloadLength: Int, on path: Int,
+        badChecksum: Bool
+    ) {
+        releaseHeldDatagrams(at: packet.timestamp)
+        if !held.isEmpty || isAwaitingSecrets {
+            held.hold(packet, sourcePort: sourcePort, payload: payload, payloadLength: payloadLength, path: path,
+                      badChecksum: badChecksum)
+            lastTimestamp = max(lastTimestamp, packet.timestamp)
+            if held.hasRunOut(at: packet.timestamp) { releaseHeldDatagrams(at: packet.timestamp, force: true) }
+            return
+        }
+        read(packet, sourcePort: sourcePort, payload: payload, payloadLength: payloadLength, on: path, badChecksum: badChecksum)
+    }
+
+    /// True when `id` is a connection ID the connection's long headers showed, held datagrams included.
+    func knows(_ id: UnsafeRawBufferPointer) -> Bool {
+        observer.knows(id) || held.carriesSourceConnectionID(id)
+    }
+
+    /// True while datagrams are held for the connection's secrets.
+    var isHoldingDatagrams: Bool { !held.isEmpty }
+
+    /// Reads the held datagrams once the key log has the connection's secrets, or once the wait ran out
+    /// at capture time `now`, or (`force`) now whatever the key log has.
+    func releaseHeldDatagrams(at now: Timestamp, force: Bool = false) {
+        guard !held.isEmpty else { return }
+        let ready = !isAwaitingSecrets
+        guard ready || force || held.hasRunOut(at: now) else { return }
+        for datagram in held.release(givingUp: !ready) {
+            datagram.payload.withUnsafeBytes {
+                read(datagram.packet, sourcePort: datagram.sourcePort, payload: $0, payloadLength: datagram.payloadLength,
+                     on: datagram.path, badChecksum: datagram.badChecksum)
+            }
+        }
+    }
+
+    /// A growing key log (live) should give this connection's secrets but has not yet: its ClientHello
+    /// was read, and the log lacks its handshake or application secrets.
+    private var isAwaitingSecrets: Bool {
+        guard !hasSecrets, !held.gaveUp, let keys, keys.isGrowing, let random = observer.info.clientHello?.random else {
+            return false
+        }
+        hasSecrets = keys.secrets(clientRandom: random)?.areComplete(forVersion: 0x0304) ?? false
+        return !hasSecrets
+    }
+
+    /// Reads and counts one datagram.
+    private func read(
         _ packet: IPPacket, sourcePort: UInt16, payload: UnsafeRawBufferPointer, payloadLength: Int, on path: Int,
         badChecksum: Bool
     ) {
@@ -168,6 +223,7 @@ public final class QUICConnection: ActivityTracked {
 
     /// The connection ended: the last exchange takes the teardown, every exchange is final.
     func finish() {
+        releaseHeldDatagrams(at: lastTimestamp, force: true)
         if case let .decrypted(analysis) = exchangeSource {
             analysis.finish()
             while ledger.exchangeCount < analysis.exchanges.endIndex { ledger.addExchange() }

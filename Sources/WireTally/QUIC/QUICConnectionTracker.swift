@@ -21,6 +21,8 @@ final class QUICConnectionTracker {
     private var paths: [FlowKey: (connection: QUICConnection, path: Int)] = [:]
     /// Connection IDs of live connections.
     private var connectionIDs: [QUICConnectionIDKey: QUICConnection] = [:]
+    /// Connections holding datagrams for their secrets (a growing key log), by connection id.
+    private var holding: [Int: QUICConnection] = [:]
     /// How many of each connection's seen IDs are in `connectionIDs`, by connection id.
     private var registeredIDs: [Int: Int] = [:]
     /// How many known connection IDs have each length: the DCID lengths a short header may have.
@@ -91,14 +93,32 @@ final class QUICConnectionTracker {
         connection.count(
             packet, sourcePort: sourcePort, payload: payload, payloadLength: payloadLength, on: path,
             badChecksum: badChecksum)
+        didRead(connection)
+        return true
+    }
+
+    /// After datagrams of `connection` were read (or held): its new IDs, its sealed exchanges, whether
+    /// it holds datagrams.
+    private func didRead(_ connection: QUICConnection) {
         registerNewConnectionIDs(of: connection)
         if connection.ledger.sealedCount > connection.exchangesReported { sealed(connection) }
-        return true
+        holding[connection.id] = connection.isHoldingDatagrams ? connection : nil
+    }
+
+    /// Reads the datagrams connections held for their secrets once the key log has them or the wait ran
+    /// out at capture time `now` (a live capture's clock runs on when the interface is quiet).
+    func releaseHeldDatagrams(now: Timestamp) {
+        guard !holding.isEmpty else { return }
+        for connection in holding.values.sorted(by: { $0.id < $1.id }) {
+            connection.releaseHeldDatagrams(at: now)
+            didRead(connection)
+        }
     }
 
     /// Reports connections idle past their timeout at capture time `now`, stalest first (a closed
     /// connection behind an idle open one waits for it, as TCP connections do).
     func expire(now: Timestamp) {
+        releaseHeldDatagrams(now: now)
         while let stalest = table.stalest {
             let closed = stalest.closeTime != nil
             let timeout = closed ? Self.closingSeconds * 1_000_000_000 : Self.idleTimeoutNanoseconds(of: stalest)
@@ -211,7 +231,7 @@ final class QUICConnectionTracker {
               let header = QUICPacketHeaderView(datagram: payload), header.kind == .long(.initial), header.fixedBit,
               !header.destinationConnectionID.isEmpty
         else { return false }
-        return !connection.observer.knows(UnsafeRawBufferPointer(rebasing: payload[header.destinationConnectionID]))
+        return !connection.knows(UnsafeRawBufferPointer(rebasing: payload[header.destinationConnectionID]))
     }
 
     /// Adds the connection IDs the connection's long headers showed since the last call.
@@ -245,5 +265,6 @@ final class QUICConnectionTracker {
             if idLengths[key.count] == 0 { idLengths[key.count] = nil }
         }
         registeredIDs[connection.id] = nil
+        holding[connection.id] = nil
     }
 }
