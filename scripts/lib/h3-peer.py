@@ -560,7 +560,7 @@ async def one_connection(a, conn, script, ticket=None, early=None, version=None,
 
 
 async def run_client(a):
-    a.keylog_file = open(a.keylog, "a")
+    a.keylog_file = open(a.keylog, "a", buffering=1)  # a line per secret as it is derived, as browsers write it
     a.log_file = open(a.log, "a")
     a.sni = a.authority.split(":")[0]
     if a.script == "resumption":

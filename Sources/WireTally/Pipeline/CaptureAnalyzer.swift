@@ -176,10 +176,13 @@ public final class CaptureAnalyzer {
     public var openConnections: Int { reassembler.connectionCount }
 
     /// Lets time pass without a packet (a live capture's clock when the interface is quiet): seals the
-    /// last exchanges of connections idle for the settle time (`limits.settleNanoseconds`). Records
-    /// do not depend on when this is called: a connection's next packet applies the same rule first.
+    /// last exchanges of connections idle for the settle time (`limits.settleNanoseconds`), runs the
+    /// expiry a packet at this time would run (a QUIC connection closed 3 s ago, idle flows), reads the
+    /// QUIC datagrams held for secrets the key log now has. Records do not depend on when this is
+    /// called: a connection's next packet applies the same rules first.
     public func advanceClock(to time: Timestamp) {
         let current = max(time, now)
+        if current.nanoseconds >= nextExpiry { expire(now: current) }
         reassembler.settle(now: current)
         quicTracker.releaseHeldDatagrams(now: current)
     }

@@ -240,6 +240,37 @@ struct LiveCaptureEndToEndTests {
         #expect(offlineLines.last?.contains("\"conserved\":true") == true)
     }
 
+    /// HTTP/3 live: aioquic's client makes its eight sequential requests (HEAD, 204, 404, a POST, a key
+    /// update, a new connection ID) over QUIC while `live` follows the key log it writes a line per
+    /// secret: the datagrams wait for their secrets, each request is a decrypted HTTP/3 record with the
+    /// client's stream, status and body sizes; the raw file (keys inside) gives the same records offline.
+    @Test(.requires(.quicPeer)) func liveParsesHTTP3WithTheGrowingKeyLog() throws {
+        let network = try LiveNetwork()
+        defer { network.tearDown() }
+        let (capture, raw, live, keys) = try Self.startKeyedLive(network)
+        try network.startH3Server()
+        let requests = try network.h3Client("sequential", keyLog: keys)
+        try #require(requests.count == 8, "the client's log")
+        let (records, exchanges) = try Self.stop(capture, after: 8, exchangesIn: live)
+        for request in requests {
+            let stream = request["stream_id"] as? Int
+            let record = try #require(exchanges.first { Self.int($0, "request.stream_id") == stream }, "stream \(stream ?? -1)")
+            #expect((record["flags"] as? [String])?.contains("decrypted") == true, "stream \(stream ?? -1)")
+            #expect(Self.string(record, "request.version") == "HTTP/3" && Self.string(record, "request.method") == request["method"] as? String)
+            #expect(Self.string(record, "request.target") == request["path"] as? String)
+            #expect(Self.int(record, "response.status") == request["status"] as? Int)
+            #expect(Self.int(record, "request.bytes.body") == request["request_body_bytes"] as? Int)
+            #expect(Self.int(record, "response.bytes.body") == request["response_body_bytes"] as? Int)
+        }
+        let quic = records.filter { Self.string($0, "type") == "connection" && Self.string($0, "transport") == "quic" }
+        #expect(quic.count == 1 && quic.allSatisfy { Self.string($0, "tls.decryption") == "decrypted" })
+        let offline = try LiveNetwork.run(try Self.binary(), ["analyze", raw, "--format", "jsonl"])
+        try #require(offline.status == 0, "\(offline.stderr)")
+        let offlineLines = offline.stdout.split(separator: "\n").map(String.init)
+        #expect(offlineLines.filter { $0.contains("\"type\":\"http\"") && $0.contains("\"HTTP/3\"") && $0.contains("\"decrypted\"") }.count == 8)
+        #expect(offlineLines.last?.contains("\"conserved\":true") == true)
+    }
+
     @Test func sigtermAndDurationStopCleanlyWithAValidRawFile() throws {
         let network = try LiveNetwork()
         defer { network.tearDown() }

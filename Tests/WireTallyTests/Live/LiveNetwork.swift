@@ -94,7 +94,8 @@ final class LiveNetwork {
             """
         // A throwaway certificate for the HTTPS server (`tlsURL`).
         try Self.check("openssl", ["req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes",
-                                   "-days", "2", "-keyout", "\(path)/key.pem", "-out", "\(path)/cert.pem", "-subj", "/CN=wt.test"])
+                                   "-days", "2", "-keyout", "\(path)/key.pem", "-out", "\(path)/cert.pem", "-subj", "/CN=www.wt.test",
+                                   "-addext", "subjectAltName=DNS:www.wt.test"])
         let file = folder.appendingPathComponent("nginx.conf")
         try Data(configuration.utf8).write(to: file)
         server = try start(["ip", "netns", "exec", serverNamespace, "nginx", "-c", file.path, "-p", path])
@@ -113,6 +114,45 @@ final class LiveNetwork {
 
     /// `http://server:8082<path>`: h2c with prior knowledge.
     func h2cURL(_ path: String) -> String { "http://\(serverAddress):8082\(path)" }
+
+    /// The python of aioquic's venv (`scripts/setup` with WIRETALLY_TEST_TOOLS=1 installs it, as
+    /// `scripts/lib/record-tools.sh` says: `WIRETALLY_QUIC_VENV`, else `~/.cache/wiretally/quic-venv`),
+    /// nil when it is missing or cannot import aioquic.
+    static let quicPython: String? = {
+        let environment = ProcessInfo.processInfo.environment
+        let venv = environment["WIRETALLY_QUIC_VENV"] ?? (environment["HOME"] ?? "/root") + "/.cache/wiretally/quic-venv"
+        let python = venv + "/bin/python"
+        guard FileManager.default.isExecutableFile(atPath: python),
+              (try? run(python, ["-c", "import aioquic.h3.connection, aioquic.asyncio"]))?.status == 0 else { return nil }
+        return python
+    }()
+
+    /// `scripts/lib/h3-peer.py`.
+    static let h3Peer = TestPaths.root.appendingPathComponent("scripts/lib/h3-peer.py").path
+
+    /// Starts `scripts/lib/h3-peer.py`'s HTTP/3 server (aioquic) in the server namespace on UDP 443 with
+    /// the HTTPS certificate of `startServer` (call that first), and waits until it listens.
+    func startH3Server() throws {
+        guard let python = Self.quicPython else { throw LiveNetworkError.serverDidNotStart }
+        let path = folder.path, ready = "\(path)/h3server.ready"
+        _ = try start(["ip", "netns", "exec", serverNamespace, python, Self.h3Peer, "server", "--cert", "\(path)/cert.pem",
+                       "--key", "\(path)/key.pem", "--log", "\(path)/h3server.jsonl", "--qlog-dir", "\(path)/qlog-server",
+                       "--ready", ready, "\(serverAddress):443"], stderr: "\(path)/h3server.err")
+        for _ in 0..<100 where !FileManager.default.fileExists(atPath: ready) { usleep(100_000) }
+        guard FileManager.default.fileExists(atPath: ready) else { throw LiveNetworkError.serverDidNotStart }
+    }
+
+    /// Runs h3-peer's client script `script` (`sequential`, `concurrent`…) in the client namespace against
+    /// the HTTP/3 server, its key log appended to `keys`; returns its log's request records.
+    func h3Client(_ script: String, keyLog keys: String) throws -> [[String: Any]] {
+        guard let python = Self.quicPython else { return [] }
+        let path = folder.path, log = "\(path)/h3client-\(script).jsonl"
+        let result = try Self.run("ip", ["netns", "exec", clientNamespace, python, Self.h3Peer, "client", "--addr", serverAddress,
+                                         "--port", "443", "--authority", "www.wt.test", "--cafile", "\(path)/cert.pem",
+                                         "--keylog", keys, "--log", log, "--qlog-dir", "\(path)/qlog-client", script])
+        guard result.status == 0 else { throw LiveNetworkError.clientFailed(result.stderr) }
+        return try JSONLines.load(log).filter { $0["record"] as? String == "request" }
+    }
 
     /// Runs curl in the client namespace.
     func curl(_ arguments: [String]) throws -> LiveNetwork.Run {
@@ -189,4 +229,5 @@ final class LiveNetwork {
 enum LiveNetworkError: Error {
     case commandFailed(String)
     case serverDidNotStart
+    case clientFailed(String)
 }

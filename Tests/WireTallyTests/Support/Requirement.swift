@@ -61,6 +61,10 @@ struct Requirement: Sendable {
         need: "root, ip, nginx, curl and the right to create network namespaces (run as root after scripts/setup with WIRETALLY_TEST_TOOLS=1)",
         isMet: LiveNetwork.isAvailable)
 
+    /// aioquic's venv for the HTTP/3 peer (`scripts/lib/h3-peer.py`).
+    static let quicPeer = Requirement(
+        need: "aioquic in its venv (scripts/setup with WIRETALLY_TEST_TOOLS=1 installs it)", isMet: LiveNetwork.quicPython != nil)
+
     /// Root (dropping privileges with setpriv, opening interfaces).
     static let root = Requirement(need: "root", isMet: getuid() == 0)
 
