@@ -5,7 +5,7 @@
 enum LargestRemainder {
     /// `total` split by `weights` (non-negative, not all zero: else everything goes to the first part).
     static func split(_ total: Int, by weights: [Int]) -> [Int] {
-        guard !weights.isEmpty else { return [] }
+        guard weights.count > 1 else { return weights.isEmpty ? [] : [total] }
         let sum = weights.reduce(0, +)
         guard sum > 0, total != 0 else {
             var parts = [Int](repeating: 0, count: weights.count)

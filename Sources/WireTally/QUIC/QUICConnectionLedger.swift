@@ -49,6 +49,7 @@ public struct QUICConnectionLedger: Sendable {
     /// is held for it; after it `setup` goes to it and the rest to the share's owner (`nobody`, or a
     /// sealed exchange: unattributed).
     mutating func record(_ counters: TrafficCounters, shares: [QUICDatagramShare], direction: FlowDirection, at time: Timestamp) {
+        if shares.count == 1 { return record(counters, share: shares[0], direction: direction, at: time) }  // the common case
         let weights = shares.map(\.weight)
         let packets = LargestRemainder.split(counters.packets, by: weights)
         let ip = LargestRemainder.split(counters.ipBytes, by: weights)

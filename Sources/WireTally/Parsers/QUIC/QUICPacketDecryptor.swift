@@ -27,6 +27,9 @@ struct QUICPacketDecryptor {
     /// Handshake space, 1 the application data space.
     private var largest: [UInt64?] = [nil, nil, nil, nil]
 
+    /// The ServerHello's cipher suite, by its code.
+    private var serverSuite: (code: UInt16, suite: TLSCipherSuite)?
+
     init(store: TLSKeyStore) { self.store = store }
 
     /// Key updates the client (`fromClient`) or the server made, as seen in its 1-RTT packets.
@@ -37,7 +40,7 @@ struct QUICPacketDecryptor {
     mutating func open(_ header: QUICPacketHeaderView, space: QUICPacketSpace, version: QUICVersion, fromClient: Bool,
                        clientHello: TLSClientHello?, serverHello: TLSServerHello?) -> QUICDecryptResult {
         let side = fromClient ? 0 : 1
-        let suite = serverHello.map { TLSCipherSuite(code: $0.cipherSuite) }
+        let suite = suite(of: serverHello)
         switch space {
         case .initial:
             return .noKey
@@ -62,6 +65,15 @@ struct QUICPacketDecryptor {
             guard applicationKeys[side] != nil else { return .noKey }
             return openApplication(header, side: side)
         }
+    }
+
+    /// The ServerHello's cipher suite (kept: working it out from its name is not for every packet).
+    private mutating func suite(of serverHello: TLSServerHello?) -> TLSCipherSuite? {
+        guard let code = serverHello?.cipherSuite else { return nil }
+        if let known = serverSuite, known.code == code { return known.suite }
+        let suite = TLSCipherSuite(code: code)
+        serverSuite = (code, suite)
+        return suite
     }
 
     /// The secret at `path`, looked up by the ClientHello's random: once, or again while it is missing
