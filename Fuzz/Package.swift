@@ -22,5 +22,14 @@ let package = Package(
             name: "FuzzHTTP", dependencies: ["FuzzDriver", .product(name: "WireTally", package: root)],
             path: "Sources/FuzzHTTP"
         ),
+        .executableTarget(
+            name: "FuzzHTTP3", dependencies: ["FuzzDriver", .product(name: "WireTally", package: root)],
+            path: "Sources/FuzzHTTP3"
+        ),
+        // `@testable import WireTally` (the frame parser is internal): built with `-enable-testing`.
+        .executableTarget(
+            name: "FuzzQUICPackets", dependencies: ["FuzzDriver", .product(name: "WireTally", package: root)],
+            path: "Sources/FuzzQUICPackets"
+        ),
     ]
 )

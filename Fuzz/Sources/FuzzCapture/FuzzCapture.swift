@@ -8,8 +8,8 @@ import WireTally
 let capturePath = "\(access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp")/wiretally-fuzz-capture-\(getpid())"
 
 /// The key logs of the bundled captures (`captures/*.keys`, the fuzzer runs from the repository's
-/// root): inputs mutated from the TLS seeds keep their client randoms, so their records go through
-/// decryption, the plaintext layer and the HTTP parser behind it.
+/// root): inputs mutated from the TLS and QUIC seeds keep their client randoms, so their records and
+/// packets go through decryption, the plaintext layer and the HTTP/1, HTTP/2 or HTTP/3 parser behind it.
 let keys: TLSKeyStore = {
     var paths: [String] = []
     if let folder = opendir("captures") {
@@ -22,6 +22,10 @@ let keys: TLSKeyStore = {
     return (try? TLSKeyStore.reading(files: paths.sorted())) ?? TLSKeyStore()
 }()
 
+/// Where the JSON Lines go: `/dev/null`, or `FUZZ_CAPTURE_OUTPUT` when set (to replay a seed and see
+/// what it yields, e.g. that its QUIC connections decrypt with the bundled key logs).
+let outputPath = getenv("FUZZ_CAPTURE_OUTPUT").map { String(cString: $0) } ?? "/dev/null"
+
 /// The input is a capture file (pcap, pcapng, or either gzip-compressed): the whole analyze pipeline
 /// to JSON Lines, with the bundled key logs.
 @_cdecl("LLVMFuzzerTestOneInput")
@@ -31,7 +35,7 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     fclose(file)
     // `--format jsonl` to /dev/null: the encoding path the CLI uses. Odd and even input sizes take
     // one and two threads (the second reads and decodes ahead), so both pipelines are fuzzed.
-    guard let output = try? TextOutput(path: "/dev/null") else { fatalError("cannot open /dev/null") }
+    guard let output = try? TextOutput(path: outputPath) else { fatalError("cannot open \(outputPath)") }
     var options = CaptureAnalyzer.Options()
     options.tlsKeys = keys
     let result = AnalysisRun(files: [capturePath], options: options, threads: size % 2 + 1)
