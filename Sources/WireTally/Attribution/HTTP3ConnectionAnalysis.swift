@@ -5,7 +5,8 @@
 ///
 /// - Initial and Handshake packets are the setup of the connection's first exchange, and so are the
 ///   handshake's CRYPTO frames and HANDSHAKE_DONE in 1-RTT packets (the NewSessionTicket);
-/// - a packet carrying a CONNECTION_CLOSE is the teardown of the connection's last exchange;
+/// - a packet carrying a CONNECTION_CLOSE, and a stateless reset, are the teardown of the connection's
+///   last exchange;
 /// - a request stream's STREAM frames, and the RESET_STREAM, STOP_SENDING, MAX_STREAM_DATA and
 ///   STREAM_DATA_BLOCKED frames naming it, belong to its exchange; data received before (a
 ///   retransmitted or duplicated range) counts as retransmitted (category `retransmission` when all of
@@ -95,6 +96,9 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     /// way; `origin` is the packet that carried it.
     func shares(of contents: QUICDatagramContents, fromClient: Bool, origin: PacketOrigin) -> [QUICDatagramShare] {
         self.origin = origin
+        if contents.isStatelessReset {  // the connection's end: the teardown of its last exchange
+            return [QUICDatagramShare(owner: .firstExchange, category: .teardown, weight: 1, carriesStreamData: false)]
+        }
         var shares: [QUICDatagramShare] = []
         for packet in contents.packets { add(packet, fromClient: fromClient, origin: origin, to: &shares) }
         advanceFinal()

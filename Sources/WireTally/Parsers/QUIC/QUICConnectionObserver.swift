@@ -9,6 +9,10 @@ public struct QUICDatagramContents: Equatable, Sendable {
     public var protectedPayloadBytes = 0
     /// One of its packets carried a CONNECTION_CLOSE (without keys only Initial packets can be read).
     public var closesConnection = false
+    /// The datagram is a stateless reset (RFC 9000 §10.3): a short-header-looking datagram ending with a
+    /// reset token its sender issued (in its transport parameters or a NEW_CONNECTION_ID frame: only
+    /// known with keys). It also `closesConnection`.
+    public var isStatelessReset = false
     /// Every packet of the datagram, in order (Σ `range.count` + `trailingBytes` = the UDP payload).
     var packets: [QUICPacketRecord] = []
     /// Datagram bytes after its last packet (aioquic pads datagrams with Initials with zero bytes).
@@ -39,6 +43,8 @@ struct QUICSeenConnectionID: Equatable {
 public final class QUICConnectionObserver {
     static let maxInitialDecryptions = 64
     static let maxSourceConnectionIDs = 8
+    /// Stateless reset tokens remembered per issuing side.
+    static let maxStatelessResetTokens = 16
 
     public private(set) var info = QUICConnectionInfo()
     /// The DCID the Initial keys derive from (the client's first, or its first after a Retry).
@@ -49,6 +55,8 @@ public final class QUICConnectionObserver {
     /// The CRYPTO streams of the Initial (0) and Handshake (1) levels, per direction (0 client).
     private var cryptoStreams = [[QUICCryptoStream(), QUICCryptoStream()], [QUICCryptoStream(), QUICCryptoStream()]]
     private var decryptionAttempts = 0
+    /// Stateless reset tokens the client (0) and the server (1) issued (RFC 9000 §10.3).
+    private var statelessResetTokens: [[[UInt8]]] = [[], []]
     /// Decrypts the other packets with a key log; nil without one.
     private var decryptor: QUICPacketDecryptor?
     /// The SCID lengths each side chose (a short header's DCID is the peer's SCID).
@@ -113,6 +121,12 @@ public final class QUICConnectionObserver {
         switch header.kind {
         case .short:
             guard isQUIC, header.fixedBit else { return QUICPacketRecord(header, space: nil) }
+            if isStatelessReset(header, fromClient: fromClient) {
+                contents.isStatelessReset = true
+                contents.closesConnection = true
+                info.flags.insert(fromClient ? "stateless_reset_by_client" : "stateless_reset_by_server")
+                return QUICPacketRecord(header, space: nil)
+            }
             count(.oneRTT, header.length, fromClient: fromClient)
             noteProtectedPayload(header)
             return decrypt(header, space: .oneRTT, fromClient: fromClient)
@@ -162,6 +176,23 @@ public final class QUICConnectionObserver {
             info.sourceConnectionIDs.append(scid)
             if !scid.isEmpty { seenConnectionIDs.append(QUICSeenConnectionID(bytes: scid, chosenByClient: fromClient)) }
         }
+    }
+
+    /// True when the short-header `header` (which runs to the end of its datagram) is at least 21 bytes
+    /// and ends with a stateless reset token its sender issued.
+    private func isStatelessReset(_ header: QUICPacketHeaderView, fromClient: Bool) -> Bool {
+        let tokens: [[UInt8]] = statelessResetTokens[fromClient ? 0 : 1]
+        guard !tokens.isEmpty, header.length >= 21 else { return false }
+        let tail = UnsafeRawBufferPointer(rebasing: header.bytes[header.end - 16 ..< header.end])
+        return tokens.contains(where: { (token: [UInt8]) in token.elementsEqual(tail) })
+    }
+
+    /// Remembers a stateless reset token issued by the client (`byClient`) or the server.
+    private func noteStatelessResetToken(_ token: [UInt8], byClient: Bool) {
+        let side = byClient ? 0 : 1
+        guard token.count == 16, statelessResetTokens[side].count < Self.maxStatelessResetTokens,
+              !statelessResetTokens[side].contains(where: { $0 == token }) else { return }
+        statelessResetTokens[side].append(token)
     }
 
     /// Decrypts a Handshake, 0-RTT or 1-RTT packet with the key log, when the observer has one.
@@ -252,6 +283,8 @@ public final class QUICConnectionObserver {
                 if info.close == nil {
                     info.close = QUICConnectionClose(errorCode: errorCode, byClient: fromClient, isApplication: frameType == nil)
                 }
+            case let .newConnectionID(_, _, id) where id.upperBound + 16 <= record.plaintext.count:
+                noteStatelessResetToken(Array(record.plaintext[id.upperBound ..< id.upperBound + 16]), byClient: fromClient)
             case .padding, .ping, .ack:
                 break
             default:
@@ -275,6 +308,10 @@ public final class QUICConnectionObserver {
         case (8, false, 1) where !info.sawEncryptedExtensions:
             info.sawEncryptedExtensions = true
             info.negotiatedALPN = TLSHelloParser.encryptedExtensionsALPN(message.body)
+            if let parameters = TLSHelloParser.encryptedExtensionsQUICTransportParameters(message.body),
+               let token = QUICTransportParameters.value(QUICTransportParameters.statelessResetToken, in: parameters) {
+                noteStatelessResetToken(token, byClient: false)
+            }
         default:
             break
         }

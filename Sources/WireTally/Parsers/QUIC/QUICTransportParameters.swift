@@ -17,16 +17,27 @@ enum QUICTransportParameters {
     /// max_idle_timeout (milliseconds).
     static let maxIdleTimeout: UInt64 = 0x01
 
+    /// stateless_reset_token (16 bytes; the server's only).
+    static let statelessResetToken: UInt64 = 0x02
+
     /// The value of integer parameter `id` (a varint), nil when absent or malformed.
     static func integer(_ id: UInt64, in data: [UInt8]) -> UInt64? {
+        value(id, in: data).flatMap { value in
+            value.withUnsafeBytes { raw in
+                var reader = QUICByteReader(raw)
+                return reader.varint()
+            }
+        }
+    }
+
+    /// The bytes of parameter `id`, nil when absent or when the list is malformed before it.
+    static func value(_ id: UInt64, in data: [UInt8]) -> [UInt8]? {
         data.withUnsafeBytes { raw in
             var reader = QUICByteReader(raw)
             while reader.remaining > 0, let entry = reader.varint(), let length = reader.varintCount(),
                   let value = reader.skip(length)
             {
-                guard entry == id else { continue }
-                var valueReader = QUICByteReader(raw, from: value.lowerBound, end: value.upperBound)
-                return valueReader.varint()
+                if entry == id { return Array(data[value]) }
             }
             return nil
         }

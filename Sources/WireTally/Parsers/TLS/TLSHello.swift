@@ -185,10 +185,20 @@ enum TLSHelloParser {
 
     /// The ALPN protocol of a TLS 1.3 EncryptedExtensions body (its extension list), if selected.
     static func encryptedExtensionsALPN(_ body: [UInt8]) -> String? {
+        encryptedExtension(16, in: body).flatMap { var data = $0; return protocolNames(&data).first }
+    }
+
+    /// The server's quic_transport_parameters (0x39) in an EncryptedExtensions message body.
+    static func encryptedExtensionsQUICTransportParameters(_ body: [UInt8]) -> [UInt8]? {
+        encryptedExtension(0x39, in: body).flatMap { var data = $0; return data.take(data.remaining).map(Array.init) }
+    }
+
+    /// The data of extension `type` in an EncryptedExtensions message body.
+    private static func encryptedExtension(_ type: Int, in body: [UInt8]) -> TLSByteCursor? {
         var cursor = TLSByteCursor(body)
         guard let extensionsLength = cursor.u16(), var extensions = cursor.sub(extensionsLength) else { return nil }
-        while let type = extensions.u16(), let length = extensions.u16(), var data = extensions.sub(length) {
-            if type == 16 { return protocolNames(&data).first }
+        while let found = extensions.u16(), let length = extensions.u16(), let data = extensions.sub(length) {
+            if found == type { return data }
         }
         return nil
     }
