@@ -5,9 +5,9 @@ enum HAREntry {
     static func harVersion(_ version: String) -> String { version == "HTTP/2" ? "HTTP/2.0" : version }
 
     /// HAR's `bodySize`, the body as transferred: with HTTP/1.1 chunk framing, the DATA payloads for
-    /// HTTP/2 (its framing is frame headers, not the body's).
+    /// HTTP/2 and HTTP/3 (their framing is frame headers, not the body's).
     static func harBodySize(_ message: HTTPMessage) -> Int {
-        message.bytes.body + (message.http2 == nil ? message.bytes.framing : 0)
+        message.bytes.body + (message.http2 == nil && message.http3 == nil ? message.bytes.framing : 0)
     }
 
     static func entry(

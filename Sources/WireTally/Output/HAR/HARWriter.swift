@@ -8,7 +8,7 @@
 ///   `headersSize + bodySize` is the whole request on the stream (nginx `$request_length`);
 /// - `response.headersSize` = interim 1xx responses + status line + header block (HAR's "until the
 ///   double CRLF before the body"; the interim responses are received before it);
-///   `response.bodySize` = body as received + chunk framing (HTTP/2: the DATA payloads);
+///   `response.bodySize` = body as received + chunk framing (HTTP/2, HTTP/3: the DATA payloads);
 ///   `response._transferSize` = the response's bytes on the stream (`headersSize + bodySize` for
 ///   HTTP/1.x; HTTP/2: its frames, control frames aside), nginx's `$bytes_sent`;
 /// - `content.size` = decoded size when content-encoded and decodable, else the body size;
