@@ -43,6 +43,8 @@ struct QUICSeenConnectionID: Equatable {
 public final class QUICConnectionObserver {
     static let maxInitialDecryptions = 64
     static let maxSourceConnectionIDs = 8
+    /// Connection IDs taken from NEW_CONNECTION_ID frames (with keys), both sides together.
+    static let maxIssuedConnectionIDs = 32
     /// Stateless reset tokens remembered per issuing side.
     static let maxStatelessResetTokens = 16
 
@@ -55,6 +57,7 @@ public final class QUICConnectionObserver {
     /// The CRYPTO streams of the Initial (0) and Handshake (1) levels, per direction (0 client).
     private var cryptoStreams = [[QUICCryptoStream(), QUICCryptoStream()], [QUICCryptoStream(), QUICCryptoStream()]]
     private var decryptionAttempts = 0
+    private var issuedConnectionIDs = 0
     /// Stateless reset tokens the client (0) and the server (1) issued (RFC 9000 §10.3).
     private var statelessResetTokens: [[[UInt8]]] = [[], []]
     /// Decrypts the other packets with a key log; nil without one.
@@ -63,7 +66,8 @@ public final class QUICConnectionObserver {
     private var clientSCIDLength: Int?
     private var serverSCIDLength: Int?
     /// The original DCID, then the Source Connection IDs of long headers, in the order first seen
-    /// (at most `maxSourceConnectionIDs` + 1).
+    /// (at most `maxSourceConnectionIDs` + 1), and with keys the IDs NEW_CONNECTION_ID frames issued
+    /// (at most `maxIssuedConnectionIDs`).
     private(set) var seenConnectionIDs: [QUICSeenConnectionID] = []
     /// What the datagram being observed carried.
     private var contents = QUICDatagramContents()
@@ -285,6 +289,12 @@ public final class QUICConnectionObserver {
                 }
             case let .newConnectionID(_, _, id) where id.upperBound + 16 <= record.plaintext.count:
                 noteStatelessResetToken(Array(record.plaintext[id.upperBound ..< id.upperBound + 16]), byClient: fromClient)
+                // an ID its sender will receive packets on (a path it may migrate to)
+                let issued = Array(record.plaintext[id])
+                if issuedConnectionIDs < Self.maxIssuedConnectionIDs, !seenConnectionIDs.contains(where: { $0.bytes == issued }) {
+                    issuedConnectionIDs += 1
+                    seenConnectionIDs.append(QUICSeenConnectionID(bytes: issued, chosenByClient: fromClient))
+                }
             case .padding, .ping, .ack:
                 break
             default:
