@@ -2,8 +2,9 @@ import Foundation
 import Testing
 @testable import WireTally
 
-/// The outputs on the aioquic recordings with their key logs: HAR entries are HTTP/3 with the client's
-/// URLs, statuses and body sizes and validate against the HAR 1.2 schema; `--summary` counts every
+/// The outputs on the aioquic recordings with their key logs: the CSV's HTTP/3 columns equal the JSONL
+/// records; HAR entries are HTTP/3 with the client's URLs, statuses and body sizes and validate against
+/// the HAR 1.2 schema; `--summary` counts every
 /// request of its endpoint with its exchange's wire bytes; the report's waterfall groups each
 /// connection's streams under it.
 @Suite struct HTTP3OutputTests {
@@ -64,5 +65,29 @@ import Testing
         var runs: [String] = []
         for row in rows where runs.last != row["conn"]?.plainText { runs.append(row["conn"]?.plainText ?? "") }
         #expect(runs.count == records.quicConnections.count, "\(name): one run of rows per connection \(runs)")
+    }
+
+    @Test(.requires(.wiretallyBinary), arguments: ["quic-sequential", "quic-cancel"])
+    func csvColumnsEqualTheRecords(_ name: String) throws {
+        let run = try CommandLineTests.run(["analyze", TestPaths.capture(name + ".pcap"), "--keylog", TestPaths.capture(name + ".keys"),
+                                            "--format", "csv"])
+        #expect(run.status == 0)
+        let lines = run.stdout.split(separator: "\n")
+        let header = HTTP2CSVTests.cells(try #require(lines.first))
+        let columns = ["request_version", "request_stream_id", "request_bytes_headers", "request_bytes_body", "request_bytes_framing",
+                       "request_bytes_headers_decoded", "request_bytes_qpack_ratio", "response_status", "response_bytes_total",
+                       "response_bytes_qpack_ratio", "http3_stream_id", "http3_scheme", "http3_reset_error_code", "http3_reset_by",
+                       "http3_stop_sending_error_code", "http3_stop_sending_by", "http3_qpack_blocked", "http3_frames", "flags"]
+        for column in columns { #expect(header.contains(column), "\(name): column \(column)") }
+        let rows = lines.dropFirst().map { Dictionary(uniqueKeysWithValues: zip(header, HTTP2CSVTests.cells($0))) }
+        let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")], options: try Self.options(name))
+        #expect(rows.count == writer.exchanges.count && rows.count > 0)
+        for (row, record) in zip(rows, writer.exchanges) {
+            let flat = Dictionary(record.flattened(), uniquingKeysWith: { first, _ in first })
+            for column in columns where column != "flags" {
+                #expect(row[column] == (flat[column] ?? ""), "\(name) id \(row["id"] ?? "?") \(column): csv \(row[column] ?? "-") vs \(flat[column] ?? "-")")
+            }
+            #expect(row["request_version"] == "HTTP/3" && row["http2_stream_id"] == "")
+        }
     }
 }
