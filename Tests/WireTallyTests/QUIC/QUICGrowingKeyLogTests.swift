@@ -8,25 +8,9 @@ import Testing
 /// a run with the key log from the start; keys that never come leave the datagrams read as without
 /// keys after the wait. quic-sequential packet by packet, through the analyzer.
 @Suite struct QUICGrowingKeyLogTests {
-    /// Analyses quic-sequential with a growing store that gets the key log after `keysAfter` packets
-    /// (nil: never), `firstLines` of it (the lines whose label it accepts) being there from the start.
+    /// quic-sequential packet by packet, its key log added to a growing store after `keysAfter` packets.
     static func analyze(keysAfter: Int?, firstLines: ((Substring) -> Bool)? = nil) throws -> CollectingWriter {
-        var options = CaptureAnalyzer.Options()
-        let text = try String(contentsOfFile: TestPaths.capture("quic-sequential.keys"), encoding: .utf8)
-        let first = firstLines.map { accept in text.split(separator: "\n").filter(accept).joined(separator: "\n") } ?? ""
-        let store = TLSKeyStore([TLSKeyLog(Array(first.utf8))], growing: true)
-        options.tlsKeys = store
-        let writer = CollectingWriter()
-        let analyzer = CaptureAnalyzer(options: options) { writer.write($0, timestampDigits: 6) }
-        let source = MergedPacketSource(paths: [TestPaths.capture("quic-sequential.pcap")])
-        var count = 0
-        while let packet = try source.nextPacket() {
-            if count == keysAfter { store.update(0) { $0 = TLSKeyLog(Array(text.utf8)) } }
-            analyzer.process(packet)
-            count += 1
-        }
-        writer.finish(summary: analyzer.finish(timestampDigits: 6), files: [])
-        return writer
+        try GrowingKeyStoreTests.analyze("quic-sequential", keysAfter: keysAfter, firstLines: firstLines)
     }
 
     /// Keys logged after the handshake and the first requests (packet 12): everything decrypts and the

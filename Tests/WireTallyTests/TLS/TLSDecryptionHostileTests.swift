@@ -126,18 +126,20 @@ import Testing
 /// A key store that grows while the capture is analysed (live `--keylog`): the secrets of a
 /// connection may be logged after its first protected records, which are held until they come.
 @Suite struct GrowingKeyStoreTests {
-    /// Analyses tls13-http1 packet by packet, adding the key log to a growing store after
-    /// `keysAfter` packets (nil: never).
+    /// Analyses `capture` (tls13-http1 by default) packet by packet, adding its key log to a growing
+    /// store after `keysAfter` packets (nil: never).
     /// `firstLines` (when given) is in the store from the start: the key log lines whose label it accepts.
-    static func analyze(keysAfter: Int?, firstLines: ((Substring) -> Bool)? = nil) throws -> CollectingWriter {
+    static func analyze(_ capture: String = "tls13-http1", keysAfter: Int?, firstLines: ((Substring) -> Bool)? = nil) throws
+        -> CollectingWriter
+    {
         var options = CaptureAnalyzer.Options()
-        let text = try String(contentsOfFile: TestPaths.capture("tls13-http1.keys"), encoding: .utf8)
+        let text = try String(contentsOfFile: TestPaths.capture(capture + ".keys"), encoding: .utf8)
         let first = firstLines.map { accept in text.split(separator: "\n").filter(accept).joined(separator: "\n") } ?? ""
         let store = TLSKeyStore([TLSKeyLog(Array(first.utf8))], growing: true)
         options.tlsKeys = store
         let writer = CollectingWriter()
         let analyzer = CaptureAnalyzer(options: options) { writer.write($0, timestampDigits: 6) }
-        let source = MergedPacketSource(paths: [TestPaths.capture("tls13-http1.pcap")])
+        let source = MergedPacketSource(paths: [TestPaths.capture(capture + ".pcap")])
         let keys = Array(text.utf8)
         var count = 0
         while let packet = try source.nextPacket() {
