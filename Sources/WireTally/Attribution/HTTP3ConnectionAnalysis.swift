@@ -74,8 +74,6 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     /// The datagram being read (the last one once the connection ended).
     private var origin = PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))
     private var now: Timestamp { origin.timestamp }
-    /// Packets of 0-RTT/1-RTT that could not be decrypted.
-    private(set) var undecryptedPackets = 0
     /// Caps met (`tooManyOpenRequests`, `streamBufferCap`).
     private(set) var flags: QUICConnectionFlags = []
     private let maxOpenRequests: Int
@@ -100,7 +98,7 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
             return [QUICDatagramShare(owner: .firstExchange, category: .teardown, weight: 1, carriesStreamData: false)]
         }
         var shares: [QUICDatagramShare] = []
-        for packet in contents.packets { add(packet, fromClient: fromClient, origin: origin, to: &shares) }
+        for packet in contents.packets { add(packet, fromClient: fromClient, to: &shares) }
         advanceFinal()
         if shares.isEmpty {
             shares.append(QUICDatagramShare(owner: inFlightOwner, category: .payload, weight: 1, carriesStreamData: false))
@@ -156,11 +154,10 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     // MARK: Packets and frames
 
     /// The shares of one packet.
-    private func add(_ packet: QUICPacketRecord, fromClient: Bool, origin: PacketOrigin, to shares: inout [QUICDatagramShare]) {
+    private func add(_ packet: QUICPacketRecord, fromClient: Bool, to shares: inout [QUICDatagramShare]) {
         let length = packet.range.count
         guard packet.decrypted, let space = packet.space, let packetNumber = packet.packetNumber else {
             let protected = packet.space == .zeroRTT || packet.space == .oneRTT
-            if protected { undecryptedPackets += 1 }
             merge(QUICDatagramShare(owner: protected ? inFlightOwner : .firstExchange, category: protected ? .payload : .setup,
                                     weight: length, carriesStreamData: false), into: &shares)
             return
@@ -178,7 +175,7 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
         var parts: [QUICDatagramShare] = []
         var owned = 0
         for frame in packet.frames {
-            guard let part = read(frame, of: packet, fromClient: fromClient, origin: origin) else { continue }
+            guard let part = read(frame, of: packet, fromClient: fromClient) else { continue }
             owned += part.weight
             merge(part, into: &parts)
         }
@@ -198,13 +195,12 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
     }
 
     /// The owned share of one frame (nil: the frame is the connection's, shared).
-    private func read(_ frame: QUICFrame, of packet: QUICPacketRecord, fromClient: Bool, origin: PacketOrigin) -> QUICDatagramShare? {
+    private func read(_ frame: QUICFrame, of packet: QUICPacketRecord, fromClient: Bool) -> QUICDatagramShare? {
         let bytes = frame.range.count
         switch frame.kind {
         case let .stream(id, offset, data, fin):
             let outcome = packet.plaintext.withUnsafeBytes { plaintext in
-                streamData(id, fromClient: fromClient, offset: offset, data: UnsafeRawBufferPointer(rebasing: plaintext[data]),
-                           fin: fin, origin: origin)
+                streamData(id, fromClient: fromClient, offset: offset, data: UnsafeRawBufferPointer(rebasing: plaintext[data]), fin: fin)
             }
             guard let owner = requestOwner(id) else { return nil }
             let retransmitted = outcome.newBytes == 0 && outcome.duplicateBytes > 0
@@ -234,10 +230,11 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
         }
     }
 
-    /// Feeds one STREAM frame's data to its stream; says how much of it was new.
-    private func streamData(
-        _ id: UInt64, fromClient: Bool, offset: UInt64, data: UnsafeRawBufferPointer, fin: Bool, origin: PacketOrigin
-    ) -> QUICStreamReassembler.Outcome {
+    /// Feeds one STREAM frame's data, carried by the datagram being read, to its stream; says how much
+    /// of it was new.
+    private func streamData(_ id: UInt64, fromClient: Bool, offset: UInt64, data: UnsafeRawBufferPointer, fin: Bool)
+        -> QUICStreamReassembler.Outcome
+    {
         let followed = isRequestStream(id) ? requestOwner(id).map { $0 != .nobody } ?? false
             : streams[id] != nil || streams.count < exchanges.endIndex - finalCount + Self.maxOtherStreams
         guard followed else {

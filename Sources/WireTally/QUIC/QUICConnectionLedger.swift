@@ -38,8 +38,7 @@ public struct QUICConnectionLedger: Sendable {
         _ counters: TrafficCounters, as category: PacketCategory, direction: FlowDirection, at time: Timestamp,
         owner: Int?
     ) {
-        record(counters, shares: [QUICDatagramShare(owner: owner.map(QUICShareOwner.exchange) ?? .nobody, category: category,
-                                                    weight: 1)],
+        record(counters, share: QUICDatagramShare(owner: owner.map(QUICShareOwner.exchange) ?? .nobody, category: category, weight: 1),
                direction: direction, at: time)
     }
 
