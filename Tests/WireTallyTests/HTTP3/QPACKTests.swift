@@ -131,6 +131,21 @@ import Testing
 
     /// An invalid encoder instruction (a dynamic name reference to an entry that does not exist)
     /// loses the table: dynamic references fail as `.tableLost`, static-only sections still decode.
+    /// The dynamic table is honoured up to `QPACKDecoderState.maxTableCapacity` (1 MiB) even when the
+    /// peer allowed more: a larger Set Dynamic Table Capacity loses the table (its sections fail as
+    /// `tableLost`), 1 MiB itself is taken.
+    @Test func tableCapacityIsCappedAtOneMebibyte() {
+        var capped = QPACKDecoderState(maxListSize: 1 << 16)
+        capped.advertisedMaxCapacity = 4 << 20
+        encoder(&capped, "3fe1ff3f")  // capacity 2^20
+        #expect(capped.tableState == .intact && capped.table.capacity == QPACKDecoderState.maxTableCapacity)
+        var over = QPACKDecoderState(maxListSize: 1 << 16)
+        over.advertisedMaxCapacity = 4 << 20
+        encoder(&over, "3fe1ff7f")  // capacity 2^21
+        #expect(over.tableState == .failed)
+        guard case .failed(.tableLost) = decode(&over, "0200 80") else { Issue.record("tableLost expected"); return }
+    }
+
     @Test func invalidEncoderStreamLosesTheTable() {
         var state = QPACKDecoderState(maxListSize: 1 << 16)
         state.advertisedMaxCapacity = 220
