@@ -31,6 +31,8 @@ struct Live: ParsableCommand {
     @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax), applied in the kernel.")
     var filter: String?
 
+    @OptionGroup var app: AppFilterArgument
+
     @Option(help: "Output format: table, jsonl or har (HAR is one document, written when the capture stops).")
     var format: Format = .table
 
@@ -91,9 +93,10 @@ struct Live: ParsableCommand {
         limits.settleNanoseconds = Int64(settle * 1e9)
         var http = HTTPLimits()
         http.decodeBodies = decode
+        var options = CaptureAnalyzer.Options(limits: limits, http: http)
+        options.appName = app.name
         let run = LiveAnalysisRun(
-            capture: capture, options: format.value.analyzerOptions(CaptureAnalyzer.Options(limits: limits, http: http)),
-            raw: rawWriter, durationSeconds: duration)
+            capture: capture, options: format.value.analyzerOptions(options), raw: rawWriter, durationSeconds: duration)
         // Live, every --keylog file is followed: a browser or curl appends a line per connection.
         run.keyLogFollowers = keyLog.files.map { KeyLogFollower(path: $0) }
         let statusLine = isatty(STDERR_FILENO) == 1 ? StatusLine() : nil

@@ -30,6 +30,8 @@ struct Report: ParsableCommand {
 
     @OptionGroup var keyLog: KeyLogArguments
 
+    @OptionGroup var app: AppFilterArgument
+
     @Option(name: .shortAndLong, help: "The HTML file to write.")
     var output: String
 
@@ -39,6 +41,7 @@ struct Report: ParsableCommand {
     func run() throws {
         var options = CaptureAnalyzer.Options(filter: filter)
         options.tlsKeys = try keyLog.store()
+        options.appName = app.name
         let progress = ProgressDisplay(quiet: quiet)
         var reportRun = ReportRun(files: files, appLogs: appLogs, estimators: estimators, level: level.value,
                                   options: options)

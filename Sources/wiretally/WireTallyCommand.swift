@@ -34,6 +34,8 @@ struct Analyze: ParsableCommand {
 
     @OptionGroup var keyLog: KeyLogArguments
 
+    @OptionGroup var app: AppFilterArgument
+
     // --- endpoint summary (Insights)
     @Flag(help: """
         Instead of the records, a summary per endpoint (method + host + path template, ids folded: \
@@ -125,6 +127,7 @@ struct Analyze: ParsableCommand {
         http.maxDecodingRatio = max(1, maxDecodingRatio)
         var options = CaptureAnalyzer.Options(filter: filter, limits: limits, http: http)
         options.tlsKeys = try keyLog.store()
+        options.appName = app.name
         let progress = ProgressDisplay(quiet: quiet)
         var run = AnalysisRun(
             files: files, options: format.value.analyzerOptions(options), threads: threads.count(for: files))
@@ -181,6 +184,8 @@ struct Compare: ParsableCommand {
 
     @OptionGroup var keyLog: KeyLogArguments
 
+    @OptionGroup var app: AppFilterArgument
+
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
 
@@ -195,6 +200,7 @@ struct Compare: ParsableCommand {
         let progress = ProgressDisplay(quiet: quiet)
         var options = CaptureAnalyzer.Options(filter: filter)
         options.tlsKeys = try keyLog.store()
+        options.appName = app.name
         var comparison = CompareRun(files: files, appLogs: appLogs, level: level.value, options: options)
         comparison.progress = progress.callback
         let result = comparison.run()

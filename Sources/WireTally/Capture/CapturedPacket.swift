@@ -15,11 +15,17 @@ public struct CapturedPacket {
     public var fileIndex: Int
     /// The pcapng interface the packet was captured on (0 for pcap files).
     public var interfaceIndex: Int
+    /// The process or app the file's blocks name for the packet (Apple's pcapng process information
+    /// blocks, PCAPdroid's pcapng UID mapping); `.none` otherwise. Owners written into the frame
+    /// itself (PKTAP header, PCAPdroid trailer) are read by `owner`.
+    public var recordedOwner: PacketOwner
 
     public init(
         frameNumber: Int, timestamp: Timestamp, linkType: LinkType, originalLength: Int,
-        bytes: UnsafeRawBufferPointer, fileIndex: Int = 0, interfaceIndex: Int = 0
+        bytes: UnsafeRawBufferPointer, fileIndex: Int = 0, interfaceIndex: Int = 0,
+        recordedOwner: PacketOwner = .none
     ) {
+        self.recordedOwner = recordedOwner
         self.frameNumber = frameNumber
         self.timestamp = timestamp
         self.linkType = linkType
@@ -31,6 +37,17 @@ public struct CapturedPacket {
 
     /// True when the snaplen cut the packet short.
     public var isTruncatedBySnaplen: Bool { bytes.count < originalLength }
+
+    /// The process or app that sent or received the packet, as the capture records it: the file's
+    /// blocks (`recordedOwner`), the PKTAP header, or a PCAPdroid trailer; nil when it names none.
+    public var owner: PacketOwner? {
+        if recordedOwner.kind != .none { return recordedOwner }
+        switch linkType {
+        case .pktap: return PKTAPHeader(bytes)?.owner
+        case .ethernet: return PCAPdroidTrailer.owner(in: bytes, originalLength: originalLength)
+        default: return nil
+        }
+    }
 }
 
 /// Anything that yields captured packets in order: a file reader, a merge of several, a live interface.

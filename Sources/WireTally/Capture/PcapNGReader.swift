@@ -7,6 +7,9 @@
 /// Simple Packet Blocks carry no timestamp: they get the previous packet's timestamp (0 when first).
 /// A packet whose captured length exceeds its original length is reported with
 /// `originalLength == captured length`, as Wireshark does.
+///
+/// Apple's process information blocks and PCAPdroid's UID mappings give each packet its owner
+/// (`PcapNGOwnerTable`).
 final class PcapNGReader: CaptureFileReader {
     /// Decimal digits of timestamp precision: the finest over the interfaces seen so far (all those
     /// declared before the first packet are known as soon as the reader is created), at most 9.
@@ -38,6 +41,7 @@ final class PcapNGReader: CaptureFileReader {
     private var interfaces: [PcapNGInterface] = []
     private var packetCount = 0
     private var previousTimestamp = Timestamp(nanoseconds: 0)
+    private var owners = PcapNGOwnerTable()
 
     /// Reads the section header and the blocks before the first packet from `input`, which must
     /// start with a pcapng Section Header Block.
@@ -71,6 +75,10 @@ final class PcapNGReader: CaptureFileReader {
                 addInterface(block)
             case BlockType.decryptionSecrets:
                 break
+            case PcapNGOwnerTable.appleProcessBlock:
+                owners.addAppleProcess(input.bytes, length: block.length, byteOrder)
+            case PcapNGOwnerTable.customBlock:
+                owners.addCustomBlock(input.bytes, length: block.length, byteOrder)
             default:
                 break
             }
@@ -118,6 +126,7 @@ final class PcapNGReader: CaptureFileReader {
         let majorVersion = input.bytes.load(uint16At: 12, byteOrder)
         guard majorVersion == 1 else { throw malformed("unsupported pcapng version \(majorVersion)") }
         interfaces.removeAll(keepingCapacity: true)
+        owners.startSection()
     }
 
     private func addInterface(_ block: Block) {
@@ -154,6 +163,7 @@ final class PcapNGReader: CaptureFileReader {
         let capturedLength: Int
         let originalLength: Int
         let dataOffset: Int
+        var origin = PacketOwner.none
         if block.type == BlockType.simplePacket {
             guard let firstInterface = interfaces.first else { throw malformed("simple packet before any interface") }
             interfaceIndex = 0
@@ -172,6 +182,10 @@ final class PcapNGReader: CaptureFileReader {
             guard capturedLength <= block.length - 32 else {
                 throw malformed("captured length \(capturedLength) does not fit its \(block.length)-byte block")
             }
+            if block.type == BlockType.enhancedPacket {
+                origin = owners.owner(
+                    ofOptions: bytes, from: dataOffset + (capturedLength + 3) & ~3, to: block.length - 4, byteOrder)
+            }
         }
         guard interfaceIndex < interfaces.count else {
             throw malformed("packet on undeclared interface \(interfaceIndex)")
@@ -184,7 +198,7 @@ final class PcapNGReader: CaptureFileReader {
             frameNumber: packetCount, timestamp: timestamp, linkType: interface.linkType,
             originalLength: max(originalLength, capturedLength),
             bytes: UnsafeRawBufferPointer(start: bytes + dataOffset, count: capturedLength),
-            fileIndex: fileIndex, interfaceIndex: interfaceIndex)
+            fileIndex: fileIndex, interfaceIndex: interfaceIndex, recordedOwner: origin)
     }
 
     private func truncated(_ detail: String) -> CaptureError {

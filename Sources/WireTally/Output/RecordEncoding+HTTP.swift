@@ -22,6 +22,7 @@ extension RecordEncoding {
                 encoder.field("server", connection.serverEndpoint)
                 encoder.field("index", exchange.index)
             }
+            ownerField(connection.owner, to: &encoder)
             encoder.object("request", exchange.request) { request($1, fallbackHost: fallbackHost, digits: digits, to: &$0) }
             encoder.object("response", exchange.response) { response($1, digits: digits, to: &$0) }
             encoder.object("wire") { encoder in

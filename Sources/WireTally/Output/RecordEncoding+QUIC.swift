@@ -11,6 +11,7 @@ extension RecordEncoding {
             encoder.field("id", connection.id)
             encoder.field("client", connection.clientEndpoint)
             encoder.field("server", connection.serverEndpoint)
+            ownerField(connection.owner, to: &encoder)
             encoder.field("ts_first", timestamp: connection.firstTimestamp, digits: digits)
             encoder.field("ts_last", timestamp: connection.lastTimestamp, digits: digits)
             let ledger = connection.ledger
@@ -29,7 +30,7 @@ extension RecordEncoding {
             }
             encoder.object("quic") { quicFields(connection, digits: digits, to: &$0) }
             encoder.object("http3", connection.http3Info) { http3Fields($1, to: &$0) }
-            encoder.field("flags", strings: connection.flags.names)
+            encoder.field("flags", strings: connection.flags.names + ownerFlags(connection.owner))
         }
     }
 

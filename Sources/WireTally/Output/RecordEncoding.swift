@@ -47,6 +47,7 @@ public enum RecordEncoding {
             encoder.field("id", connection.id)
             encoder.field("client", connection.clientEndpoint)
             encoder.field("server", connection.serverEndpoint)
+            ownerField(connection.owner, to: &encoder)
             encoder.field("ts_first", timestamp: connection.firstTimestamp, digits: digits)
             encoder.field("ts_last", timestamp: connection.lastTimestamp, digits: digits)
             encoder.field("up") { direction(ledger.tally(.up), to: &$0) }
@@ -60,7 +61,10 @@ public enum RecordEncoding {
             let tls = tlsSession(of: connection), http2 = http2Analysis(of: connection)
             encoder.object("tls", tls) { tlsDetailFields($1, digits: digits, to: &$0) }
             encoder.object("http2", http2) { http2Connection($1, to: &$0) }
-            encoder.field("flags", strings: connection.flags.names + (tls?.decryptionFlags ?? []) + http2Flags(http2))
+            encoder.field(
+                "flags",
+                strings: connection.flags.names + (tls?.decryptionFlags ?? []) + http2Flags(http2)
+                    + ownerFlags(connection.owner))
         }
     }
 
@@ -71,6 +75,7 @@ public enum RecordEncoding {
             encoder.field("proto", flow.protocolName)
             encoder.field("client", flow.clientEndpoint)
             encoder.field("server", flow.serverEndpoint)
+            ownerField(flow.owner, to: &encoder)
             encoder.field("ts_first", timestamp: flow.firstTimestamp, digits: digits)
             encoder.field("ts_last", timestamp: flow.lastTimestamp, digits: digits)
             encoder.field("up") { counters(flow.counters[FlowDirection.up.rawValue], to: &$0) }
@@ -79,6 +84,7 @@ public enum RecordEncoding {
                 encoder.array { encoder in
                     if flow.evicted { encoder.string("evicted") }
                     if flow.badChecksums > 0 { encoder.string("bad_checksum") }
+                    for flag in ownerFlags(flow.owner) { encoder.string(flag) }
                 }
             }
         }

@@ -15,6 +15,10 @@ public final class CaptureAnalyzer {
         public var keepsReportedExchanges = false
         /// TLS session secrets (key logs): connections whose secrets they have are decrypted.
         public var tlsKeys: TLSKeyStore?
+        /// Keep only the packets the capture says belong to this process or app (its name, effective
+        /// name or app name, as `TrafficOwner` gives them); the others are counted as filtered, like
+        /// the packets `filter` rejects.
+        public var appName: String?
         public init(filter: String? = nil, limits: ReassemblyLimits = ReassemblyLimits(), http: HTTPLimits = HTTPLimits()) {
             self.filter = filter
             self.limits = limits
@@ -25,6 +29,10 @@ public final class CaptureAnalyzer {
     public private(set) var summary = CaptureSummary()
     private let decoder = PacketDecoder()
     private let filter: PacketFilter?
+    /// `Options.appName`.
+    private let appFilter: InlineName?
+    /// The process or app of each live connection and flow.
+    private let owners = OwnerTracker()
     private let reassembler: TCPReassembler
     private let flowTracker: IPFlowTracker
     private let quicTracker: QUICConnectionTracker
@@ -72,6 +80,7 @@ public final class CaptureAnalyzer {
         let tlsKeys = options.tlsKeys
         self.emit = emit
         filter = options.filter.map { PacketFilter(expression: $0) }
+        appFilter = options.appName.map { InlineName($0) }
         // The trackers call back into the analyzer, which closures can capture only once every stored
         // property, trackers included, is set: they reach it through `analyzer`, set last. The trackers
         // are `let`s so that the per-packet calls do not retain and release them.
@@ -108,20 +117,23 @@ public final class CaptureAnalyzer {
 
     /// Analyses one packet. Its bytes are not kept past the call.
     public func process(_ packet: CapturedPacket) {
-        guard count(packet) else { return }
-        analyze(decoder.decode(packet), of: packet)
+        let owner = packet.owner
+        guard count(packet, owner: owner) else { return }
+        analyze(decoder.decode(packet), of: packet, owner: owner)
     }
 
     /// Counts and analyses one packet that another decoder decoded already (`decoded`). That
     /// decoder's counts go to `addDecoderStatistics`.
     func process(_ packet: CapturedPacket, decoded: DecodedPacket) {
-        guard count(packet) else { return }
-        analyze(decoded, of: packet)
+        let owner = packet.owner
+        guard count(packet, owner: owner) else { return }
+        analyze(decoded, of: packet, owner: owner)
     }
 
-    /// Counts a packet read and lets capture time advance to it; false when the filter rejects it.
+    /// Counts a packet read and lets capture time advance to it; false when the filter or the app
+    /// filter (given the packet's `owner`) rejects it.
     @inline(__always)
-    private func count(_ packet: CapturedPacket) -> Bool {
+    private func count(_ packet: CapturedPacket, owner: PacketOwner?) -> Bool {
         let frame = TrafficCounters(packets: 1, ipBytes: 0, frameBytes: packet.originalLength, payloadBytes: 0)
         summary.read += frame
         now = packet.timestamp
@@ -134,12 +146,16 @@ public final class CaptureAnalyzer {
             summary.filtered += frame
             return false
         }
+        if let appFilter, !(owner?.matches(name: appFilter) ?? false) {
+            summary.filtered += frame
+            return false
+        }
         return true
     }
 
     /// Counts a decoded packet and hands it to the reassembler or the flow tracker.
     @inline(__always)
-    private func analyze(_ decoded: borrowing DecodedPacket, of packet: CapturedPacket) {
+    private func analyze(_ decoded: borrowing DecodedPacket, of packet: CapturedPacket, owner: PacketOwner?) {
         switch decoded {
         case let .tcp(ip, tcp):
             var counted = ip.wire
@@ -169,6 +185,22 @@ public final class CaptureAnalyzer {
         case let .undecoded(failure, wire):
             summary.undecoded[failure, default: TrafficCounters()] += wire
             if failure == .unknownLinkType { summary.unknownLinkTypes[packet.linkType.rawValue, default: 0] += 1 }
+        }
+        if let owner { note(owner, of: decoded) }
+    }
+
+    /// Notes the owner of a decoded packet for its connection or flow (after the packet was
+    /// analysed: a port reuse it caused has ended the previous connection first).
+    private func note(_ owner: PacketOwner, of decoded: borrowing DecodedPacket) {
+        switch decoded {
+        case let .tcp(ip, tcp):
+            owners.note(owner, key: FlowKey(transportProtocol: 6, ip.source, tcp.sourcePort, ip.destination, tcp.destinationPort))
+        case let .udp(ip, udp):
+            owners.note(owner, key: FlowKey(transportProtocol: 17, ip.source, udp.sourcePort, ip.destination, udp.destinationPort))
+        case let .otherIP(ip):
+            owners.note(owner, key: FlowKey(transportProtocol: ip.transportProtocol, ip.source, 0, ip.destination, 0))
+        case .heldFragment, .undecoded:
+            break
         }
     }
 
@@ -249,6 +281,7 @@ public final class CaptureAnalyzer {
 
     private func report(_ connection: TCPConnection) {
         reportExchanges(of: connection, upTo: .max)
+        connection.owner = owners.take(connection.key) ?? connection.owner
         if connection.consumer is DNSOverTCPConsumer { reportDNS(of: connection, upTo: .max) }
         summary.connections += 1
         if connection.flags.contains(.tooManyOpenRequests) { summary.openRequestCapConnections += 1 }
@@ -277,6 +310,7 @@ public final class CaptureAnalyzer {
     private func reportExchanges(of connection: TCPConnection, upTo end: Int) {
         guard let application = connection.consumer as? ApplicationLayerAnalysis,
               connection.exchangesReported < min(end, application.exchangeCount) else { return }
+        connection.owner = owners.owner(of: connection.key) ?? connection.owner
         let tls = application.tls?.session
         var handshake: ExchangeTimer.Interval?
         if let hello = tls?.clientHelloTime, let finished = tls?.clientFinishedTime {
@@ -306,6 +340,7 @@ public final class CaptureAnalyzer {
     private func reportExchanges(of connection: QUICConnection) {
         let end = connection.ledger.sealedCount
         guard connection.exchangesReported < end else { return }
+        connection.owner = owners.owner(of: Self.firstPathKey(of: connection)) ?? connection.owner
         let connect = connection.clientFirstInitialTime.flatMap { start in
             connection.serverFirstPacketTime.map { ExchangeTimer.Interval(start: start, end: $0) }
         }
@@ -354,12 +389,19 @@ public final class CaptureAnalyzer {
 
     private func report(_ connection: QUICConnection) {
         reportExchanges(of: connection)
+        connection.owner = owners.take(Self.firstPathKey(of: connection)) ?? connection.owner
         summary.quicConnections += 1
         if let decryption = connection.info.decryption { summary.tlsDecryption[decryption.status, default: 0] += 1 }
         emit(.quicConnection(connection))
     }
 
+    /// The UDP key of a QUIC connection's first path, which its owner is noted under.
+    private static func firstPathKey(of connection: QUICConnection) -> FlowKey {
+        FlowKey(transportProtocol: 17, connection.client, connection.clientPort, connection.server, connection.serverPort)
+    }
+
     private func report(_ flow: IPFlow) {
+        flow.owner = owners.take(flow.key)
         summary.flows += 1
         emit(.flow(flow))
     }

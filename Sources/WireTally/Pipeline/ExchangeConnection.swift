@@ -51,6 +51,14 @@ public enum ExchangeConnection {
         }
     }
 
+    /// The process or app the connection belongs to.
+    public var owner: TrafficOwner? {
+        switch self {
+        case let .tcp(connection): return connection.owner
+        case let .quic(connection): return connection.owner
+        }
+    }
+
     /// The packets exchange `index` owns.
     public func wire(ofExchange index: Int) -> ExchangeWire {
         switch self {

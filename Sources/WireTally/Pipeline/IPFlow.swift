@@ -14,6 +14,9 @@ public final class IPFlow: ActivityTracked {
     public private(set) var counters = [TrafficCounters(), TrafficCounters()]
     public private(set) var badChecksums = 0
     public private(set) var evicted = false
+    /// The process or app the capture names for its packets (PKTAP, Apple or PCAPdroid pcapng,
+    /// PCAPdroid trailers), set when its records are written.
+    public internal(set) var owner: TrafficOwner?
 
     let key: FlowKey
     var newer: IPFlow?

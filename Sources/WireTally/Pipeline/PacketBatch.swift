@@ -13,6 +13,7 @@ final class PacketBatch {
         var bytes: UnsafeRawBufferPointer
         var fileIndex: Int
         var interfaceIndex: Int
+        var recordedOwner: PacketOwner
         /// The packet decoded by the reader, when `isDecoded`. Not optional: the analysing thread
         /// reads it in place, where unwrapping an optional would copy it.
         var decoded: DecodedPacket = .heldFragment
@@ -80,7 +81,7 @@ final class PacketBatch {
         CapturedPacket(
             frameNumber: slot.frameNumber, timestamp: slot.timestamp, linkType: slot.linkType,
             originalLength: slot.originalLength, bytes: slot.bytes,
-            fileIndex: slot.fileIndex, interfaceIndex: slot.interfaceIndex)
+            fileIndex: slot.fileIndex, interfaceIndex: slot.interfaceIndex, recordedOwner: slot.recordedOwner)
     }
 
     /// Empties the batch for reuse (keeps its buffers).
@@ -93,7 +94,7 @@ final class PacketBatch {
         var slot = Slot(
             frameNumber: packet.frameNumber, timestamp: packet.timestamp, linkType: packet.linkType,
             originalLength: packet.originalLength, bytes: bytes, fileIndex: packet.fileIndex,
-            interfaceIndex: packet.interfaceIndex)
+            interfaceIndex: packet.interfaceIndex, recordedOwner: packet.recordedOwner)
         if let decoder, let decoded = decoder.decodeUnlessFragment(self.packet(slot)) {
             slot.decoded = decoded
             slot.isDecoded = true

@@ -41,6 +41,9 @@ public final class QUICConnection: ActivityTracked {
     /// The paths (address and port pairs) its datagrams used, the first included, in the order seen.
     public private(set) var paths: [QUICPath]
     public private(set) var flags: QUICConnectionFlags = []
+    /// The process or app the capture names for its packets (PKTAP, Apple or PCAPdroid pcapng,
+    /// PCAPdroid trailers), set when its records are written.
+    public internal(set) var owner: TrafficOwner?
     /// When the client's first Initial and the server's first long-header packet were seen.
     public private(set) var clientFirstInitialTime: Timestamp?
     public private(set) var serverFirstPacketTime: Timestamp?

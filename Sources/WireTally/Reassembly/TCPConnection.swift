@@ -40,6 +40,9 @@ public final class TCPConnection: ActivityTracked {
     public let firstTimestamp: Timestamp
     public private(set) var lastTimestamp: Timestamp
     public private(set) var flags: ConnectionFlags = []
+    /// The process or app the capture names for its packets (PKTAP, Apple or PCAPdroid pcapng,
+    /// PCAPdroid trailers), set when its records are written.
+    public internal(set) var owner: TrafficOwner?
     public private(set) var ledger = ConnectionLedger()
     /// When the client's first SYN was seen.
     public private(set) var synTime: Timestamp?

@@ -82,7 +82,7 @@ enum FrameBuilder {
             return [isIPv6 ? 10 : 2, 0] + be16(0) + prefixTLV + payloadTLV + padding
         case .pktap:
             let headerLength = 108
-            var header = le32(UInt32(headerLength)) + le32(1)
+            var header = le32(UInt32(headerLength)) + le32(1) + le32(1)  // length, PTH_TYPE_PACKET, DLT_EN10MB
             header += [UInt8](repeating: 0, count: headerLength - header.count)
             return header + frame(ip, link: .ethernet)
         }
