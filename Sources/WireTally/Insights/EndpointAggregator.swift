@@ -1,5 +1,8 @@
 /// One endpoint of the summary: method + host + path template, with its traffic and flags.
 public struct EndpointSummary: Sendable {
+    /// The process or app whose connections carried the requests (`TrafficOwner.label`), nil when the
+    /// capture names none.
+    public var app: String?
     /// Nil for exchanges without a readable request (encrypted, response without request).
     public var method: String?
     public var host: String
@@ -30,7 +33,8 @@ public struct EndpointSummary: Sendable {
 /// shared by all endpoints so their rates line up. For the duplicate test the first
 /// `maxEventsPerEndpoint` requests of each endpoint keep their time and an identity hash (FNV-1a of
 /// method, host, target with query, the conditional and range headers, body length and the retained
-/// body, if any). Past `maxEndpoints`
+/// body, if any). Captures that name the process or app of each connection (PKTAP, Apple or PCAPdroid
+/// pcapng, PCAPdroid trailers) split endpoints by app too, and list them app by app. Past `maxEndpoints`
 /// endpoints, new ones are counted together as method `*`, host `*`, path `(other)`.
 public final class EndpointAggregator {
     public struct Options: Sendable {
@@ -45,6 +49,7 @@ public final class EndpointAggregator {
     }
 
     struct Key: Hashable {
+        var app: String?
         var method: String?
         var host: String
         var path: String?
@@ -89,7 +94,8 @@ public final class EndpointAggregator {
         let time = (exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp ?? connection.firstTimestamp).nanoseconds
         let host = Self.request(of: exchange, connection: connection).host
         guard let request = exchange.request else {
-            add(method: nil, host: host, target: nil, time: time, up: up, down: down, identity: nil)
+            add(method: nil, host: host, target: nil, time: time, up: up, down: down, identity: nil,
+                app: connection.owner?.label)
             return
         }
         var hasher = FNV1a()
@@ -102,7 +108,7 @@ public final class EndpointAggregator {
         if let body = request.retainedBody { hasher.add(body) }
         let label = (request.method ?? "-") + " " + (request.target.map { $0.hasPrefix("/") ? host + $0 : $0 } ?? host)
         add(method: request.method, host: host, target: request.target, time: time, up: up, down: down,
-            identity: (hasher.value, label))
+            identity: (hasher.value, label), app: connection.owner?.label)
     }
 
     /// The method, host and target an exchange is summarised by (method and target nil when the
@@ -120,11 +126,11 @@ public final class EndpointAggregator {
     }
 
     /// Adds one request by its parts (`target` as sent; nil when unknown). `identity` is the hash the
-    /// duplicate test compares, with a label for the evidence.
+    /// duplicate test compares, with a label for the evidence; `app` the process or app that sent it.
     public func add(method: String?, host: String, target: String?, time: Int64, up: Int, down: Int,
-                    identity: (hash: UInt64, label: String)?) {
+                    identity: (hash: UInt64, label: String)?, app: String? = nil) {
         let name = Self.endpoint(method: method, host: host, target: target)
-        var key = Key(method: name.method, host: name.host, path: name.path)
+        var key = Key(app: app, method: name.method, host: name.host, path: name.path)
         if endpoints[key] == nil && endpoints.count >= options.maxEndpoints { key = Self.otherKey }
         let endpoint: Endpoint
         if let existing = endpoints[key] { endpoint = existing } else { endpoint = Endpoint(); endpoints[key] = endpoint }
@@ -174,7 +180,8 @@ public final class EndpointAggregator {
     /// Exchanges added.
     public var exchangeCount: Int { endpoints.values.reduce(0) { $0 + $1.requests } }
 
-    /// Every endpoint with its windows and flags, by wire bytes (up + down) descending.
+    /// Every endpoint with its windows and flags, by wire bytes (up + down) descending; with apps, app
+    /// by app (the app with the most bytes first), then so within each app.
     public func summaries() -> [EndpointSummary] {
         let width = windowWidth
         let factor = width / bucketWidth
@@ -193,30 +200,54 @@ public final class EndpointAggregator {
             let events = endpoint.events.sorted { ($0.time, $0.identity) < ($1.time, $1.identity) }
             let flags = detector.flags(windows: windows, requests: events, label: { self.labels[$0] ?? "" })
             result.append(EndpointSummary(
-                method: key.method, host: key.host, path: key.path, requests: endpoint.requests,
+                app: key.app, method: key.method, host: key.host, path: key.path, requests: endpoint.requests,
                 upIPBytes: endpoint.up, downIPBytes: endpoint.down,
                 share: total > 0 ? Double(endpoint.up + endpoint.down) / Double(total) : 0,
                 windows: windows, flags: flags, examinedRequests: events.count))
         }
+        let appBytes = Dictionary(result.map { ($0.app ?? "", $0.upIPBytes + $0.downIPBytes) }, uniquingKeysWith: +)
         return result.sorted {
-            ($0.upIPBytes + $0.downIPBytes, $1.method ?? "", $1.host, $1.path ?? "")
+            let (a, b) = (appBytes[$0.app ?? ""] ?? 0, appBytes[$1.app ?? ""] ?? 0)
+            if a != b || $0.app != $1.app { return (a, $1.app ?? "") > (b, $0.app ?? "") }
+            return ($0.upIPBytes + $0.downIPBytes, $1.method ?? "", $1.host, $1.path ?? "")
                 > ($1.upIPBytes + $1.downIPBytes, $0.method ?? "", $0.host, $0.path ?? "")
         }
+    }
+
+    /// Requests and IP bytes per app, in `summaries()` order; empty when the capture names no app.
+    public static func apps(_ endpoints: [EndpointSummary]) -> [(app: String, requests: Int, up: Int, down: Int)] {
+        var apps: [(app: String, requests: Int, up: Int, down: Int)] = []
+        for endpoint in endpoints {
+            guard let app = endpoint.app else { continue }
+            if apps.last?.app != app { apps.append((app, 0, 0, 0)) }
+            apps[apps.count - 1].requests += endpoint.requests
+            apps[apps.count - 1].up += endpoint.upIPBytes
+            apps[apps.count - 1].down += endpoint.downIPBytes
+        }
+        return apps
     }
 
     /// `{"endpoints":[…],"window_seconds":…}` — see README (`--summary`).
     public func json() -> JSONValue {
         let endpoints = summaries()
-        return .object([
+        var members: [(String, JSONValue)] = [
             ("endpoints", .array(endpoints.map(Self.json))),
             ("window_seconds", .number(RunawayDetector.format(Double(windowWidth) / 1e9, digits: 3))),
             ("exchanges", .integer(exchangeCount)),
-        ])
+        ]
+        let apps = Self.apps(endpoints)
+        if !apps.isEmpty {
+            members.append(("apps", .array(apps.map { app in
+                .object([("app", .string(app.app)), ("requests", .integer(app.requests)),
+                         ("up_ip_bytes", .integer(app.up)), ("down_ip_bytes", .integer(app.down))])
+            })))
+        }
+        return .object(members)
     }
 
     /// One endpoint's JSON object.
     public static func json(_ endpoint: EndpointSummary) -> JSONValue {
-        .object([
+        .object((endpoint.app.map { [("app", JSONValue.string($0))] } ?? []) + [
             ("method", endpoint.method.map(JSONValue.string) ?? .null),
             ("host", .string(endpoint.host)),
             ("path", endpoint.path.map(JSONValue.string) ?? .null),

@@ -14,6 +14,9 @@
 ///  "window_seconds":2.000,"exchanges":105}
 /// ```
 ///
+/// - `app` (first, only when the capture names the process or app of each connection: PKTAP, Apple
+///   or PCAPdroid pcapng, PCAPdroid trailers): the endpoints are split by app and listed app by app;
+///   the document then ends with `apps`: [`app`, `requests`, `up_ip_bytes`, `down_ip_bytes`].
 /// - `method` and `path` are null for exchanges without a readable request (TLS without keys, a
 ///   response whose request was not captured); `host` is then the SNI / DNS name or the server address.
 /// - `path` is the `PathTemplate` of the target (query dropped, ids folded); `host` is lowercased.
@@ -53,12 +56,15 @@ public final class EndpointSummaryWriter: RecordWriter {
         output.flush()
     }
 
-    /// The endpoint table: one line per endpoint (method, host, path, requests, up and down IP bytes,
-    /// share, flags, requests per window as a sparkline), then one indented line of evidence per flag.
+    /// The endpoint table: one line per endpoint (app when the capture names them, method, host, path,
+    /// requests, up and down IP bytes, share, flags, requests per window as a sparkline), then one
+    /// indented line of evidence per flag.
     public static func table(_ endpoints: [EndpointSummary], windowWidth: Int64, files: [String]) -> String {
-        let titles = ["METHOD", "HOST", "PATH", "REQ", "UP BYTES", "DOWN BYTES", "SHARE", "FLAGS", "REQUESTS PER WINDOW"]
-        let widths = [7, 22, 32, 6, 10, 11, 6, 18, 0]
-        let left = [true, true, true, false, false, false, false, true, true]
+        let withApps = endpoints.contains { $0.app != nil }
+        let appColumn = withApps ? 1 : 0
+        let titles = (withApps ? ["APP"] : []) + ["METHOD", "HOST", "PATH", "REQ", "UP BYTES", "DOWN BYTES", "SHARE", "FLAGS", "REQUESTS PER WINDOW"]
+        let widths = (withApps ? [16] : []) + [7, 22, 32, 6, 10, 11, 6, 18, 0]
+        let left = (withApps ? [true] : []) + [true, true, true, false, false, false, false, true, true]
         func row(_ cells: [String]) -> String {
             var line = ""
             for (index, cell) in cells.enumerated() {
@@ -74,7 +80,7 @@ public final class EndpointSummaryWriter: RecordWriter {
         var text = row(titles)
         for endpoint in endpoints {
             let flags = endpoint.flags.map(\.kind.rawValue).joined(separator: ",")
-            text += row([
+            text += row(Array([endpoint.app ?? "-"].prefix(appColumn)) + [
                 endpoint.method ?? "-", endpoint.host, endpoint.path ?? "(encrypted)", String(endpoint.requests),
                 String(endpoint.upIPBytes), String(endpoint.downIPBytes),
                 RunawayDetector.format(endpoint.share * 100, digits: 1) + "%", flags.isEmpty ? "-" : flags,
@@ -83,6 +89,19 @@ public final class EndpointSummaryWriter: RecordWriter {
             for flag in endpoint.flags { text += "    ↳ " + flag.summary + "\n" }
         }
         let total = endpoints.reduce(0) { $0 + $1.requests }
+        let apps = EndpointAggregator.apps(endpoints)
+        if !apps.isEmpty {
+            func cell(_ text: String, _ width: Int, left: Bool = false) -> String {
+                let padding = String(repeating: " ", count: max(0, width - text.count))
+                return left ? text + padding : padding + text
+            }
+            text += "\n" + cell("APP", 16, left: true) + " " + cell("REQ", 6) + " " + cell("UP BYTES", 10) + " "
+                + cell("DOWN BYTES", 11) + "\n"
+            for app in apps {
+                text += cell(app.app, 16, left: true) + " " + cell(String(app.requests), 6) + " "
+                    + cell(String(app.up), 10) + " " + cell(String(app.down), 11) + "\n"
+            }
+        }
         text += "\n\(endpoints.count) endpoints, \(total) exchanges in \(files.joined(separator: ", ")); windows of "
             + RunawayDetector.format(Double(windowWidth) / 1e9, digits: 0) + " s (rates per observed second)\n"
         return text

@@ -24,11 +24,11 @@ final class ReportCollector: RecordWriter {
         case let .connection(connection):
             addConnection(
                 RecordEncoding.connection(connection, timestampDigits: digits), from: connection.firstTimestamp,
-                to: connection.lastTimestamp)
+                to: connection.lastTimestamp, app: connection.owner?.label)
         case let .quicConnection(connection):
             addConnection(
                 RecordEncoding.record(record, timestampDigits: digits), from: connection.firstTimestamp,
-                to: connection.lastTimestamp)
+                to: connection.lastTimestamp, app: connection.owner?.label)
         case let .flow(flow):
             let json = RecordEncoding.flow(flow, timestampDigits: digits)
             totals.upIPBytes += json.integer("up", "ip_bytes")
@@ -45,8 +45,9 @@ final class ReportCollector: RecordWriter {
 
     func finish(summary: CaptureSummary, files: [String]) {}
 
-    /// A connection row (TCP or QUIC) from its record, which lasted from `first` to `last`.
-    private func addConnection(_ json: JSONValue, from first: Timestamp, to last: Timestamp) {
+    /// A connection row (TCP or QUIC) from its record, which lasted from `first` to `last`, carried for
+    /// `app` (`TrafficOwner.label`).
+    private func addConnection(_ json: JSONValue, from first: Timestamp, to last: Timestamp, app: String?) {
         totals.upIPBytes += json.integer("up", "ip_bytes")
         totals.downIPBytes += json.integer("down", "ip_bytes")
         let unattributed = json.integer("unattributed", "up", "ip_bytes") + json.integer("unattributed", "down", "ip_bytes")
@@ -60,6 +61,7 @@ final class ReportCollector: RecordWriter {
             "duration_ms": .number(RecordEncoding.milliseconds(last.nanoseconds - first.nanoseconds)),
             "exchanges": json["exchanges"], "up": json["up"]?["ip_bytes"], "down": json["down"]?["ip_bytes"],
             "unattributed": .integer(unattributed), "handshake_rtt_ms": json["handshake_rtt_ms"], "tls": tls, "flags": json["flags"],
+            "app": app.map(JSONValue.string),
         ])))
     }
 
@@ -76,13 +78,15 @@ final class ReportCollector: RecordWriter {
         if exchange.response == nil || (status ?? 0) >= 400 { totals.httpErrors += 1 }
         let parts = EndpointAggregator.request(of: exchange, connection: connection)
         let endpoint = EndpointAggregator.endpoint(method: parts.method, host: parts.host, target: parts.target)
+        let app = connection.owner?.label
         let timing = json["timing"]
         let start = exchange.timing.start ?? exchange.request?.firstOrigin.timestamp
             ?? exchange.response?.firstOrigin.timestamp ?? connection.firstTimestamp
         var values: [String: JSONValue?] = [
             "id": .integer(id), "conn": .integer(connection.id), "host": .string(parts.host),
             "method": parts.method.map(JSONValue.string), "target": parts.target.map(JSONValue.string),
-            "endpoint": .string(ReportModel.endpointKey(endpoint)), "status": status.map(JSONValue.integer),
+            "endpoint": .string(ReportModel.endpointKey(endpoint, app: app)),
+            "status": status.map(JSONValue.integer), "app": app.map(JSONValue.string),
             "up": .integer(up), "down": .integer(down), "flags": .array(flags.map(JSONValue.string)),
         ]
         for phase in ReportModel.phases + ["total"] { values[phase] = timing?[phase] }

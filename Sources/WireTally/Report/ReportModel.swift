@@ -20,18 +20,19 @@ public struct ReportModel {
     /// part of `up`/`down`).
     static let exchangeColumns = ["id", "conn", "start_ms", "host", "method", "target", "endpoint", "status",
                                   "up", "down"] + phases + ["total", "flags", "version", "stream", "pushed_by",
-                                  "share_up", "share_down"]
+                                  "share_up", "share_down", "app"]
     static let connectionColumns = ["id", "client", "server", "transport", "start_ms", "duration_ms", "exchanges", "up", "down",
-                                    "unattributed", "handshake_rtt_ms", "tls", "flags"]
+                                    "unattributed", "handshake_rtt_ms", "tls", "flags", "app"]
     static let dnsColumns = ["id", "dns_id", "query", "qtype", "rcode", "addresses", "cnames", "server", "transport",
                              "start_ms", "rtt_ms", "retries", "ip_bytes", "flags"]
 
     /// Where `start_ms` is in a row: the collector leaves it null until the capture's start is known.
     private static func startColumn(_ columns: [String]) -> Int { columns.firstIndex(of: "start_ms") ?? 0 }
 
-    /// The name an endpoint is filtered by: `METHOD host path-template` (`*` for no method).
-    static func endpointKey(_ endpoint: (method: String?, host: String, path: String?)) -> String {
-        "\(endpoint.method ?? "*") \(endpoint.host)\(endpoint.path ?? "")"
+    /// The name an endpoint is filtered by: `METHOD host path-template` (`*` for no method), after
+    /// `app: ` when the capture names the app.
+    static func endpointKey(_ endpoint: (method: String?, host: String, path: String?), app: String?) -> String {
+        (app.map { "\($0): " } ?? "") + "\(endpoint.method ?? "*") \(endpoint.host)\(endpoint.path ?? "")"
     }
 
     init(files: [String], level: WireLevel, summary: CaptureSummary, errors: [String],
@@ -47,8 +48,10 @@ public struct ReportModel {
         }
         let summaries = endpoints.summaries()
         // beyond the aggregator's endpoint cap, exchanges are counted in its "(other)" endpoint
-        let keys = Set(summaries.map { Self.endpointKey(($0.method, $0.host, $0.path)) })
-        let other = summaries.first { $0.path == EndpointAggregator.otherPath }.map { Self.endpointKey(($0.method, $0.host, $0.path)) }
+        let keys = Set(summaries.map { Self.endpointKey(($0.method, $0.host, $0.path), app: $0.app) })
+        let other = summaries.first { $0.path == EndpointAggregator.otherPath }.map {
+            Self.endpointKey(($0.method, $0.host, $0.path), app: $0.app)
+        }
         let endpointColumn = Self.exchangeColumns.firstIndex(of: "endpoint") ?? 0
         let order = WaterfallOrder.positions(collector.exchanges.map {
             WaterfallOrder.Row(start: $0.start, id: $0.id, connection: $0.connection, multiplexed: $0.multiplexed)
@@ -72,7 +75,7 @@ public struct ReportModel {
 
         let endpointObjects: [JSONValue] = summaries.map { endpoint in
             guard case var .object(members) = EndpointAggregator.json(endpoint) else { return .null }
-            members.insert(("key", .string(Self.endpointKey((endpoint.method, endpoint.host, endpoint.path)))), at: 0)
+            members.insert(("key", .string(Self.endpointKey((endpoint.method, endpoint.host, endpoint.path), app: endpoint.app))), at: 0)
             members.append(("evidence_text", .object(endpoint.flags.map { ($0.kind.rawValue, .string($0.summary)) })))
             return .object(members)
         }

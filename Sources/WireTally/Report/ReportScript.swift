@@ -313,7 +313,8 @@ enum ReportScript {
           tip("+" + (w.start - origin).toFixed(1) + " to +" + (w.end - origin).toFixed(1) + " s: " + w.requests + " requests (" + w.rate_per_min + "/min)")));
       }
       spark.append(svg("line", { x1: 0, x2: SPARK_WIDTH, y1: 25.5, y2: 25.5, stroke: "#d0d5dd" }));
-      const label = el("td", { class: "endpoint", title: e.key }, el("span", { class: "mono", text: (e.method || "*") + " " }), el("span", { class: "mono", text: e.host + (e.path || "") }));
+      const label = el("td", { class: "endpoint", title: e.key }, ...(e.app ? [el("span", { class: "badge app", text: e.app })] : []),
+        el("span", { class: "mono", text: (e.method || "*") + " " }), el("span", { class: "mono", text: e.host + (e.path || "") }));
       const flags = el("td", { class: "flags" });
       for (const flag of e.flags) {
         flags.append(el("span", { class: "badge " + flag, text: flag }));
