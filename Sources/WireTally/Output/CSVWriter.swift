@@ -30,14 +30,15 @@ public final class CSVWriter: RecordWriter {
 
     public func finish(summary: CaptureSummary, files: [String]) { output.flush() }
 
-    /// The columns of a view: the flattened keys of a record with every part present.
+    /// The columns of a view: the flattened keys of a record with every part present, then the owner's
+    /// (`process_pid` … `app_name`).
     static func columns(for view: RecordView) -> [String] {
         let template: JSONValue
         switch view {
         case .connections: template = RecordEncoding.connectionTemplate
         case .exchanges: template = RecordEncoding.exchangeTemplate
         }
-        return template.flattened().map(\.0).filter { $0 != "type" }
+        return template.flattened().map(\.0).filter { $0 != "type" } + RecordEncoding.ownerColumns
     }
 
     /// RFC 4180 quoting where needed.

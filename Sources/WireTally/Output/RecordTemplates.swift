@@ -25,4 +25,15 @@ extension RecordEncoding {
             timestamp: Timestamp(nanoseconds: 0), limits: ReassemblyLimits(), consumer: nil)
         return http(exchange, id: 0, connection: .tcp(connection), timestampDigits: 6)
     }
+
+    /// The CSV columns of the `process` and `app` members (a record has one of them at most; records
+    /// of captures without owners leave them empty).
+    static var ownerColumns: [String] {
+        JSONValue { encoder in
+            encoder.object { encoder in
+                ownerField(TrafficOwner(PacketOwner(kind: .process, id: 0)), to: &encoder)
+                ownerField(TrafficOwner(PacketOwner(kind: .app, id: 0)), to: &encoder)
+            }
+        }.flattened().map(\.0)
+    }
 }

@@ -54,7 +54,7 @@ import Testing
         // each http record names the client whose log has its request
         let requests = try String(contentsOfFile: TestPaths.capture("device.curl.jsonl"), encoding: .utf8)
             .split(separator: "\n").count
-            + (try String(contentsOfFile: TestPaths.capture("device.client.jsonl"), encoding: .utf8))
+            + (try String(contentsOfFile: TestPaths.capture("device.pyclient.jsonl"), encoding: .utf8))
             .split(separator: "\n").filter { $0.contains(#""proto": "tcp""#) }.count
         #expect(writer.exchanges.count == requests)
         for exchange in writer.exchanges {
@@ -140,6 +140,36 @@ import Testing
         let table = EndpointSummaryWriter.table(endpoints, windowWidth: tee.aggregator.windowWidth, files: ["device-pktap.pcap"])
         #expect(table.hasPrefix("APP "))
         #expect(tee.aggregator.json()["apps"] != nil)
+    }
+
+    /// `--app` on the commands that take `-f`: analyze keeps python's records only, compare and report
+    /// accept it.
+    @Test(.requires(.wiretallyBinary))
+    func appOptionOnTheCommandLine() throws {
+        let file = TestPaths.capture("device-pcapdroid.pcap")
+        let analyze = try CommandLineTests.run(["analyze", file, "--app", "python3", "--format", "jsonl"])
+        #expect(analyze.status == 0)
+        let lines = analyze.stdout.split(separator: "\n").filter { $0.contains(#""type":"connection""#) || $0.contains(#""type":"http""#) }
+        #expect(lines.count == 4 && lines.allSatisfy { $0.contains(#""app":{"uid":65534,"name":"python3"}"#) })
+        let html = TestScratch.folder.appendingPathComponent("device-\(UUID().uuidString).html").path
+        #expect(try CommandLineTests.run(["report", file, "--app", "python3", "-o", html, "--quiet"]).status == 0)
+        #expect(try CommandLineTests.run(["compare", file, "--app", "python3", "--quiet"]).status == 0)
+    }
+
+    @Test func csvColumnsCarryTheOwner() throws {
+        let path = TestScratch.folder.appendingPathComponent("device-\(UUID().uuidString).csv").path
+        _ = AnalysisRun(files: [TestPaths.capture("device-pcapdroid.pcap")])
+            .run(writer: CSVWriter(output: try TextOutput(path: path), view: .connections))
+        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
+        let header = try #require(lines.first).split(separator: ",", omittingEmptySubsequences: false).map(String.init)
+        #expect(header.suffix(6) == ["process_pid", "process_name", "process_effective_pid", "process_effective_name", "app_uid", "app_name"])
+        let (records, _) = CollectingWriter.analyze([TestPaths.capture("device-pcapdroid.pcap")])
+        #expect(lines.count - 1 == records.connections.count)
+        for (line, record) in zip(lines.dropFirst(), records.connections) {
+            let row = Dictionary(uniqueKeysWithValues: zip(header, line.split(separator: ",", omittingEmptySubsequences: false).map(String.init)))
+            #expect(row["app_uid"] == record.int("app.uid").map(String.init) && row["app_name"] == record.string("app.name"))
+            #expect(row["process_pid"] == "")
+        }
     }
 
     @Test func reportGroupsEndpointsByApp() throws {
