@@ -49,8 +49,10 @@ public struct AnalysisRun {
         var packets = 0
         let total = merged.fileBytesTotal
         let report = { (read: Int) in progress?(ReadProgress(fileBytesRead: read, fileBytesTotal: total, packets: packets)) }
-        // the reader thread decodes too, unless a filter must see each packet before it is decoded
-        let reader = threads > 1 ? BackgroundPacketReader(source: merged, decodes: options.filter == nil) : nil
+        // the reader thread decodes too, unless a filter (-f, --app) must see each packet before it is
+        // decoded
+        let filters = options.filter != nil || options.appName != nil
+        let reader = threads > 1 ? BackgroundPacketReader(source: merged, decodes: !filters) : nil
         if let reader, reader.start() {
             while let batch = reader.nextBatch() {
                 // through a buffer pointer: `for slot in batch.slots` copies every slot, decoded packet included

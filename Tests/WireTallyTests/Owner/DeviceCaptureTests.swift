@@ -112,6 +112,19 @@ import Testing
         #expect(writer.exchanges.count == 3)
     }
 
+    /// The reading thread does not decode ahead when `--app` filters (as with `-f`): one or two
+    /// threads give the same records.
+    @Test func appFilterGivesTheSameRecordsOnOneOrTwoThreads() throws {
+        var options = CaptureAnalyzer.Options()
+        options.appName = "python3"
+        func run(_ threads: Int) throws -> [String] {
+            let writer = CollectingWriter()
+            _ = AnalysisRun(files: [TestPaths.capture("device-pktap.pcap")], options: options, threads: threads).run(writer: writer)
+            return (writer.connections + writer.flows + writer.exchanges + [try #require(writer.summary)]).map(\.serialized)
+        }
+        #expect(try run(1) == run(2))
+    }
+
     /// `--summary`: the endpoints split by app, each app's bytes those of its http records.
     @Test func endpointSummaryGroupsByApp() throws {
         final class Tee: RecordWriter {
