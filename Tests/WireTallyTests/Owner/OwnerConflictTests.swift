@@ -44,6 +44,25 @@ import Testing
         #expect(!connection.flagNames.contains("owner_conflict"))
     }
 
+    /// QUIC: the recorded `quic-sequential` traffic behind PKTAP headers naming one process; its QUIC
+    /// connection and its (keyless, estimated) exchanges carry it.
+    @Test func quicConnectionsCarryTheOwner() throws {
+        var source = try CaptureFile.open(path: TestPaths.capture("quic-sequential.pcap"))
+        var frames: [[UInt8]] = [], times: [Timestamp] = []
+        while let packet = try source.nextPacket() {
+            frames.append(DeviceFrames.pktap(Array(packet.bytes), pid: 321, command: "h3client"))
+            times.append(packet.timestamp)
+        }
+        let scratch = try TemporaryDirectory()
+        let path = try scratch.file("quic.pcap", FrameBuilder.pcap(frames: frames, link: .pktap, timestamps: times))
+        let (writer, result) = CollectingWriter.analyze([path])
+        Conservation.check(writer, result)
+        #expect(!writer.quicConnections.isEmpty && !writer.exchanges.isEmpty)
+        for record in writer.quicConnections + writer.exchanges {
+            #expect(record.int("process.pid") == 321 && record.string("process.name") == "h3client")
+        }
+    }
+
     @Test func appFilterMatchesTheEffectiveProcessToo() throws {
         let frames = Self.connection { _ in (88, "nsurlsessiond") }.map { frame -> [UInt8] in
             var frame = frame
