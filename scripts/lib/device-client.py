@@ -19,7 +19,7 @@ def log(**kw):
 
 
 c = http.client.HTTPConnection(host, port, timeout=10)
-for path in ("/index.html", "/data.json", "/small.txt"):
+for path in ("/index.html", "/small.txt", "/nocontent"):
     c.request("GET", path)
     resp = c.getresponse()
     body = resp.read()

@@ -83,7 +83,7 @@ struct PcapNGOwnerTable {
                 default: break
                 }
             case (Option.comment, _):
-                if let uid = Self.pcapdroidUID(value), let name = appNames[uid] {
+                if let uid = Self.pcapdroidUID(value), uid != -1, let name = appNames[uid] {
                     origin.kind = .app
                     origin.id = uid
                     origin.name = name

@@ -13,16 +13,18 @@ enum PCAPdroidTrailer {
     static let length = 32
     static let magic: UInt32 = 0x0107_2021
     private static let ethernetLength = 14
+    /// PCAPdroid's `UID_UNKNOWN` (-1): the trailer names no app.
+    static let unknownUID = UInt32.max
 
     /// The app a trailer names, when `frame` (captured whole: `originalLength == frame.count`) ends
-    /// with the trailer's magic and starts with the zero MACs PCAPdroid writes.
+    /// with the trailer's magic and starts with the zero MACs PCAPdroid writes, and its uid is known.
     static func owner(in frame: UnsafeRawBufferPointer, originalLength: Int) -> PacketOwner? {
         let count = frame.count
         guard count >= ethernetLength + length, count == originalLength,
               frame.uint32BigEndian(at: count - length) == magic,
               frame.loadUnaligned(fromByteOffset: 0, as: UInt64.self) == 0,
               frame.loadUnaligned(fromByteOffset: 8, as: UInt32.self) == 0,
-              let uid = frame.uint32BigEndian(at: count - length + 4)
+              let uid = frame.uint32BigEndian(at: count - length + 4), uid != unknownUID
         else { return nil }
         let name = InlineName(frame.clamped(from: count - length + 8, to: count - length + 28))
         return PacketOwner(kind: .app, id: Int32(bitPattern: uid), name: name)

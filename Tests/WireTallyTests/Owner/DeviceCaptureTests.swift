@@ -52,7 +52,7 @@ import Testing
             #expect(!record.flagNames.contains("owner_conflict"))
         }
         // each http record names the client whose log has its request
-        let requests = try String(contentsOfFile: TestPaths.capture("device.curl.jsonl"), encoding: .utf8)
+        let requests = try String(contentsOfFile: TestPaths.capture("device.curl-transfers.jsonl"), encoding: .utf8)
             .split(separator: "\n").count
             + (try String(contentsOfFile: TestPaths.capture("device.pyclient.jsonl"), encoding: .utf8))
             .split(separator: "\n").filter { $0.contains(#""proto": "tcp""#) }.count

@@ -83,6 +83,7 @@ import Testing
         #expect(owner(good)?.id == 10123 && owner(good)?.name.description == "com.example.app")
         #expect(owner(wrongMagic) == nil && owner(realMAC) == nil && owner(cut) == nil && owner(noRoom) == nil)
         #expect(owner(good, originalLength: good.count + 10) == nil)  // cut by the snaplen: the end is not the trailer
+        #expect(owner(DeviceFrames.pcapdroid(Self.frame, uid: -1, app: "")) == nil)  // PCAPdroid's unknown uid
         #expect(owner(longName)?.name.description == String(repeating: "A", count: 20))  // no NUL: all 20 bytes
         let scratch = try TemporaryDirectory()
         let frames = [good, wrongMagic, realMAC, cut, noRoom, longName]
