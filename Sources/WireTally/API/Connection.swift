@@ -1,7 +1,8 @@
 /// One TCP connection or QUIC connection, with every packet it carried.
 ///
 /// Conservation: per direction, the ``Exchange/wire`` of its exchanges plus ``unattributed`` equals
-/// ``wire`` at every level.
+/// ``wire`` at every level. A DNS-over-TCP connection's packets go to its ``DNSLookup``s instead
+/// (their ``DNSLookup/wire``, both directions together) and ``unattributed``.
 public struct Connection: Hashable, Sendable {
     /// The record id (shared with flows: 1, 2, … in the order they were first seen).
     public var id: Int

@@ -22,8 +22,11 @@ public struct DNSLookup: Hashable, Sendable {
     /// Capture times of the query and of the answer, seconds since 1970.
     public var queryTime: Double?
     public var answerTime: Double?
-    /// All packets of the lookup (queries, retries and answers).
+    /// All packets of the lookup (queries, retries and answers). Over TCP: the packets its
+    /// connection's ledger gave it, as an exchange of that connection.
     public var wire: TrafficCounters
+    /// DNS over TCP: the ``Connection/id`` of its connection; nil over UDP.
+    public var connectionID: Int?
     /// Flag names as in the JSON Lines record (`no_query`, `no_response`, `malformed`…).
     public var flags: [String]
 
@@ -40,6 +43,7 @@ public struct DNSLookup: Hashable, Sendable {
         queryTime = transaction.queryTimestamp?.seconds
         answerTime = transaction.answerTimestamp?.seconds
         wire = transaction.wire
+        connectionID = transaction.connectionID
         flags = transaction.flags.names
     }
 }

@@ -13,38 +13,57 @@ final class RecordChannel: Sendable {
         /// Set by `finish`: nil when the run ended normally.
         var end: (any Error)?? = nil
         var cancelled = false
+        /// The producer waits on `space` for the consumer to take a record (or leave).
+        var producerWaiting = false
+
+        /// Takes the note that the producer waits: true when it must be woken.
+        mutating func wakesProducer() -> Bool {
+            defer { producerWaiting = false }
+            return producerWaiting
+        }
     }
 
     private let state = Mutex(State())
-    /// Free places in the buffer.
-    private let space: DispatchSemaphore
+    private let capacity: Int
+    /// Signalled only while the producer waits on it (a semaphore must not be released below its
+    /// initial value).
+    private let space = DispatchSemaphore(value: 0)
 
     init(capacity: Int = 256) {
-        space = DispatchSemaphore(value: capacity)
+        self.capacity = capacity
     }
 
     /// True once the consumer is gone: the producer may stop early.
     var isCancelled: Bool { state.withLock { $0.cancelled } }
 
-    /// Hands `record` over, waiting for a free place; false when the consumer is gone.
+    /// Hands `record` over, waiting while `capacity` records are not taken yet; false when the
+    /// consumer is gone.
     @discardableResult
     func send(_ record: Record) -> Bool {
-        space.wait()
-        let outcome: (continuation: CheckedContinuation<Record?, any Error>?, accepted: Bool) = state.withLock { state in
-            if state.cancelled { return (nil, false) }
-            if let waiting = state.waiting {
-                state.waiting = nil
-                return (waiting, true)
+        enum Outcome { case dropped, handed(CheckedContinuation<Record?, any Error>), buffered, full }
+        while true {
+            let outcome: Outcome = state.withLock { state in
+                if state.cancelled { return .dropped }
+                if let waiting = state.waiting {
+                    state.waiting = nil
+                    return .handed(waiting)
+                }
+                if state.buffer.count - state.head < capacity {
+                    state.buffer.append(record)
+                    return .buffered
+                }
+                state.producerWaiting = true
+                return .full
             }
-            state.buffer.append(record)
-            return (nil, true)
+            switch outcome {
+            case .dropped: return false
+            case let .handed(continuation):
+                continuation.resume(returning: record)
+                return true
+            case .buffered: return true
+            case .full: space.wait()
+            }
         }
-        if let continuation = outcome.continuation {
-            space.signal()  // handed straight over: no place taken
-            continuation.resume(returning: record)
-        }
-        if !outcome.accepted { space.signal() }  // lets a later send see the cancellation too
-        return outcome.accepted
     }
 
     /// Ends the stream after the buffered records: normally, or with `error`.
@@ -60,14 +79,14 @@ final class RecordChannel: Sendable {
 
     /// The consumer is gone: records sent from now on are dropped, a waiting producer is released.
     func cancel() {
-        let waiting: CheckedContinuation<Record?, any Error>? = state.withLock { state in
+        let (waiting, wakes) = state.withLock { state in
             state.cancelled = true
             state.buffer = []
             state.head = 0
             defer { state.waiting = nil }
-            return state.waiting
+            return (state.waiting, state.wakesProducer())
         }
-        space.signal()
+        if wakes { space.signal() }
         waiting?.resume(throwing: CancellationError())
     }
 
@@ -76,7 +95,7 @@ final class RecordChannel: Sendable {
     func next() async throws -> Record? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Record?, any Error>) in
-                enum Outcome { case record(Record), end, error(any Error), wait }
+                enum Outcome { case record(Record, wakesProducer: Bool), end, error(any Error), wait }
                 let outcome: Outcome = state.withLock { state in
                     if state.cancelled { return .error(CancellationError()) }
                     if state.head < state.buffer.count {
@@ -86,7 +105,7 @@ final class RecordChannel: Sendable {
                             state.buffer.removeAll(keepingCapacity: true)
                             state.head = 0
                         }
-                        return .record(record)
+                        return .record(record, wakesProducer: state.wakesProducer())
                     }
                     if let end = state.end {
                         state.end = .some(nil)  // the error is thrown once; then the stream is over
@@ -96,8 +115,8 @@ final class RecordChannel: Sendable {
                     return .wait
                 }
                 switch outcome {
-                case let .record(record):
-                    space.signal()
+                case let .record(record, wakesProducer):
+                    if wakesProducer { space.signal() }
                     continuation.resume(returning: record)
                 case .end: continuation.resume(returning: nil)
                 case let .error(error): continuation.resume(throwing: error)
