@@ -14,9 +14,11 @@ public enum Capture {
     /// in timestamp order) on the calling thread and returns everything found.
     ///
     /// - Parameters:
+    ///   - files: paths of the capture files.
     ///   - keyLogs: TLS key logs (NSS format, as SSLKEYLOGFILE writes): the connections they have
     ///     secrets for are decrypted and their HTTP exchanges parsed. Key logs a pcapng file carries
     ///     in Decryption Secrets Blocks are used too.
+    ///   - options: the filter and what to decode and keep.
     /// - Throws: ``WireTallyError/unreadableKeyLog(path:reason:)``;
     ///   ``WireTallyError/nothingAnalysed(problems:)`` when no packet could be analysed. A file
     ///   damaged after some packets is no error: ``Summary/inputErrors`` says what was lost.
@@ -70,6 +72,7 @@ public enum Capture {
     ///   - options: ``AnalysisOptions/filter`` runs in the kernel; set
     ///     ``AnalysisOptions/settleSeconds`` to have a keep-alive connection's last exchange reported
     ///     while the connection stays open.
+    ///   - durationSeconds: stop by itself after this long; nil: only when told.
     /// - Throws: ``WireTallyError/liveCapture(_:)`` when the capture cannot start (no right to
     ///   capture, no such interface, a bad filter).
     public static func live(
