@@ -69,9 +69,14 @@ final class RecordChannel: Sendable {
     /// Ends the stream after the buffered records: normally, or with `error`.
     func finish(throwing error: (any Error)? = nil) {
         let waiting: CheckedContinuation<Record?, any Error>? = state.withLock { state in
+            // A consumer waits only on an empty buffer: it gets the end now, and the stream is over.
+            if let waiting = state.waiting {
+                state.waiting = nil
+                state.end = .some(nil)
+                return waiting
+            }
             state.end = .some(error)
-            defer { state.waiting = nil }
-            return state.head == state.buffer.count ? state.waiting : nil
+            return nil
         }
         guard let waiting else { return }
         if let error { waiting.resume(throwing: error) } else { waiting.resume(returning: nil) }
