@@ -44,9 +44,7 @@ public struct Summary: Hashable, Sendable {
 
     /// The summary of a run, unless the run analysed nothing because of its input errors.
     init(checking summary: CaptureSummary) throws(WireTallyError) {
-        if !summary.errors.isEmpty, summary.read.packets - summary.filtered.packets == 0 {
-            throw .nothingAnalysed(problems: summary.errors)
-        }
+        if summary.analysedNothing { throw .nothingAnalysed(problems: summary.errors) }
         self.init(summary)
     }
 
