@@ -13,6 +13,8 @@ let package = Package(
         // HPACK (HTTP/2 header blocks) and the ByteBuffer its decoder reads
         .package(url: "https://github.com/apple/swift-nio-http2", from: "1.46.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.2"),
+        // `swift package generate-documentation --target WireTally` (the DocC catalog in Sources/WireTally/WireTally.docc)
+        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
@@ -44,5 +46,7 @@ let package = Package(
             path: "Tests/WireTallyTests",
             resources: [.copy("HAR/har-1.2.schema.json"), .copy("HTTP3/Fixtures")]
         ),
+        // The library's public API only (plain `import WireTally`): a change that breaks users breaks this.
+        .testTarget(name: "WireTallyAPITests", dependencies: ["WireTally"], path: "Tests/WireTallyAPITests"),
     ]
 )

@@ -61,11 +61,14 @@ public enum RecordEncoding {
             let tls = tlsSession(of: connection), http2 = http2Analysis(of: connection)
             encoder.object("tls", tls) { tlsDetailFields($1, digits: digits, to: &$0) }
             encoder.object("http2", http2) { http2Connection($1, to: &$0) }
-            encoder.field(
-                "flags",
-                strings: connection.flags.names + (tls?.decryptionFlags ?? []) + http2Flags(http2)
-                    + ownerFlags(connection.owner))
+            encoder.field("flags", strings: flags(of: connection))
         }
+    }
+
+    /// The flag names of a TCP connection record: the connection's, its TLS decryption's, its HTTP/2's.
+    static func flags(of connection: TCPConnection) -> [String] {
+        connection.flags.names + (tlsSession(of: connection)?.decryptionFlags ?? []) + http2Flags(http2Analysis(of: connection))
+            + ownerFlags(connection.owner)
     }
 
     static func flow<Encoder: JSONEncoding>(_ flow: IPFlow, timestampDigits digits: Int, to encoder: inout Encoder) {

@@ -65,6 +65,7 @@ public final class CaptureAnalyzer {
     private static let expiryIntervalNanoseconds: Int64 = 1_000_000_000
 
     /// - Parameters:
+    ///   - options: the filter, limits, HTTP caps and TLS keys of the analysis.
     ///   - makeConsumer: gives each TCP connection the consumer of its reassembled streams; by default
     ///     the application-layer analysis (HTTP/1.x, or TLS) that attributes its packets to exchanges.
     ///     Connections with port 53 on either side get the DNS-over-TCP consumer instead.

@@ -68,6 +68,10 @@ public struct CaptureSummary: Sendable {
     /// IP bytes of every packet read (only outcomes that reached the IP header have any).
     public var accountedIPBytes: Int { accounted.ipBytes }
 
+    /// True when input errors left no packet to analyse (every file missing, unreadable or not a
+    /// capture, or no packet the filter passed): the library's `WireTallyError.nothingAnalysed`.
+    public var analysedNothing: Bool { !errors.isEmpty && read.packets - filtered.packets == 0 }
+
     /// True when every packet read is counted in exactly one outcome (packets and frame bytes; IP
     /// bytes exist only per outcome).
     public var isConserved: Bool {

@@ -57,7 +57,9 @@ public final class LiveAnalysisRun {
     /// Captures until `shouldStop` returns true (checked after every packet and at least every read
     /// timeout) or the duration is over.
     /// - Parameters:
+    ///   - writer: receives every record as it completes, then the summary.
     ///   - written: called after each record was handed to `writer` (to flush the output).
+    ///   - shouldStop: asked after every packet and read timeout; true ends the capture.
     ///   - status: called every `statusInterval` seconds, when given.
     public func run(
         writer: any RecordWriter, written: @escaping () -> Void = {}, shouldStop: () -> Bool,

@@ -26,6 +26,7 @@ public final class TCPReassembler {
     private var nextSettle: Int64 = .max
 
     /// - Parameters:
+    ///   - limits: the caps on connections and buffered bytes, and the idle and settle times.
     ///   - nextID: hands out record ids (shared with other record kinds).
     ///   - makeConsumer: gives each new connection the consumer of its streams (nil: count only).
     ///   - sealed: receives a connection still open when some of its exchanges were sealed.

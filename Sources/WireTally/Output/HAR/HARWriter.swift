@@ -29,8 +29,10 @@ public final class HARWriter: RecordWriter {
     private var entries: [(start: Timestamp, id: Int, text: String)] = []
     private static let pageID = "capture"
 
-    /// - Parameter timing: the phases of each exchange; by default those the analyzer computed
-    ///   (`HTTPExchange.timing`).
+    /// - Parameters:
+    ///   - output: where the HAR document is written once the run is over.
+    ///   - timing: the phases of each exchange; by default those the analyzer computed
+    ///     (`HTTPExchange.timing`).
     public init(output: TextOutput, timing: @escaping Timing = { exchange, _ in exchange.timing }) {
         self.output = output
         self.timing = timing

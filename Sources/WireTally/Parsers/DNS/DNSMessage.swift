@@ -45,9 +45,11 @@ public struct DNSMessage: Hashable, Sendable {
 
     /// Parses `bytes` as one DNS message; nil when they cannot hold a header.
     ///
-    /// - Parameter allSections: false to step over the authority and additional sections checking only
-    ///   their bounds (`authorities` and `additionals` stay empty; `edns` is still read): what a
-    ///   transaction keeps, without allocating names it would drop.
+    /// - Parameters:
+    ///   - bytes: the message, from its header on (DNS over TCP: after the length prefix).
+    ///   - allSections: false to step over the authority and additional sections checking only
+    ///     their bounds (`authorities` and `additionals` stay empty; `edns` is still read): what a
+    ///     transaction keeps, without allocating names it would drop.
     public static func parse(_ bytes: UnsafeRawBufferPointer, allSections: Bool = true) -> DNSMessage? {
         guard let id = bytes.uint16BigEndian(at: 0), let flags = bytes.uint16BigEndian(at: 2),
               let questionCount = bytes.uint16BigEndian(at: 4), let answerCount = bytes.uint16BigEndian(at: 6),
