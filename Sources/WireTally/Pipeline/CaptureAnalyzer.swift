@@ -296,7 +296,7 @@ public final class CaptureAnalyzer {
                     tlsRecords.down[exchange.index] ?? TLSExchangeRecordBytes())
             }
             if let close = connection.ledger.clientClose, close.exchange == exchange.index,
-               exchange.response?.flags.contains(.incomplete) != false {
+               exchange.response?.flags.contains(.incomplete) == true {  // mid-response
                 exchange.cancelledAt = close.at
                 let after = connection.ledger.exchange(exchange.index).afterClientClose.down
                 exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
