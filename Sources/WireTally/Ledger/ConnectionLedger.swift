@@ -178,17 +178,19 @@ public struct ConnectionLedger: Sendable {
 
     /// Seals the exchanges that are final, the last one included (the connection has been idle long
     /// enough that its next packets are taken as unrelated): the teardown seen so far goes to it, a
-    /// later one stays unattributed. Returns true when any was sealed.
-    public mutating func sealIdle(_ attribution: some StreamAttribution) -> Bool {
-        seal(attribution, includingLast: true)
+    /// later one stays unattributed. `reset`: the connection was reset, so what was sent last is never
+    /// acknowledged (a cancelled response's in-flight data): final exchanges are sealed without waiting
+    /// for it. Returns true when any was sealed.
+    public mutating func sealIdle(_ attribution: some StreamAttribution, reset: Bool = false) -> Bool {
+        seal(attribution, includingLast: true, waitingForAcknowledgment: !reset)
     }
 
-    private mutating func seal(_ attribution: some StreamAttribution, includingLast: Bool) -> Bool {
+    private mutating func seal(_ attribution: some StreamAttribution, includingLast: Bool, waitingForAcknowledgment: Bool = true) -> Bool {
         guard pending.isEmpty else { return false }
         let count = attribution.exchangeCount
         let before = sealedCount
         while sealedCount < (includingLast ? count : count - 1), attribution.isFinal(sealedCount),
-              count - sealedCount > Self.maxUnsealedExchanges
+              !waitingForAcknowledgment || count - sealedCount > Self.maxUnsealedExchanges
                 || FlowDirection.allCases.allSatisfy({ isAcknowledged(through: sealedCount, $0, attribution) })
         {
             if sealedCount == 0 { settleSetup(to: 0) }

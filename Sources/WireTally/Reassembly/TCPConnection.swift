@@ -212,7 +212,14 @@ public final class TCPConnection: ActivityTracked {
     /// any was.
     func sealIdle() -> Bool {
         guard let attribution else { return false }
-        return ledger.sealIdle(attribution)
+        let reset = flags.contains(.reset)
+        if reset {
+            // after a client's reset the server's stream stayed open for the data it had in flight:
+            // the peer's packets have stopped for the settle time, so it is over (and never acknowledged)
+            finishStreams()
+            ledger.attributePending(attribution)
+        }
+        return ledger.sealIdle(attribution, reset: reset)
     }
 
     /// True when an idle seal has nothing left to do.

@@ -113,6 +113,27 @@ import Testing
         #expect(cancelled > 0)
     }
 
+    /// With a settle time (`live`, `--settle`), the python client's cancelled download is written once
+    /// nginx's in-flight data has stopped arriving for that long, before the later transfers — not 60 s
+    /// after (the closed-connection linger) — with the same `after_cancel` as offline.
+    @Test func settledCancelIsWrittenWhenTheServersPacketsStop() throws {
+        var options = CaptureAnalyzer.Options()
+        options.limits.settleNanoseconds = 300_000_000
+        let (settled, result) = CollectingWriter.analyze([TestPaths.capture("cancel.pcap")], options: options)
+        Conservation.check(settled, result)
+        let (offline, _) = CollectingWriter.analyze([TestPaths.capture("cancel.pcap")])
+        let order = settled.exchanges.map { $0.string("request.target") ?? "" }
+        #expect(order == ["/cancel/blob.bin", "/cancel/blob.bin", "/text.txt"])
+        #expect(settled.exchanges.map(\.flagNames) == offline.exchanges.map(\.flagNames))
+        for direction in ["up", "down"] {
+            #expect(settled.exchanges.map { $0.int("wire.\(direction).after_cancel.ip_bytes") }
+                    == offline.exchanges.map { $0.int("wire.\(direction).after_cancel.ip_bytes") })
+        }
+        // the settled python download's record came before the close-delimited transfer began
+        let python = try #require(settled.exchanges.firstIndex { ($0.int("response.bytes.total") ?? 0) == 164_099 })
+        #expect(python == 1)
+    }
+
     /// The close-delimited gzip response of `cancel` (curl `--http1.0`, 30 ms round trip) ends with
     /// nginx's FIN: `receive` and `total` reach the FIN frame, and the exchange is not cancelled (the
     /// client's FIN came after the server's).
