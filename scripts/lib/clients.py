@@ -137,6 +137,19 @@ def resets():
         time.sleep(0.3)
 
 
+def cancel():
+    # a client that gives up mid-body: reads >= 100,000 B of a rate-limited download, then closes
+    # normally (no SO_LINGER); the unread bytes in its receive buffer make the kernel send a RST, and
+    # what the server had in flight still arrives (logged: bytes the client had read before closing)
+    s = connect()
+    r = req("GET", "/cancel/blob.bin")
+    s.sendall(r)
+    data, how = read_all(s, limit=100000)
+    conn_log("client-close-mid-body", s, len(r), data, how + "+client-close", ["GET /cancel/blob.bin"])
+    s.close()
+    time.sleep(0.5)
+
+
 def pyhttp_resets():
     # server-side RSTs from the python server
     for path in ("/reset", "/reset-mid"):
@@ -181,4 +194,4 @@ def stdlib():
     c.close()
 
 
-{"pipelining": pipelining, "resets": resets, "pyhttp-resets": pyhttp_resets, "stdlib": stdlib}[mode]()
+{"pipelining": pipelining, "resets": resets, "cancel": cancel, "pyhttp-resets": pyhttp_resets, "stdlib": stdlib}[mode]()

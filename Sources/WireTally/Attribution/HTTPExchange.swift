@@ -10,6 +10,13 @@ public struct HTTPExchange: Sendable {
     public var upgraded = false
     /// Timing phases, filled in when the exchange is reported.
     public var timing = ExchangeTiming()
+    /// When the client gave up on the exchange — it closed or reset the connection mid-response: while
+    /// the exchange was in flight, its response begun and never completed — nil otherwise. Filled in
+    /// when reported.
+    public var cancelledAt: Timestamp?
+    /// Of a cancelled exchange: the response's stream bytes that arrived after the cancel, which the app
+    /// never read (0 otherwise). Filled in when reported.
+    public var unreadResponseBytes = 0
     /// The server's name when the request has no Host header (TLS without keys): the SNI, else the
     /// DNS answer that gave the address the client connected to. Filled in when reported.
     public var serverName: String?

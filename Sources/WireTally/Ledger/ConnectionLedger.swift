@@ -22,6 +22,13 @@
 /// packet that would go to a sealed exchange afterwards (a spurious retransmission, a late duplicate)
 /// goes to the unattributed rest and is counted in `lateAfterSealing`.
 ///
+/// A client giving up closes (FIN) or resets (RST) the connection while an exchange is in flight
+/// (`noteClientClose`): the packets that exchange owns after that — the response data already on its
+/// way, the acknowledgments and resets it draws, the teardown — are also counted in its
+/// `afterClientClose`. The exchange is not sealed early: on an HTTP/1.x connection it stays in flight
+/// until the connection ends (a closed connection lingers `ReassemblyLimits.closedLingerSeconds` after
+/// its last packet), so the in-flight data stays its own.
+///
 /// Once a sealed exchange has been reported, `discardExchanges(before:)` drops its entry (a long
 /// keep-alive connection keeps only the exchanges not yet reported); its packets still count in
 /// `isConserved`.
@@ -41,6 +48,10 @@ public struct ConnectionLedger: Sendable {
     public private(set) var sealedCount = 0
     /// Packets (and their bytes) that went to the unattributed rest because their exchange was sealed.
     public private(set) var lateAfterSealing = TrafficCounters()
+    /// The client's first FIN or RST while an exchange was in flight: that exchange, and when.
+    public private(set) var clientClose: (exchange: Int, at: Timestamp)?
+    /// Per direction: teardown packets after `clientClose`, held until the teardown is settled.
+    private var teardownAfterClientClose = DirectionPair(DirectionTally(), DirectionTally())
     /// Exchanges not sealed yet, at most, when the oldest is final: beyond it the oldest is sealed
     /// without waiting for its bytes to be acknowledged (a late acknowledgment then goes to the
     /// unattributed rest, as `lateAfterSealing`). Real peers acknowledge within a window; a capture
@@ -75,6 +86,20 @@ public struct ConnectionLedger: Sendable {
         unattributed[packet.direction.rawValue] += packet.counters
     }
 
+    /// Notes that the client closed or reset the connection at `time` while `exchange` was in flight
+    /// (only the first time): the packets it owns after that are counted in its `afterClientClose`.
+    public mutating func noteClientClose(exchange: Int, at time: Timestamp) {
+        guard clientClose == nil else { return }
+        clientClose = (exchange, time)
+    }
+
+    /// True when `packet` came after the client's close of `exchange`.
+    @inline(__always)
+    private func isAfterClientClose(_ packet: LedgerPacket, of exchange: Int) -> Bool {
+        guard let clientClose else { return false }
+        return clientClose.exchange == exchange && packet.timestamp > clientClose.at
+    }
+
     /// Counts a packet in its direction's totals and holds it if it is a setup or teardown packet;
     /// true when it is a payload or ACK packet, to be attributed by the caller.
     private mutating func count(_ packet: LedgerPacket) -> Bool {
@@ -93,6 +118,10 @@ public struct ConnectionLedger: Sendable {
         case .teardown:
             teardown[packet.direction.rawValue].add(
                 packet.counters, as: .teardown, duplicatePayloadBytes: packet.duplicatePayloadBytes)
+            if let clientClose, packet.timestamp > clientClose.at {
+                teardownAfterClientClose[packet.direction.rawValue].add(
+                    packet.counters, as: .teardown, duplicatePayloadBytes: packet.duplicatePayloadBytes)
+            }
         default:
             return true
         }
@@ -149,17 +178,19 @@ public struct ConnectionLedger: Sendable {
 
     /// Seals the exchanges that are final, the last one included (the connection has been idle long
     /// enough that its next packets are taken as unrelated): the teardown seen so far goes to it, a
-    /// later one stays unattributed. Returns true when any was sealed.
-    public mutating func sealIdle(_ attribution: some StreamAttribution) -> Bool {
-        seal(attribution, includingLast: true)
+    /// later one stays unattributed. `reset`: the connection was reset, so what was sent last is never
+    /// acknowledged (a cancelled response's in-flight data): final exchanges are sealed without waiting
+    /// for it. Returns true when any was sealed.
+    public mutating func sealIdle(_ attribution: some StreamAttribution, reset: Bool = false) -> Bool {
+        seal(attribution, includingLast: true, waitingForAcknowledgment: !reset)
     }
 
-    private mutating func seal(_ attribution: some StreamAttribution, includingLast: Bool) -> Bool {
+    private mutating func seal(_ attribution: some StreamAttribution, includingLast: Bool, waitingForAcknowledgment: Bool = true) -> Bool {
         guard pending.isEmpty else { return false }
         let count = attribution.exchangeCount
         let before = sealedCount
         while sealedCount < (includingLast ? count : count - 1), attribution.isFinal(sealedCount),
-              count - sealedCount > Self.maxUnsealedExchanges
+              !waitingForAcknowledgment || count - sealedCount > Self.maxUnsealedExchanges
                 || FlowDirection.allCases.allSatisfy({ isAcknowledged(through: sealedCount, $0, attribution) })
         {
             if sealedCount == 0 { settleSetup(to: 0) }
@@ -293,6 +324,11 @@ public struct ConnectionLedger: Sendable {
         exchanges[owner.exchange].add(
             counters, as: packet.category, duplicatePayloadBytes: duplicate, upgraded: owner.upgraded,
             at: packet.timestamp, direction: packet.direction)
+        if isAfterClientClose(packet, of: owner.exchange) {
+            exchanges[owner.exchange].afterClientClose.update(direction) {
+                $0.add(counters, as: packet.category, duplicatePayloadBytes: duplicate)
+            }
+        }
     }
 
     /// Gives the setup packets held so far to `exchange` (the unattributed rest when nil).
@@ -304,7 +340,13 @@ public struct ConnectionLedger: Sendable {
     /// Gives the teardown packets held so far to `exchange` (the unattributed rest when nil).
     private mutating func settleTeardown(to exchange: Int?) {
         settle(teardown, exchange: exchange)
+        if let exchange, exchange == clientClose?.exchange {
+            for direction in FlowDirection.allCases {
+                exchanges[exchange].afterClientClose[direction.rawValue] += teardownAfterClientClose[direction.rawValue]
+            }
+        }
         teardown = DirectionPair(DirectionTally(), DirectionTally())
+        teardownAfterClientClose = DirectionPair(DirectionTally(), DirectionTally())
     }
 
     private mutating func settle(_ tallies: DirectionPair<DirectionTally>, exchange: Int?) {

@@ -40,6 +40,13 @@ public struct DirectionTally: Hashable, Sendable {
     /// All packets of the direction.
     public var total: TrafficCounters { setup + payload + retransmission + ack + teardown }
 
+    /// Payload bytes inside `payload` packets that had been seen before (partial overlaps): the
+    /// re-sent bytes less those of retransmission, setup and teardown packets.
+    public var duplicateBytesInPayloadPackets: Int {
+        let resent = retransmittedPayloadBytes - retransmission.payloadBytes - setup.payloadBytes - teardown.payloadBytes
+        return min(max(resent, 0), payload.payloadBytes)
+    }
+
     /// Counts one packet (inlined: the ledger counts every packet two times).
     @inline(__always)
     public mutating func add(_ counters: TrafficCounters, as category: PacketCategory, duplicatePayloadBytes: Int) {

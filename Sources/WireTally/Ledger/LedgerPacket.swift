@@ -37,6 +37,11 @@ public struct ExchangeWire: Hashable, Sendable {
     /// Per direction: capture times of the first and the last packet that carried payload bytes of the
     /// exchange (retransmissions included: the last one may be the retransmission that filled a hole).
     public var payloadTimes = DirectionPair<ClosedRange<Timestamp>?>(nil, nil)
+    /// Per direction: the packets (a subset of `tallies`) the exchange owns that came after the client
+    /// closed or reset the connection while the exchange was in flight (`ConnectionLedger.clientClose`):
+    /// what was still on its way. Reported as `after_cancel` when the exchange was cancelled (its
+    /// response never completed).
+    public var afterClientClose = DirectionPair(DirectionTally(), DirectionTally())
 
     public init() {}
 

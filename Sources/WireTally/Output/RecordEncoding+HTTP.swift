@@ -26,9 +26,13 @@ extension RecordEncoding {
             encoder.object("request", exchange.request) { request($1, fallbackHost: fallbackHost, digits: digits, to: &$0) }
             encoder.object("response", exchange.response) { response($1, digits: digits, to: &$0) }
             encoder.object("wire") { encoder in
-                encoder.field("up") { exchangeDirection(wire, .up, to: &$0) }
-                encoder.field("down") { exchangeDirection(wire, .down, to: &$0) }
+                encoder.field("up") { exchangeDirection(wire, .up, cancelled: exchange.cancelledAt != nil, to: &$0) }
+                encoder.field("down") { exchangeDirection(wire, .down, cancelled: exchange.cancelledAt != nil, to: &$0) }
                 encoder.field("dns_ip_bytes", exchange.dnsIPBytes)
+            }
+            encoder.object("cancel", exchange.cancelledAt) { encoder, at in
+                encoder.field("by", "client")
+                encoder.field("ts", timestamp: at, digits: digits)
             }
             encoder.field("timing") { timing(exchange.timing, to: &$0) }
             encoder.object("http2", http2Stream(of: exchange)) { encoder, stream in
@@ -133,6 +137,7 @@ extension RecordEncoding {
         if exchange.request == nil { flags.append("no_request") }
         if exchange.response == nil { flags.append("no_response") }
         if exchange.upgraded { flags.append("upgraded") }
+        if exchange.cancelledAt != nil { flags.append("cancelled") }
         if let stream = http2Stream(of: exchange) {
             if stream.pushedBy != nil { flags.append("pushed") }
             if stream.resetErrorCode != nil && !stream.resetAfterEnd { flags.append("reset") }
@@ -233,13 +238,17 @@ extension RecordEncoding {
     }
 
     /// One direction of an exchange's wire cost: the connection direction fields (without
-    /// `missing_bytes`) plus upgraded bytes.
+    /// `missing_bytes`) plus upgraded bytes and, of a cancelled exchange, what came after the cancel
+    /// (zero otherwise).
     private static func exchangeDirection<Encoder: JSONEncoding>(
-        _ wire: ExchangeWire, _ direction: FlowDirection, to encoder: inout Encoder
+        _ wire: ExchangeWire, _ direction: FlowDirection, cancelled: Bool, to encoder: inout Encoder
     ) {
         encoder.object { encoder in
             directionFields(wire.tally(direction), missingBytes: false, to: &encoder)
             encoder.field("upgraded_payload_bytes", wire.upgradedPayloadBytes[direction.rawValue])
+            encoder.field("after_cancel") {
+                counters(cancelled ? wire.afterClientClose[direction.rawValue].total : TrafficCounters(), to: &$0)
+            }
         }
     }
 

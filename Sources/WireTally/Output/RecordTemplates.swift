@@ -19,7 +19,8 @@ extension RecordEncoding {
         response.http2 = HTTP2StreamInfo(streamID: 0)
         request.http3 = HTTP3StreamInfo(streamID: 0)
         response.http3 = HTTP3StreamInfo(streamID: 0)
-        let exchange = HTTPExchange(index: 0, request: request, response: response)
+        var exchange = HTTPExchange(index: 0, request: request, response: response)
+        exchange.cancelledAt = origin.timestamp
         let connection = TCPConnection(
             id: 0, endpoints: .init(client: IPAddress(ipv4: 0), clientPort: 0, server: IPAddress(ipv4: 0), serverPort: 0),
             timestamp: Timestamp(nanoseconds: 0), limits: ReassemblyLimits(), consumer: nil)

@@ -330,9 +330,15 @@ public final class CaptureAnalyzer {
                     tlsRecords.up[exchange.index] ?? TLSExchangeRecordBytes(),
                     tlsRecords.down[exchange.index] ?? TLSExchangeRecordBytes())
             }
+            if let close = connection.ledger.clientClose, close.exchange == exchange.index,
+               exchange.response?.flags.contains(.incomplete) == true {  // mid-response
+                exchange.cancelledAt = close.at
+                let after = connection.ledger.exchange(exchange.index).afterClientClose.down
+                exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
+            }
             connection.exchangesReported = exchange.index + 1
             emit(exchange, on: .tcp(connection), resolution: application.resolution, connectedAt: connection.synTime,
-                 connect: connect, tls: handshake)
+                 connect: connect, tls: handshake, serverFIN: connection.serverFINTime)
         }
     }
 
@@ -360,7 +366,7 @@ public final class CaptureAnalyzer {
     /// connection, and its timing phases.
     private func emit(
         _ exchange: HTTPExchange, on connection: ExchangeConnection, resolution: DNSResolution?,
-        connectedAt: Timestamp?, connect: ExchangeTimer.Interval?, tls: ExchangeTimer.Interval?
+        connectedAt: Timestamp?, connect: ExchangeTimer.Interval?, tls: ExchangeTimer.Interval?, serverFIN: Timestamp? = nil
     ) {
         var exchange = exchange
         if exchange.index == 0, let resolution {
@@ -373,7 +379,7 @@ public final class CaptureAnalyzer {
             return ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: end)
         }
         let wire = connection.wire(ofExchange: exchange.index)
-        exchange.timing = ExchangeTimer.timing(of: exchange, wire: wire, dns: lookup, connect: connect, tls: tls)
+        exchange.timing = ExchangeTimer.timing(of: exchange, wire: wire, dns: lookup, connect: connect, tls: tls, serverFIN: serverFIN)
         lastExchangeID += 1
         summary.exchanges += 1
         summary.attributedIPBytes += wire.tally(.up).total.ipBytes + wire.tally(.down).total.ipBytes

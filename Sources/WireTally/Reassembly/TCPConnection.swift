@@ -48,6 +48,8 @@ public final class TCPConnection: ActivityTracked {
     public private(set) var synTime: Timestamp?
     /// When the client's ACK completing the three-way handshake was seen.
     public private(set) var establishedTime: Timestamp?
+    /// When the server's first FIN was seen (the end of a close-delimited response).
+    public private(set) var serverFINTime: Timestamp?
     /// Nanoseconds from the client's SYN to the handshake-completing ACK, when both were seen: about
     /// one round trip from either vantage point (client: SYN→SYN-ACK; server: SYN-ACK→ACK).
     public var handshakeNanoseconds: Int64? {
@@ -155,17 +157,26 @@ public final class TCPConnection: ActivityTracked {
             if tcp.isPayloadTruncated { flags.insert(.payloadTruncated) }
         }
         let category = classify(tcp, direction: direction, newBytes: outcome.newBytes, timestamp: ip.timestamp)
+        // A client closing or resetting while an exchange is in flight (before a reset ends the streams)
+        if direction == .up, !flagsIn.isDisjoint(with: [.fin, .rst]), ledger.clientClose == nil,
+           let inFlight = attribution?.exchangeInFlight {
+            ledger.noteClientClose(exchange: inFlight, at: ip.timestamp)
+        }
 
         if flagsIn.contains(.fin) {
             finSeen = true
             flags.insert(direction == .up ? .clientFIN : .serverFIN)
+            if direction == .down && serverFINTime == nil { serverFINTime = ip.timestamp }
             withStream(direction) {
                 $0.noteFIN(sequence: tcp.sequence, payloadLength: tcp.payloadLength, delivery: delivery)
             }
         }
         if flagsIn.contains(.rst) {
             flags.insert(.reset)
-            finishStreams()
+            // A client's reset ends its own stream; what the server had already sent still arrives
+            // (the response data of a cancelled request: nginx counts it in `$bytes_sent`) and is read
+            // until the connection ends. A server's reset ends both.
+            if direction == .up { up.finish(delivery: streamDelivery(.up)) } else { finishStreams() }
         }
         if ip.hasBadHeaderChecksum || tcp.hasBadChecksum { flags.insert(.badChecksum) }
         if ip.wasFragmented { flags.insert(.fragmented) }
@@ -204,7 +215,14 @@ public final class TCPConnection: ActivityTracked {
     /// any was.
     func sealIdle() -> Bool {
         guard let attribution else { return false }
-        return ledger.sealIdle(attribution)
+        let reset = flags.contains(.reset)
+        if reset {
+            // after a client's reset the server's stream stayed open for the data it had in flight:
+            // the peer's packets have stopped for the settle time, so it is over (and never acknowledged)
+            finishStreams()
+            ledger.attributePending(attribution)
+        }
+        return ledger.sealIdle(attribution, reset: reset)
     }
 
     /// True when an idle seal has nothing left to do.

@@ -14,10 +14,14 @@ public enum ExchangeTimer {
 
     /// The phases of `exchange`, which owns the packets of `wire`. `dns`, `connect` and `tls` are the
     /// lookup, the transport handshake (TCP's SYN to its completion, QUIC's first Initial to the
-    /// server's answer) and the TLS handshake that preceded the connection; they count only for its
-    /// first exchange.
+    /// server's answer) and the TLS handshake that preceded the connection (ClientHello to the client's
+    /// Finished); they count only for its first exchange. `ssl` starts where `connect` ends (the time
+    /// the client takes to build its ClientHello is part of it, as in curl's `appconnect − connect` and
+    /// URLSessionTaskMetrics' `secureConnectionStartDate`), or at the ClientHello without a handshake.
+    /// `serverFIN`: when the server's FIN was seen, the end of a close-delimited response.
     public static func timing(
-        of exchange: HTTPExchange, wire: ExchangeWire, dns: Interval? = nil, connect: Interval? = nil, tls: Interval? = nil
+        of exchange: HTTPExchange, wire: ExchangeWire, dns: Interval? = nil, connect: Interval? = nil, tls: Interval? = nil,
+        serverFIN: Timestamp? = nil
     ) -> ExchangeTiming {
         var timing = ExchangeTiming()
         let isFirst = exchange.index == 0
@@ -31,8 +35,9 @@ public enum ExchangeTimer {
             starts.append(connect.start)
         }
         if isFirst, let tls {
-            timing.ssl = milliseconds(tls.start, tls.end)
-            starts.append(tls.start)
+            let start = connect.map { min($0.end, tls.start) } ?? tls.start
+            timing.ssl = milliseconds(start, tls.end)
+            starts.append(start)
         }
         /// From the packet carrying the message's first byte to the last packet carrying the exchange's
         /// bytes in that direction (a retransmission filling a hole can be it), unless that packet came
@@ -43,6 +48,8 @@ public enum ExchangeTimer {
             let first = message.firstOrigin.timestamp
             var last = message.lastOrigin.timestamp
             if let owned = wire.payloadTimes[direction.rawValue]?.upperBound, owned <= limit ?? owned { last = max(last, owned) }
+            // A close-delimited response is complete when the server's FIN says so.
+            if direction == .down, message.flags.contains(.closeDelimited), let serverFIN { last = max(last, serverFIN) }
             return first...max(first, last)
         }
         let response = span(exchange.response, .down)

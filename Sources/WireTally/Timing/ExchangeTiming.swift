@@ -4,10 +4,15 @@
 /// - `dns`: the DNS query for the request's host to the lookup's last answer (a resolver's A and AAAA
 ///   queries from one socket are one lookup; the client connects after both), preceding the SYN;
 /// - `connect`: SYN to the ACK completing the TCP handshake (-1 on a reused connection);
-/// - `ssl`: ClientHello to the client's Finished as seen on the wire (-1 without TLS);
+/// - `ssl`: the end of `connect` to the client's Finished (-1 without TLS): it starts when the TCP
+///   connection is up, as curl's `appconnect − connect` and URLSessionTaskMetrics'
+///   `secureConnectionStartDate` do, so `connect` and `ssl` tile (the client's time to build its
+///   ClientHello is part of `ssl`); without a seen handshake it starts at the ClientHello. The wire-only
+///   ClientHello → Finished span is the connection's `tls.handshake_ms`;
 /// - `send`: first to last packet of the request (a TLS close_notify sent after the response is not
 ///   part of it); `wait`: last request packet to first response packet;
-/// - `receive`: first to last response packet;
+/// - `receive`: first to last response packet; a close-delimited response ends with the server's FIN
+///   (it is complete only then);
 /// - `total`: from the start of the first phase that happened to the exchange's last packet carrying
 ///   payload (normally its last response packet).
 public struct ExchangeTiming: Hashable, Sendable {

@@ -60,9 +60,10 @@ import Testing
     /// `other` takes what no named cause explains, so `causeTotal == gap` (above) holds by construction
     /// and proves nothing about the causes. What `other` may hold is therefore pinned down per capture,
     /// from sources outside wiretally:
-    /// - `naive`, `metrics`, `http`: zero, except payload a sender kept sending after its peer had reset
-    ///   the connection (on the wire, never delivered to a parser: `resets`' 64 KB POST to nginx's
-    ///   `return 444`), measured as TCP payload after the peer's RST in tshark's `frames.tsv`. On HTTP/2
+    /// - `naive`, `metrics`, `http`: zero, except payload a client kept sending after the server had
+    ///   reset the connection (on the wire, never delivered to a parser: `resets`' 64 KB POST to nginx's
+    ///   `return 444`), measured as TCP payload after the server's RST in tshark's `frames.tsv` (a
+    ///   server's data after the client's reset is a cancelled response, read: `cancel`). On HTTP/2
     ///   connections parsed without keys (h2c) the frames that are no message's header block, body or
     ///   framing — the preface, connection-level frames (SETTINGS, PING, GOAWAY, stream-0
     ///   WINDOW_UPDATE, unknown types, frames of no open stream) and the streams' control frames
@@ -76,7 +77,7 @@ import Testing
     @Test(arguments: all)
     func otherIsOnlyWhatNoCauseNames(_ name: String) throws {
         let collector = EstimatorCollector.analyze([TestPaths.capture(name + ".pcap")])
-        let afterReset = try TsharkConversation.payloadAfterPeerReset(TestPaths.capture(name + ".frames.tsv"))
+        let afterReset = try TsharkConversation.clientPayloadAfterServerReset(TestPaths.capture(name + ".frames.tsv"))
         #expect(afterReset == 0 || name == "resets", "\(name): \(afterReset) bytes after a reset")
         let http2 = try Self.http2BytesNoMessageHas(name, collector.records)
         let nginxPath = TestPaths.capture(name + ".nginx.jsonl")

@@ -43,10 +43,10 @@ import Testing
         KnownDisagreement(capture: "nginx-chunked-gzip", urlSuffix: "/data.json", index: 0, phase: .ttfb, measured: -1.5 ... -1.25,
                           cause: "curl noted time_pretransfer 1.38 ms after its request frame: its starttransfer − "
                               + "pretransfer is 0.074 ms while nginx took 1.45 ms to gzip and answer"),
-        KnownDisagreement(capture: "tls13-h2", urlSuffix: "/index.html", index: 0, phase: .ssl, measured: 5.4...5.7,
+        KnownDisagreement(capture: "tls13-h2", urlSuffix: "/index.html", index: 0, phase: .ssl, measured: 3.7...4.0,
                           cause: "curl noted time_appconnect 3.8 ms after its Finished left, after nginx's two NewSessionTickets "
                               + "and SETTINGS arrived (frames 13–15, 3.6–3.7 ms after the client Finished)"),
-        KnownDisagreement(capture: "tls-edge", urlSuffix: "/edge/bomb.gz", index: 0, phase: .ssl, measured: 5.4...5.7,
+        KnownDisagreement(capture: "tls-edge", urlSuffix: "/edge/bomb.gz", index: 0, phase: .ssl, measured: 4.0...4.3,
                           cause: "curl noted time_appconnect 4.1 ms after its Finished left (frame 67) and 3.9 ms after nginx's "
                               + "two NewSessionTickets arrived (frames 68–69), 0.08 ms before its request (frame 70)"),
         KnownDisagreement(capture: "nginx-uploads", urlSuffix: "/upload/json", index: 1, phase: .receive, measured: -4.85 ... -4.6,
@@ -97,8 +97,14 @@ import Testing
             }
             if let tls = connection["tls"], tls != .null {
                 let finished = time(tls["ts_client_finished"]) ?? 0
-                if transfer.index == 0, let hello = time(tls["ts_client_hello"]), let syn = time(connection["ts_first"]) {
-                    ours.clientHelloAfterConnect = (hello - syn) * 1000 - ours.connect
+                if transfer.index == 0, let syn = time(connection["ts_first"]), let handshake = time(tls["handshake_ms"]),
+                   let hello = time(tls["ts_client_hello"]) {
+                    // the phases tile: SYN + connect + ssl is the client's Finished, with no hole before
+                    // the ClientHello; `tls.handshake_ms` keeps the wire-only ClientHello → Finished span
+                    #expect(abs(syn * 1000 + ours.connect + ours.ssl - finished * 1000) < 0.002,
+                            "\(name) :\(transfer.port): connect \(ours.connect) + ssl \(ours.ssl) do not reach the client Finished")
+                    #expect(abs(ours.ssl - handshake - ((hello - syn) * 1000 - ours.connect)) < 0.002,
+                            "\(name) :\(transfer.port): ssl \(ours.ssl) is not ACK → ClientHello + handshake_ms \(handshake)")
                 }
                 if let ccs = tlsRecords?.firstServerChangeCipherSpec(clientPort: transfer.port, after: finished), transfer.index == 0 {
                     ours.serverFinishedDelay = (ccs - finished) * 1000
@@ -181,8 +187,9 @@ import Testing
     }
 
     /// HTTP/2 transfers: the first transfer of each connection compares the connection's phases,
-    /// `connect` (its `handshake_rtt_ms`, SYN → ACK like an exchange's) and, over TLS, `ssl` (the TLS
-    /// record's `handshake_ms`), through the same comparison; an h2c connection has no `ssl`. The
+    /// `connect` (its `handshake_rtt_ms`, SYN → ACK like an exchange's) and, over TLS, `ssl` as an
+    /// exchange's (the handshake's ACK → the client's Finished: the TLS record's `ts_client_finished`
+    /// less `ts_first` and `connect`), through the same comparison; an h2c connection has no `ssl`. The
     /// streams' own phases are not compared here (analysed without keys, h2 inside TLS has no
     /// exchanges), and `dns` is an exchange's field only.
     @Test(arguments: withCurlLog.filter { (try? CurlTransfer.load($0))?.contains { $0.fields["http_version"] as? String == "2" } == true })
@@ -197,8 +204,7 @@ import Testing
             func value(_ field: JSONValue?) -> Double { Double(field?.plainText ?? "") ?? .nan }
             var ours = CurlPhaseComparison.WirePhases()
             ours.connect = value(connection["handshake_rtt_ms"])
-            ours.ssl = value(tls["handshake_ms"])
-            ours.clientHelloAfterConnect = (value(tls["ts_client_hello"]) - value(connection["ts_first"])) * 1000 - ours.connect
+            ours.ssl = (value(tls["ts_client_finished"]) - value(connection["ts_first"])) * 1000 - ours.connect
             for result in CurlPhaseComparison.compare(ours: ours, curl: transfer.curlTimes) where [.connect, .ssl].contains(result.phase) {
                 if Self.expectAgreement(result, name, transfer, "\(name) \(transfer.fields["url_effective"] ?? "") :\(transfer.port)") {
                     usedExceptions += 1

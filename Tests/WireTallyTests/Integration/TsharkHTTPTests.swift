@@ -11,6 +11,7 @@ import Testing
     static let notInTshark: [String: (requests: Int, responses: Int, why: String)] = [
         "resets": (1, 3, "tshark does not complete the POST /drop whose body the server's RST cut (request_incomplete), nor the responses cut by the aborts and by /reset-mid (response_incomplete)"),
         "lossy": (0, 3, "tshark's HTTP dissector does not reassemble the three large responses (/blob.bin, /data.json twice) across the drops and reordering: their frames are `http` rows without a status"),
+        "cancel": (0, 2, "tshark does not complete the two downloads the clients gave up on (response_incomplete, flag cancelled)"),
         "nginx-pipelining": (0, 2, "tshark's dissector loses the last two pipelined responses of the one-write connection (204 /nocontent and the gzip /text.txt)"),
     ]
 

@@ -12,11 +12,11 @@
 ///   set-up, the resolver thread, socket creation. Measured 0.16–3.9 ms on `latency` (5.3 ms in
 ///   an earlier recording), up to 6.9 ms on the veth captures (`tls12-http1` dns 6.9 ms,
 ///   `nginx-chunked-gzip` connect 6.5 ms): expected 0…`curlStartsEarly`.
-/// - **ssl**: curl's `time_appconnect − time_connect` starts at the handshake's ACK, ours at the
-///   ClientHello, which leaves after curl has built its TLS context (ACK → ClientHello, measured
-///   per connection from the capture and added exactly); for a full TLS 1.2 handshake curl's appconnect is
-///   the *server's* Finished, one round trip after the client's where ours ends (client Finished →
-///   the server's ChangeCipherSpec frame, added exactly).
+/// - **ssl**: both start at the handshake's ACK (ours: where `connect` ends, so the time curl takes to
+///   build its TLS context before the ClientHello is in both; the wire-only ClientHello → Finished span
+///   is the connection's `tls.handshake_ms`); for a full TLS 1.2 handshake curl's appconnect is the
+///   *server's* Finished, one round trip after the client's where ours ends (client Finished → the
+///   server's ChangeCipherSpec frame, measured per connection from the capture and added exactly).
 /// - **TLS first record**: curl's `time_starttransfer` is when the first response *record* is
 ///   complete; ours is its first packet. A 16 KB record spans a dozen packets (4.7 ms on `latency`),
 ///   and in TLS 1.3 the server's NewSessionTickets (encrypted: without keys they look like the start
@@ -53,8 +53,6 @@ struct CurlPhaseComparison {
         var receive = -1.0, total = -1.0
         /// First packet of `total` → first request packet.
         var requestStart = 0.0
-        /// TLS: the handshake's ACK → the ClientHello; nil without TLS.
-        var clientHelloAfterConnect: Double?
         /// Full TLS 1.2 handshake: client Finished → the server's CCS+Finished frame; nil otherwise.
         var serverFinishedDelay: Double?
         /// TLS: first response packet → the packet completing the response's first record (0 in cleartext).
@@ -146,10 +144,11 @@ struct CurlPhaseComparison {
             if ours.dns >= 0 { add(.dns, ours.dns, curl.namelookup, startsEarly, early) }
             add(.connect, ours.connect, curl.connect - curl.namelookup, startsEarly, early)
             if curl.appconnect > 0 {
-                let offset = (ours.clientHelloAfterConnect ?? 0) + (ours.serverFinishedDelay ?? 0)
-                add(.ssl, ours.ssl, curl.appconnect - curl.connect, offset...offset,
-                    ours.serverFinishedDelay == nil ? "ssl: curl also builds its TLS context"
-                        : "ssl: curl also builds its TLS context; TLS 1.2: it waits for the server's Finished")
+                if let delay = ours.serverFinishedDelay {
+                    add(.ssl, ours.ssl, curl.appconnect - curl.connect, delay...delay, "ssl: TLS 1.2: curl waits for the server's Finished")
+                } else {
+                    add(.ssl, ours.ssl, curl.appconnect - curl.connect)
+                }
             }
             if curl.completed { add(.total, ours.total, curl.total, (0 - late)...(curlStartsEarly - late), with(early, copies)) }
         } else if curl.completed {

@@ -49,10 +49,12 @@ struct TsharkConversation: Equatable, CustomStringConvertible {
 }
 
 extension TsharkConversation {
-    /// TCP payload bytes sent after the other side of the same `tcp.stream` had reset it, summed over
-    /// the capture's streams, from `NAME.frames.tsv`: data that is on the wire but that no receiver
-    /// reads (a client still uploading after nginx's `return 444` reset the connection).
-    static func payloadAfterPeerReset(_ path: String) throws -> Int {
+    /// TCP payload bytes a client sent after the server of the same `tcp.stream` had reset it, summed
+    /// over the capture's streams, from `NAME.frames.tsv`: data that is on the wire but that no receiver
+    /// reads (a client still uploading after nginx's `return 444` reset the connection). The other way
+    /// round — a server's data still arriving after the client's reset — is the response of a cancelled
+    /// request, which wiretally reads (`CancelTests`).
+    static func clientPayloadAfterServerReset(_ path: String) throws -> Int {
         var lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n").map {
             $0.split(separator: "\t", omittingEmptySubsequences: false).map(String.init)
         }
@@ -61,12 +63,16 @@ extension TsharkConversation {
         let stream = column("tcp.stream"), sourcePort = column("tcp.srcport"), tcpLength = column("tcp.len")
         let flags = column("tcp.flags")
         var resetBy: [Int: String] = [:]  // stream → source port of its first RST
+        var clientPort: [Int: String] = [:]  // stream → source port of its SYN
         var total = 0
         for fields in lines {
             guard let id = Int(fields[stream]) else { continue }
-            if let resetter = resetBy[id], resetter != fields[sourcePort] { total += Int(fields[tcpLength]) ?? 0 }
-            let rst = (Int(fields[flags].dropFirst(2), radix: 16) ?? 0) & 0x04 != 0
-            if rst && resetBy[id] == nil { resetBy[id] = fields[sourcePort] }
+            let bits = Int(fields[flags].dropFirst(2), radix: 16) ?? 0
+            if bits & 0x12 == 0x02 { clientPort[id] = fields[sourcePort] }
+            if let resetter = resetBy[id], resetter != fields[sourcePort], fields[sourcePort] == clientPort[id] {
+                total += Int(fields[tcpLength]) ?? 0
+            }
+            if bits & 0x04 != 0 && resetBy[id] == nil { resetBy[id] = fields[sourcePort] }
         }
         return total
     }

@@ -22,7 +22,8 @@
 ///   up = `countOfRequestHeaderBytesSent` (R's start line + header block as sent) +
 ///   `countOfRequestBodyBytesSent` (R's body as sent, chunk framing included);
 ///   down = `countOfResponseHeaderBytesReceived` (P's status line + header block, interim 1xx excluded) +
-///   `countOfResponseBodyBytesReceived` (P's body as received before decoding, without chunk framing).
+///   `countOfResponseBodyBytesReceived` (P's body as received before decoding, without chunk framing;
+///   of a cancelled exchange, less the body that arrived after the cancel: `unreadResponseBytes`).
 /// - `http` — the HTTP messages exactly as on the stream: start line, headers, body and framing (up = R
 ///   `bytes.total`, down = P `bytes.total` + interim 1xx bytes: nginx's `$request_length` / `$bytes_sent`
 ///   for HTTP/1.x); for HTTP/2, header block, body and frame framing — the stream's control frames and
@@ -76,6 +77,8 @@ public enum Estimator: String, CaseIterable, Sendable {
         let decoded = m.decodedBodyBytes ?? m.bytes.body
         var e = MessageEstimate.onStream(m)
         let wireHead = e.wireHead
+        // a counter of what the app received never sees the body that arrived after it cancelled
+        let unread = isRequest ? 0 : min(exchange.unreadResponseBytes, m.bytes.body)
         switch self {
         case .naive:
             e.hiddenHeaders = wireHead - cookieBytes
@@ -110,7 +113,7 @@ public enum Estimator: String, CaseIterable, Sendable {
         case .metrics:
             e.head = m.bytes.startLine + m.bytes.headers
             e.hiddenHeaders = isRequest ? 0 : m.interimBytes
-            e.body = m.bytes.body
+            e.body = m.bytes.body - unread
             e.framing = isRequest ? m.bytes.framing : 0
         case .http:
             e.head = wireHead

@@ -62,6 +62,14 @@
 /// - `setup_teardown`: SYN/SYN-ACK/handshake ACK (first exchange) and FIN/RST/closing ACKs (last).
 /// - `retransmissions`: whole retransmitted packets and re-sent bytes inside partly new packets.
 /// - `dns`: IP bytes of the DNS lookup that preceded the connection (IP level only).
+/// - `after_cancel`: of an exchange the client cancelled (`HTTPExchange.cancelledAt`), its packets after
+///   the cancel — the response data already on its way, the resets and acknowledgments it drew, the
+///   teardown — which an in-app counter never sees: the app had already dropped the task. They come
+///   out of the causes they would otherwise fall under (their setup/teardown, ACK, retransmission and
+///   header bytes; their new payload bytes out of the body's cause: body the app never read. The
+///   `metrics` estimator, a counter of what the app received, does not count it either
+///   (`HTTPExchange.unreadResponseBytes`): its body cause is then 0; `http` counts the response as the
+///   server sent it (nginx's `$bytes_sent` counts it too), so its body cause is minus those bytes).
 /// - `other`: the rest, so the sum is exact — request/status-line rebuild differences, header
 ///   formatting (`name:value`, folded lines, bare LF vs the rebuilt `name: value\r\n`), and stream bytes
 ///   of the exchange that are not part of its parsed messages (upgraded protocols, gaps, unparsed bytes,
@@ -71,7 +79,8 @@ public struct GapAttribution: Sendable {
     /// Cause names in output order.
     public static let causes = [
         "hidden_headers", "cookies", "compression_estimate", "body_length", "chunk_framing", "hpack", "http2_framing",
-        "qpack", "http3_framing", "tls_overhead", "quic_overhead", "tcp_ip_headers", "pure_acks", "setup_teardown", "retransmissions", "dns", "other",
+        "qpack", "http3_framing", "tls_overhead", "quic_overhead", "tcp_ip_headers", "pure_acks", "setup_teardown", "retransmissions", "dns",
+        "after_cancel", "other",
     ]
 
     public var level: WireLevel
@@ -110,9 +119,7 @@ public struct GapAttribution: Sendable {
             wires[direction.rawValue] = level.value(tally.total)
             causes["setup_teardown"]! += level.value(tally.setup) + level.value(tally.teardown)
             causes["pure_acks"]! += level.value(tally.ack)
-            let resent = tally.retransmittedPayloadBytes - tally.retransmission.payloadBytes
-                - tally.setup.payloadBytes - tally.teardown.payloadBytes
-            let dup = min(max(resent, 0), tally.payload.payloadBytes)
+            let dup = tally.duplicateBytesInPayloadPackets
             causes["retransmissions"]! += level.value(tally.retransmission) + dup
             causes["tcp_ip_headers"]! += level.value(tally.payload) - tally.payload.payloadBytes
             let stream = tally.payload.payloadBytes - dup
@@ -126,13 +133,29 @@ public struct GapAttribution: Sendable {
             let framingCause = message.isHTTP2 ? "http2_framing" : message.isHTTP3 ? "http3_framing" : "chunk_framing"
             causes[framingCause]! += message.wireFraming - message.framing
             causes["http2_framing"]! += connectionShare
-            causes[message.bodyCause == .compression ? "compression_estimate" : "body_length"]! += message.wireBody - message.body
+            let bodyCause = message.bodyCause == .compression ? "compression_estimate" : "body_length"
+            causes[bodyCause]! += message.wireBody - message.body
+            if exchange.cancelledAt != nil { Self.moveAfterCancel(wire.afterClientClose[direction.rawValue], level: level, bodyCause: bodyCause, in: &causes) }
         }
         dns = level == .ip ? exchange.dnsIPBytes : 0
         wireUp = wires[0] + (level == .ip ? exchange.dnsQueryIPBytes : 0)
         wireDown = wires[1] + (level == .ip ? exchange.dnsAnswerIPBytes : 0)
         causes["dns"]! += dns
         byCause = causes
+    }
+
+    /// Moves the packets after a cancel (`after`, one direction) out of the causes they were counted
+    /// under into `after_cancel`; the sum is unchanged.
+    private static func moveAfterCancel(_ after: DirectionTally, level: WireLevel, bodyCause: String, in causes: inout [String: Int]) {
+        let total = level.value(after.total)
+        guard total != 0 else { return }
+        causes["after_cancel"]! += total
+        let dup = after.duplicateBytesInPayloadPackets
+        causes["setup_teardown"]! -= level.value(after.setup) + level.value(after.teardown)
+        causes["pure_acks"]! -= level.value(after.ack)
+        causes["retransmissions"]! -= level.value(after.retransmission) + dup
+        causes["tcp_ip_headers"]! -= level.value(after.payload) - after.payload.payloadBytes
+        causes[bodyCause]! -= after.payload.payloadBytes - dup
     }
 
     /// Convenience: the estimator's breakdown and its gap; nil when the estimator skips the exchange.
