@@ -56,22 +56,13 @@ public final class EndpointSummaryWriter: RecordWriter {
     /// The endpoint table: one line per endpoint (method, host, path, requests, up and down IP bytes,
     /// share, flags, requests per window as a sparkline), then one indented line of evidence per flag.
     public static func table(_ endpoints: [EndpointSummary], windowWidth: Int64, files: [String]) -> String {
-        let titles = ["METHOD", "HOST", "PATH", "REQ", "UP BYTES", "DOWN BYTES", "SHARE", "FLAGS", "REQUESTS PER WINDOW"]
-        let widths = [7, 22, 32, 6, 10, 11, 6, 18, 0]
-        let left = [true, true, true, false, false, false, false, true, true]
-        func row(_ cells: [String]) -> String {
-            var line = ""
-            for (index, cell) in cells.enumerated() {
-                var text = cell
-                let width = widths[index]
-                if width > 0 && text.count > width { text = String(text.prefix(width - 1)) + "…" }
-                let padding = String(repeating: " ", count: max(0, width - text.count))
-                line += (left[index] ? text + padding : padding + text) + " "
-            }
-            while line.last == " " { line.removeLast() }
-            return line + "\n"
-        }
-        var text = row(titles)
+        let table = TextTable(columns: [
+            .text("METHOD", width: 7), .text("HOST", width: 22), .text("PATH", width: 32), .init("REQ", width: 6),
+            .init("UP BYTES", width: 10), .init("DOWN BYTES", width: 11), .init("SHARE", width: 6), .text("FLAGS", width: 18),
+            .text("REQUESTS PER WINDOW", width: 0),
+        ])
+        func row(_ cells: [String]) -> String { table.row(cells) + "\n" }
+        var text = table.header + "\n"
         for endpoint in endpoints {
             let flags = endpoint.flags.map(\.kind.rawValue).joined(separator: ",")
             text += row([
