@@ -4,8 +4,8 @@
 
 usage: codings-server.py ADDR PORT HTDOCS LOG.jsonl   (run with the venv of codings-requirements.txt)
 
-GET /c/CODINGS/FILE[?chunked=1] answers HTDOCS/FILE with `Content-Encoding: CODINGS` (comma-separated,
-applied in the order listed, e.g. `gzip,br`): gzip with python's gzip module at level 6 (mtime 0),
+GET /c/CODINGS/FILE[?chunked=1] answers HTDOCS/FILE with `Content-Encoding: CODINGS` (joined by `+` in
+the path, applied in the order listed: `/c/gzip+br/data.json` is sent as `Content-Encoding: gzip, br`): gzip with python's gzip module at level 6 (mtime 0),
 br with the brotli module at quality 6 (window 22), zstd with the zstandard module at level 3. With
 Content-Length by default; with ?chunked=1 the body is produced by streaming compressors (brotli's
 Compressor, zstandard's compressobj: no content size in the frame) and sent in chunks of 4096
@@ -64,7 +64,7 @@ class Handler(http.server.BaseHTTPRequestHandler):
             self.end_headers()
             self.wfile.write(body)
             return
-        codings = [c for c in parts[2].split(",") if c]
+        codings = [c for c in parts[2].split("+") if c]
         chunked = query == "chunked=1"
         data = open(file, "rb").read()
         body = data
