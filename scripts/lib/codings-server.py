@@ -9,7 +9,7 @@ the path, applied in the order listed: `/c/gzip+br/data.json` is sent as `Conten
 br with the brotli module at quality 6 (window 22), zstd with the zstandard module at level 3. With
 Content-Length by default; with ?chunked=1 the body is produced by streaming compressors (brotli's
 Compressor, zstandard's compressobj: no content size in the frame) and sent in chunks of 4096
-encoded bytes. Logs one JSON line per request: target, codings, file_bytes (the file served, i.e.
+encoded bytes. Each response goes out in one write, head and body together. Logs one JSON line per request: target, codings, file_bytes (the file served, i.e.
 the decoded size), encoded_bytes (the body as sent, without chunk framing), chunked.
 """
 import gzip, json, os, sys, threading
@@ -70,20 +70,18 @@ class Handler(http.server.BaseHTTPRequestHandler):
         body = data
         for coding in codings:
             body = encode_streaming(body, coding) if chunked else encode_whole(body, coding)
-        self.send_response(200)
-        self.send_header("Content-Type", "application/octet-stream")
-        self.send_header("Content-Encoding", ", ".join(codings))
+        # The whole response in one write, as nginx sends it: head and body leave together (with the head
+        # written alone, the body followed 5 ms later and curl's time_starttransfer came with the body).
+        head = ["HTTP/1.1 200 OK", "Server: " + self.version_string(), "Date: " + self.date_time_string(),
+                "Content-Type: application/octet-stream", "Content-Encoding: " + ", ".join(codings)]
         if chunked:
-            self.send_header("Transfer-Encoding", "chunked")
-            self.end_headers()
-            for i in range(0, len(body), 4096):
-                piece = body[i:i + 4096]
-                self.wfile.write(b"%x\r\n" % len(piece) + piece + b"\r\n")
-            self.wfile.write(b"0\r\n\r\n")
+            head.append("Transfer-Encoding: chunked")
+            payload = b"".join(b"%x\r\n" % len(body[i:i + 4096]) + body[i:i + 4096] + b"\r\n"
+                              for i in range(0, len(body), 4096)) + b"0\r\n\r\n"
         else:
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
+            head.append("Content-Length: %d" % len(body))
+            payload = body
+        self.wfile.write(("\r\n".join(head) + "\r\n\r\n").encode() + payload)
         with loglock:
             logf.write(json.dumps({"target": self.path, "codings": ", ".join(codings), "file_bytes": len(data),
                                    "encoded_bytes": len(body), "chunked": chunked}) + "\n")

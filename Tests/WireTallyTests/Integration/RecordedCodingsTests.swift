@@ -5,7 +5,7 @@ import Testing
 /// `captures/codings.pcap`: scripts/lib/codings-server.py (python's brotli and zstandard) sends br, zstd,
 /// gzip and stacks of them, with Content-Length or chunked, to curl --compressed on one keep-alive
 /// connection. Checked against what the server logged (file served, encoded size), what curl
-/// decoded (`codings.decoded.tsv`) and counted (`size_download`), and tshark's decoding
+/// decoded (`codings.decoded.tsv`) and counted (`size_download`, `codings.curl-sizes.jsonl`), and tshark's decoding
 /// (`codings.tshark.txt`, br and gzip only: tshark 4.0 decodes neither zstd nor stacks).
 @Suite struct RecordedCodingsTests {
     static let capture = TestPaths.capture("codings.pcap")
@@ -27,12 +27,12 @@ import Testing
     static func curl() throws -> [String: (decoded: Int, downloaded: Int)] {
         let decoded = try String(contentsOfFile: TestPaths.capture("codings.decoded.tsv"), encoding: .utf8)
             .split(separator: "\n").dropFirst().map { $0.split(separator: "\t").map(String.init) }
-        let downloads = try String(contentsOfFile: TestPaths.capture("codings.curl.jsonl"), encoding: .utf8)
+        let downloads = try String(contentsOfFile: TestPaths.capture("codings.curl-sizes.jsonl"), encoding: .utf8)
             .split(separator: "\n").map { try #require(try JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
         try #require(decoded.count == downloads.count)
         var result: [String: (Int, Int)] = [:]
         for (row, download) in zip(decoded, downloads) {
-            let url = try #require(download["url_effective"] as? String ?? download["url"] as? String)
+            let url = try #require(download["url_effective"] as? String)
             #expect(url.hasSuffix(row[0]), "curl's transfers are in the order of codings.decoded.tsv")
             result[row[0]] = (Int(row[1])!, try #require(download["size_download"] as? Int))
         }
