@@ -19,10 +19,13 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CPcap", path: "Sources/CPcap", pkgConfig: "libpcap", providers: [.apt(["libpcap-dev"])]),
         .systemLibrary(name: "CZlib", path: "Sources/CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        // content codings br and zstd (decoding bodies, and re-encoding them for the `rebuilt` estimator)
+        .systemLibrary(name: "CBrotli", path: "Sources/CBrotli", pkgConfig: "libbrotlidec", providers: [.apt(["libbrotli-dev"])]),
+        .systemLibrary(name: "CZstd", path: "Sources/CZstd", pkgConfig: "libzstd", providers: [.apt(["libzstd-dev"])]),
         .target(
             name: "WireTally",
             dependencies: [
-                "CPcap", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
+                "CPcap", "CZlib", "CBrotli", "CZstd", .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "_CryptoExtras", package: "swift-crypto"),  // AES-CBC (TLS 1.2 CBC suites)
                 .product(name: "NIOHPACK", package: "swift-nio-http2"), .product(name: "NIOCore", package: "swift-nio"),
             ],
@@ -37,7 +40,7 @@ let package = Package(
         .testTarget(
             name: "WireTallyTests",
             dependencies: [
-                "WireTally", "CPcap",
+                "WireTally", "CPcap", "CZlib", "CBrotli", "CZstd",
                 // re-sealing recorded CBC records (TLSRecordCipherRecordingTests): AES-CBC and HMAC
                 .product(name: "Crypto", package: "swift-crypto"), .product(name: "_CryptoExtras", package: "swift-crypto"),
                 // HTTP/2 header blocks for the synthetic HTTP/2 streams (HPACKEncoder)

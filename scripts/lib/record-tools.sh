@@ -52,3 +52,28 @@ install_quic_tools() {
 quic_tool_versions() {  # for captures/RECORDING.txt
     echo "h3-peer: python $("$QUIC_PY" -c 'import sys, importlib.metadata as m; print("%d.%d.%d" % sys.version_info[:3], "aioquic", m.version("aioquic"), "pylsqpack", m.version("pylsqpack"), "cryptography", m.version("cryptography"))' 2>/dev/null)"
 }
+
+# The `codings` scenario's server (scripts/lib/codings-server.py) encodes br and zstd with python's
+# brotli and zstandard from PyPI, pinned in scripts/lib/codings-requirements.txt and installed into a venv
+# of their own like aioquic's: WIRETALLY_CODINGS_VENV, default ~/.cache/wiretally/codings-venv;
+# CODINGS_PY is the venv's python.
+CODINGS_VENV=${WIRETALLY_CODINGS_VENV:-${HOME:-/root}/.cache/wiretally/codings-venv}
+CODINGS_PY=$CODINGS_VENV/bin/python
+CODINGS_REQUIREMENTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/codings-requirements.txt
+codings_tools_ready() {
+    [ -x "$CODINGS_PY" ] && cmp -s "$CODINGS_REQUIREMENTS" "$CODINGS_VENV/wiretally-requirements.txt" \
+        && "$CODINGS_PY" -c 'import brotli, zstandard' 2>/dev/null
+}
+install_codings_tools() {
+    rm -rf "$CODINGS_VENV"
+    mkdir -p "$(dirname "$CODINGS_VENV")"
+    python3 -m venv "$CODINGS_VENV" >/dev/null 2>&1 || {
+        echo "record-tools: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
+    "$CODINGS_PY" -m pip install -q --disable-pip-version-check -r "$CODINGS_REQUIREMENTS" >/dev/null 2>&1 || {
+        echo "record-tools: pip install -r $CODINGS_REQUIREMENTS failed (is PyPI reachable?)" >&2; return 1; }
+    cp "$CODINGS_REQUIREMENTS" "$CODINGS_VENV/wiretally-requirements.txt"
+    codings_tools_ready
+}
+codings_tool_versions() {  # for captures/RECORDING.txt
+    echo "codings-server: python $("$CODINGS_PY" -c 'import sys, importlib.metadata as m; print("%d.%d.%d" % sys.version_info[:3], "brotli", m.version("brotli"), "zstandard", m.version("zstandard"))' 2>/dev/null)"
+}

@@ -43,10 +43,10 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     /// Connection-level runs read before the first stream, per direction: their span and bytes, given
     /// to exchange 0 when it appears.
     private var setup = DirectionPair<(span: Range<Int64>, bytes: Int)?>(nil, nil)
-    private let measureRegzippedBodies: Bool
+    private let measureReencodedBodies: Bool
 
     public init(limits: HTTPLimits = HTTPLimits()) {
-        measureRegzippedBodies = limits.measureRegzippedBodies
+        measureReencodedBodies = limits.measureReencodedBodies
         parser = HTTP2ConnectionParser(limits: limits, delegate: self)
     }
 
@@ -54,7 +54,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     /// which upgraded — its request is stream 1's, its `101` becomes an interim response of stream 1's
     /// response, and later streams are the exchanges after it.
     public init(limits: HTTPLimits = HTTPLimits(), upgradingFrom exchanges: PrefixDiscardingArray<HTTPExchange>) {
-        measureRegzippedBodies = limits.measureRegzippedBodies
+        measureReencodedBodies = limits.measureReencodedBodies
         self.exchanges = exchanges
         latestStreamExchange = exchanges.endIndex - 1
         self.exchanges[exchanges.endIndex - 1].isInFlight = true  // until stream 1 is over
@@ -156,7 +156,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     }
 
     public func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
-        if measureRegzippedBodies { Estimator.measureRegzippedBody(&message) }
+        if measureReencodedBodies { Estimator.measureReencodedBody(&message) }
         let index = message.exchangeIndex
         slot(index)
         guard isHeld(index) else { return }

@@ -36,7 +36,7 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
     /// Owned through a retain taken in `init` and given back in `deinit`: the parser needs `self` as its
     /// delegate, so it cannot be a `let`, and a `var` is retained and released around every call.
     private var parser: Unmanaged<HTTP1ConnectionParser>!
-    private let measureRegzippedBodies: Bool
+    private let measureReencodedBodies: Bool
     private var runs = DirectionPair(OwnershipRuns(), OwnershipRuns())
     private var examined = DirectionPair<Int64>(0, 0)
     private var endedDirections = 0
@@ -45,7 +45,7 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
 
     public init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
-        measureRegzippedBodies = limits.measureRegzippedBodies
+        measureReencodedBodies = limits.measureReencodedBodies
         parser = Unmanaged.passRetained(HTTP1ConnectionParser(limits: limits, delegate: self))
     }
 
@@ -104,7 +104,7 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
     }
 
     public func httpMessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
-        if measureRegzippedBodies { Estimator.measureRegzippedBody(&message) }
+        if measureReencodedBodies { Estimator.measureReencodedBody(&message) }
         let index = message.exchangeIndex
         slot(index)
         // A request completing after its exchange was sealed and dropped (the server answered early):

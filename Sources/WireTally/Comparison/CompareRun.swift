@@ -56,6 +56,8 @@ public struct CompareRun {
                                   breakdown: EstimateBreakdown(appLog: matched.estimate, exchange: exchange.exchange))
                 }
                 logs.append((report, estimates))
+            } catch let error as AppLogError {
+                errors.append(error.description)  // names the file itself
             } catch {
                 errors.append("\(path): \(error)")
             }

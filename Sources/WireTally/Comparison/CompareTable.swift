@@ -2,13 +2,14 @@ extension CompareRun.Result {
     /// The report for people: one line per estimator, a block per app log, then the endpoints.
     public func table(level: WireLevel, files: [String]) -> String {
         var lines = ["wire level: \(level.rawValue)   files: \(files.joined(separator: ", "))", ""]
-        let header = ["SOURCE", "REQ", "UP EST", "UP WIRE", "UP ERR", "DOWN EST", "DOWN WIRE", "DOWN ERR", "MEDIAN", "P95", "LARGEST CAUSES"]
-        let widths = [16, 5, 10, 10, 8, 10, 10, 8, 8, 7, 0]
-        lines.append(Self.row(header, widths))
-        for report in estimators { lines.append(Self.row(Self.cells(report, name: report.name), widths)) }
-        for log in appLogs {
-            lines.append(Self.row(Self.cells(log.estimates, name: "app log"), widths))
-        }
+        let table = TextTable(columns: [
+            .text("SOURCE", width: 16), .init("REQ", width: 5), .init("UP EST", width: 10), .init("UP WIRE", width: 10),
+            .init("UP ERR", width: 8), .init("DOWN EST", width: 10), .init("DOWN WIRE", width: 10), .init("DOWN ERR", width: 8),
+            .init("MEDIAN", width: 8), .init("P95", width: 7), .text("LARGEST CAUSES", width: 0),
+        ])
+        lines.append(table.header)
+        for report in estimators { lines.append(table.row(Self.cells(report, name: report.name))) }
+        for log in appLogs { lines.append(table.row(Self.cells(log.estimates, name: "app log"))) }
         for log in appLogs {
             let result = log.report.result
             lines.append("")
@@ -25,12 +26,12 @@ extension CompareRun.Result {
         }
         lines.append("")
         lines.append("gap by cause (wire − estimated, bytes)")
-        let causeWidths = [16] + GapAttribution.causes.map { max(8, $0.count + 1) }
-        lines.append(Self.row(["SOURCE"] + GapAttribution.causes, causeWidths))
+        let causeTable = TextTable(columns: [.text("SOURCE", width: 16)] + GapAttribution.causes.map { .init($0, width: 8) })
+        lines.append(causeTable.header)
         let reports = estimators.map { ($0.name, $0) } + appLogs.map { ("app log", $0.estimates) }
         for (name, report) in reports {
             let causes = report.gapByCause
-            lines.append(Self.row([name] + GapAttribution.causes.map { String(causes[$0] ?? 0) }, causeWidths))
+            lines.append(causeTable.row([name] + GapAttribution.causes.map { String(causes[$0] ?? 0) }))
         }
         lines.append("")
         lines.append(EndpointSummaryWriter.table(endpoints.summaries(), windowWidth: endpoints.windowWidth, files: files))
@@ -55,26 +56,9 @@ extension CompareRun.Result {
         ]
     }
 
-    private static func row(_ cells: [String], _ widths: [Int]) -> String {
-        var line = ""
-        for (index, cell) in cells.enumerated() {
-            let width = index < widths.count ? widths[index] : 0
-            let text = width > 0 && cell.count > width - 1 ? String(cell.prefix(width - 2)) + "…" : cell
-            line += index == 0 || index == cells.count - 1 ? text.padding(width) : text.leftPadding(width)
-            line += " "
-        }
-        while line.last == " " { line.removeLast() }
-        return line
-    }
-
     /// One decimal.
     static func decimal(_ value: Double) -> String {
         let tenths = Int((value * 10).rounded())
         return (tenths < 0 ? "-" : "") + "\(abs(tenths) / 10).\(abs(tenths) % 10)"
     }
-}
-
-private extension String {
-    func padding(_ width: Int) -> String { self + String(repeating: " ", count: max(0, width - count)) }
-    func leftPadding(_ width: Int) -> String { String(repeating: " ", count: max(0, width - count)) + self }
 }

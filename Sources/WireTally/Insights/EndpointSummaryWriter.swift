@@ -62,22 +62,13 @@ public final class EndpointSummaryWriter: RecordWriter {
     public static func table(_ endpoints: [EndpointSummary], windowWidth: Int64, files: [String]) -> String {
         let withApps = endpoints.contains { $0.app != nil }
         let appColumn = withApps ? 1 : 0
-        let titles = (withApps ? ["APP"] : []) + ["METHOD", "HOST", "PATH", "REQ", "UP BYTES", "DOWN BYTES", "SHARE", "FLAGS", "REQUESTS PER WINDOW"]
-        let widths = (withApps ? [16] : []) + [7, 22, 32, 6, 10, 11, 6, 18, 0]
-        let left = (withApps ? [true] : []) + [true, true, true, false, false, false, false, true, true]
-        func row(_ cells: [String]) -> String {
-            var line = ""
-            for (index, cell) in cells.enumerated() {
-                var text = cell
-                let width = widths[index]
-                if width > 0 && text.count > width { text = String(text.prefix(width - 1)) + "…" }
-                let padding = String(repeating: " ", count: max(0, width - text.count))
-                line += (left[index] ? text + padding : padding + text) + " "
-            }
-            while line.last == " " { line.removeLast() }
-            return line + "\n"
-        }
-        var text = row(titles)
+        let table = TextTable(columns: (withApps ? [.text("APP", width: 16)] : []) + [
+            .text("METHOD", width: 7), .text("HOST", width: 22), .text("PATH", width: 32), .init("REQ", width: 6),
+            .init("UP BYTES", width: 10), .init("DOWN BYTES", width: 11), .init("SHARE", width: 6), .text("FLAGS", width: 18),
+            .text("REQUESTS PER WINDOW", width: 0),
+        ])
+        func row(_ cells: [String]) -> String { table.row(cells) + "\n" }
+        var text = table.header + "\n"
         for endpoint in endpoints {
             let flags = endpoint.flags.map(\.kind.rawValue).joined(separator: ",")
             text += row(Array([endpoint.app ?? "-"].prefix(appColumn)) + [

@@ -18,27 +18,19 @@ public final class TableWriter: RecordWriter {
         self.view = view
     }
 
-    private struct Column {
-        var title: String
-        var width: Int
-        var leftAligned: Bool
-    }
+    private typealias Column = TextTable.Column
 
-    private static let exchangeColumns = [
-        Column(title: "TIME", width: 15, leftAligned: true), Column(title: "METHOD", width: 7, leftAligned: true),
-        Column(title: "URL", width: 48, leftAligned: true), Column(title: "STATUS", width: 6, leftAligned: false),
-        Column(title: "UP BYTES", width: 10, leftAligned: false), Column(title: "DOWN BYTES", width: 11, leftAligned: false),
-        Column(title: "FLAGS", width: 0, leftAligned: true),
-    ]
+    private static let exchangeTable = TextTable(columns: [
+        .text("TIME", width: 15), .text("METHOD", width: 7), .text("URL", width: 48), Column("STATUS", width: 6),
+        Column("UP BYTES", width: 10), Column("DOWN BYTES", width: 11), .text("FLAGS", width: 0),
+    ])
 
-    private static let connectionColumns = [
-        Column(title: "ID", width: 6, leftAligned: false), Column(title: "CLIENT", width: 23, leftAligned: true),
-        Column(title: "SERVER", width: 23, leftAligned: true), Column(title: "DURATION", width: 10, leftAligned: false),
-        Column(title: "UP PKTS", width: 8, leftAligned: false), Column(title: "UP BYTES", width: 11, leftAligned: false),
-        Column(title: "DOWN PKTS", width: 9, leftAligned: false), Column(title: "DOWN BYTES", width: 11, leftAligned: false),
-        Column(title: "EXCH", width: 5, leftAligned: false), Column(title: "RETX", width: 5, leftAligned: false),
-        Column(title: "MISSING", width: 8, leftAligned: false), Column(title: "FLAGS", width: 0, leftAligned: true),
-    ]
+    private static let connectionTable = TextTable(columns: [
+        Column("ID", width: 6), .text("CLIENT", width: 23), .text("SERVER", width: 23), Column("DURATION", width: 10),
+        Column("UP PKTS", width: 8), Column("UP BYTES", width: 11), Column("DOWN PKTS", width: 9),
+        Column("DOWN BYTES", width: 11), Column("EXCH", width: 5), Column("RETX", width: 5), Column("MISSING", width: 8),
+        .text("FLAGS", width: 0),
+    ])
 
     public func write(_ record: AnalysisRecord, timestampDigits: Int) {
         switch (record, view) {
@@ -53,14 +45,14 @@ public final class TableWriter: RecordWriter {
         }
     }
 
-    private func writeHeaderOnce(_ columns: [Column]) {
+    private func writeHeaderOnce(_ table: TextTable) {
         guard !wroteHeader else { return }
-        output.write(Self.row(columns.map(\.title), columns))
+        output.write(table.header + "\n")
         wroteHeader = true
     }
 
     private func writeExchange(_ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, digits: Int) {
-        writeHeaderOnce(Self.exchangeColumns)
+        writeHeaderOnce(Self.exchangeTable)
         let wire = connection.wire(ofExchange: exchange.index)
         let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
         let first = exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
@@ -71,38 +63,38 @@ public final class TableWriter: RecordWriter {
         let target = exchange.request?.target ?? ""
         let url = target.hasPrefix("/") ? host + target : target.isEmpty ? "https://" + host : target
         let status = exchange.response?.status.map(String.init) ?? "-"
-        output.write(Self.row([
+        output.write(Self.exchangeTable.row([
             first.map(Self.timeOfDay) ?? "-", method, url, status, String(up), String(down),
             RecordEncoding.flags(of: exchange, on: connection).joined(separator: ","),
-        ], Self.exchangeColumns))
+        ]) + "\n")
         let path = String(target.prefix { $0 != "?" })
         endpoints["\(method) \(target.hasPrefix("/") ? host + path : path.isEmpty ? url : path)", default: EndpointTotals()].add(up: up, down: down)
     }
 
     private func writeConnection(_ connection: TCPConnection) {
-        writeHeaderOnce(Self.connectionColumns)
+        writeHeaderOnce(Self.connectionTable)
         let up = connection.ledger.tally(.up), down = connection.ledger.tally(.down)
         let duration = connection.lastTimestamp.nanoseconds - connection.firstTimestamp.nanoseconds
-        output.write(Self.row([
+        output.write(Self.connectionTable.row([
             String(connection.id), connection.clientEndpoint, connection.serverEndpoint,
             RecordEncoding.milliseconds(duration / 1000) + "s", String(up.total.packets), String(up.total.ipBytes),
             String(down.total.packets), String(down.total.ipBytes), String((connection.consumer as? ApplicationLayerAnalysis)?.exchangeCount ?? 0),
             String(up.retransmission.packets + down.retransmission.packets),
             String(up.missingBytes + down.missingBytes), connection.flags.names.joined(separator: ","),
-        ], Self.connectionColumns))
+        ]) + "\n")
     }
 
     /// A QUIC connection's row: its datagrams, and `quic` first among the flags.
     private func writeConnection(_ connection: QUICConnection) {
-        writeHeaderOnce(Self.connectionColumns)
+        writeHeaderOnce(Self.connectionTable)
         let up = connection.ledger.totals.up, down = connection.ledger.totals.down
         let duration = connection.lastTimestamp.nanoseconds - connection.firstTimestamp.nanoseconds
-        output.write(Self.row([
+        output.write(Self.connectionTable.row([
             String(connection.id), connection.clientEndpoint, connection.serverEndpoint,
             RecordEncoding.milliseconds(duration / 1000) + "s", String(up.total.packets), String(up.total.ipBytes),
             String(down.total.packets), String(down.total.ipBytes), String(connection.exchangeCount), "0", "0",
             (["quic"] + connection.flags.names).joined(separator: ","),
-        ], Self.connectionColumns))
+        ]) + "\n")
     }
 
     public func flush() { output.flush() }
@@ -163,19 +155,6 @@ public final class TableWriter: RecordWriter {
         }
         output.write(lines.joined(separator: "\n") + "\n")
         output.flush()
-    }
-
-    private static func row(_ cells: [String], _ columns: [Column]) -> String {
-        var line = ""
-        for (cell, column) in zip(cells, columns) {
-            var text = cell
-            if column.width > 0 && text.count > column.width { text = String(text.prefix(column.width - 1)) + "…" }
-            let padding = String(repeating: " ", count: max(0, column.width - text.count))
-            line += column.leftAligned ? text + padding : padding + text
-            line += " "
-        }
-        while line.last == " " { line.removeLast() }
-        return line + "\n"
     }
 
     /// `HH:MM:SS.mmm` UTC.

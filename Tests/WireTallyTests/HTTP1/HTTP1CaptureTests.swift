@@ -118,13 +118,23 @@ struct HTTP1CaptureTests {
         Self.expectContiguous(recorder)
     }
 
-    @Test func brotliBodiesAreUndecodable() throws {
+    /// Suricata's brotli capture (Chrome and Google, one chunked and one Content-Length br response):
+    /// each decoded size is tshark's ("Content-encoded entity body (br): N bytes -> M bytes").
+    @Test(.requires(.tshark)) func brotliBodiesDecodeAsTsharkDoes() throws {
         let pcap = try Requirement.publicCapture("suricata-verify__http-brotli-ce__input.pcap")
         let run = try HTTP1CaptureRun(path: pcap)
         let recorder = try #require(run.connections.first?.recorder)
         let brotli = recorder.responses.filter { $0.contentEncoding == "br" }
         #expect(brotli.count == 2)
-        #expect(brotli.allSatisfy { $0.flags == [.undecodable] && $0.decodedBodyBytes == nil })
+        let tshark = try Tshark.output(["-r", pcap, "-V"]).split(separator: "\n")
+            .filter { $0.contains("Content-encoded entity body (br)") }
+            .map { try RecordedCodingsTests.tsharkSizes(String($0)) }
+        try #require(tshark.count == brotli.count)
+        for (response, sizes) in zip(brotli, tshark) {
+            #expect(response.flags == [])
+            #expect(response.bytes.body == sizes.encoded)
+            #expect(response.decodedBodyBytes == sizes.decoded)
+        }
     }
 
     @Test func malformedRequestsAreUnparsedNotGuessed() throws {

@@ -97,8 +97,10 @@ import Testing
         #expect(corrupt.flags == [.undecodable] && corrupt.decodedBodyBytes == nil)
         #expect(corrupt.bytes.body == compressed.count)
 
-        let brotli = try #require(Self.decode([0x1b, 0x03, 0x00, 0xf8, 0x25], coding: "br"))
-        #expect(brotli.flags == [.undecodable] && brotli.decodedBodyBytes == nil && brotli.contentEncoding == "br")
+        let unknown = try #require(Self.decode([0x1f, 0x9d, 0x90, 0x61], coding: "compress"))
+        #expect(unknown.flags == [.undecodable] && unknown.decodedBodyBytes == nil && unknown.contentEncoding == "compress")
+        let stackedUnknown = try #require(Self.decode(Compression.compress(Self.text(100), .gzip), coding: "gzip, compress"))
+        #expect(stackedUnknown.flags == [.undecodable] && stackedUnknown.decodedBodyBytes == nil)
 
         var off = HTTPLimits()
         off.decodeBodies = false

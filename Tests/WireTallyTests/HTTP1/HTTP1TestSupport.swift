@@ -1,4 +1,5 @@
 import CZlib
+import CZstd
 import Testing
 
 @testable import WireTally
@@ -184,5 +185,25 @@ enum Compression {
             precondition(status == Z_STREAM_END)
         }
         return output
+    }
+}
+
+extension Compression {
+    /// A br stream of `input` (libbrotlienc at the `rebuilt` estimator's quality 6).
+    static func brotli(_ input: [UInt8]) -> [UInt8] { Brotli.compress(input)! }
+
+    /// A zstd frame of `input` (libzstd at `level`, content size in the header), with a window of
+    /// 2^`windowLog` bytes when given.
+    static func zstd(_ input: [UInt8], level: Int32 = 3, windowLog: Int32? = nil) -> [UInt8] {
+        let context = ZSTD_createCCtx()!
+        defer { ZSTD_freeCCtx(context) }
+        precondition(ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_compressionLevel, level)) == 0)
+        if let windowLog { precondition(ZSTD_isError(ZSTD_CCtx_setParameter(context, ZSTD_c_windowLog, windowLog)) == 0) }
+        var output = [UInt8](repeating: 0, count: ZSTD_compressBound(input.count))
+        let size = output.withUnsafeMutableBytes { out in
+            input.withUnsafeBytes { ZSTD_compress2(context, out.baseAddress, out.count, $0.baseAddress, $0.count) }
+        }
+        precondition(ZSTD_isError(size) == 0)
+        return Array(output.prefix(size))
     }
 }

@@ -153,3 +153,26 @@ import Testing
         #expect(missing.status == 1 && missing.stderr.contains("key log /nonexistent/keys: cannot open"))
     }
 }
+
+extension CommandLineTests {
+    /// A file that cannot be opened is named once in its message, whichever command and whichever
+    /// kind of file (capture, app log, key log): `wiretally: PATH: cannot open: No such file or directory`.
+    @Test func missingFileIsNamedOnce() throws {
+        let ok = try Self.write(FrameBuilder.pcap(frames: Self.twoConnections(), link: .ethernet), name: "named-once.pcap")
+        let missing = "/nonexistent/missing-\(UInt32.random(in: 0...UInt32.max))"
+        let runs: [(String, [String])] = [
+            ("capture", ["analyze", missing + ".pcap"]), ("capture", ["compare", missing + ".pcap"]),
+            ("app log", ["compare", ok, "--app-log", missing + ".har"]), ("key log", ["analyze", "--keylog", missing + ".keys", ok]),
+        ]
+        for (kind, arguments) in runs {
+            let run = try Self.run(arguments)
+            #expect(run.status != 0, "\(arguments)")
+            let lines = run.stderr.split(separator: "\n").filter { $0.contains(missing) }
+            #expect(!lines.isEmpty, "\(kind): \(run.stderr)")
+            for line in lines {
+                #expect(line.components(separatedBy: missing).count == 2, "\(kind): named more than once: \(line)")
+                #expect(line.hasPrefix("wiretally: ") && line.hasSuffix("cannot open: No such file or directory"), "\(kind): \(line)")
+            }
+        }
+    }
+}

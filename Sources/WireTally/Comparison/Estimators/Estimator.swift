@@ -9,13 +9,16 @@
 ///   up = `"{host} {method} {path} HTTP/1.1 {query}\n"` (path = target before `?`, query after it, ""
 ///   when none) + Σ fmt(h) over R's headers except those the network stack adds itself (Host,
 ///   Connection, Accept-Encoding, Accept, Accept-Language, User-Agent, Content-Length) and except
-///   Cookie, + 2 (`\r\n`), + Σ fmt(Cookie headers), + the body: gzip(decoded body) when R has
-///   `Content-Encoding: gzip`, else the decoded length;
+///   Cookie, + 2 (`\r\n`), + Σ fmt(Cookie headers), + the body: enc(decoded body) when R has a
+///   `Content-Encoding`, else the decoded length;
 ///   down = `"{version} {status} {reason}"` (the status line without CRLF) + Σ fmt(h) over all of P's
-///   headers + 2, + gzip(decoded body) with zlib's default level when P was gzip-encoded, else the
-///   decoded length ("simulate compression").
-///   gzip(x) needs the decoded body: `HTTPMessage.retainedBody` (run with `EstimatorRun.requiredHTTPLimits`).
-///   When it was not retained completely the size is approximated: gzip(retained prefix) scaled by
+///   headers + 2, + enc(decoded body) when P was encoded, else the decoded length ("simulate
+///   compression"). enc re-applies the message's own codings in order (`ContentCoding.reencode`):
+///   gzip with zlib's default level 6, br with quality 6 (what servers encoding on the fly use; 11 is
+///   for files compressed ahead of time), zstd with the library's default level 3; a body with a
+///   deflate or unknown coding counts its decoded length.
+///   enc(x) needs the decoded body: `HTTPMessage.retainedBody` (run with `EstimatorRun.requiredHTTPLimits`).
+///   When it was not retained completely the size is approximated: enc(retained prefix) scaled by
 ///   decoded size / prefix size; with nothing retained, the body size as sent. Such exchanges are
 ///   counted as `approximated`; whatever the approximation misses lands in `compression_estimate`.
 /// - `metrics` — `URLSessionTaskMetrics` (iOS 13+):
@@ -126,31 +129,28 @@ public enum Estimator: String, CaseIterable, Sendable {
     /// `name: value\r\n`.
     static func fmt(_ header: HTTPHeader) -> Int { header.name.utf8.count + 2 + header.value.utf8.count + 2 }
 
-    /// True when `Content-Encoding` is exactly gzip (or x-gzip).
-    static func isGzip(_ m: HTTPMessage) -> Bool {
-        guard let coding = m.contentEncoding?.trimmingHTTPWhitespace().lowercased() else { return false }
-        return coding == "gzip" || coding == "x-gzip"
-    }
-
-    /// The rebuild's body size: re-gzipped when gzip-encoded, else the decoded length; and whether it
-    /// had to be approximated (body not retained completely).
+    /// The rebuild's body size: re-encoded with the message's codings, else the decoded length; and
+    /// whether it had to be approximated (body not retained completely).
     static func rebuiltBody(_ m: HTTPMessage, decoded: Int) -> (Int, Bool) {
-        guard isGzip(m), m.bytes.body > 0 else { return (decoded, false) }
+        guard ContentCoding.reencoded(m.contentEncoding) != nil, m.bytes.body > 0 else { return (decoded, false) }
         var measured = m
-        if measured.regzipped == nil { measureRegzippedBody(&measured) }
-        guard let regzipped = measured.regzipped, m.decodedBodyBytes != nil else { return (m.bytes.body, true) }
-        if regzipped.decodedBytes == decoded { return (regzipped.compressedSize, false) }
-        guard regzipped.decodedBytes > 0 else { return (m.bytes.body, true) }
-        let scaled = Double(regzipped.compressedSize) * Double(decoded) / Double(regzipped.decodedBytes)
+        if measured.reencoded == nil { measureReencodedBody(&measured) }
+        guard let reencoded = measured.reencoded, m.decodedBodyBytes != nil else { return (m.bytes.body, true) }
+        if reencoded.decodedBytes == decoded { return (reencoded.encodedSize, false) }
+        guard reencoded.decodedBytes > 0 else { return (m.bytes.body, true) }
+        let scaled = Double(reencoded.encodedSize) * Double(decoded) / Double(reencoded.decodedBytes)
         return (Int(scaled.rounded()), true)
     }
 
-    /// Re-gzips a gzip-encoded message's retained body, keeps the figures in `regzipped` and drops the
-    /// body (the analysis calls this as each message completes when `measureRegzippedBodies` is on).
-    public static func measureRegzippedBody(_ m: inout HTTPMessage) {
+    /// Re-encodes an encoded message's retained body with its own codings, keeps the figures in
+    /// `reencoded` and drops the body (the analysis calls this as each message completes when
+    /// `measureReencodedBodies` is on).
+    public static func measureReencodedBody(_ m: inout HTTPMessage) {
         guard let retained = m.retainedBody else { return }
-        if isGzip(m), !retained.isEmpty, let size = Gzip.compressedSize(retained) {
-            m.regzipped = (retained.count, size)
+        if !retained.isEmpty, let codings = ContentCoding.reencoded(m.contentEncoding),
+            let size = ContentCoding.reencodedSize(retained, codings)
+        {
+            m.reencoded = (retained.count, size)
         }
         m.retainedBody = nil
     }
@@ -178,7 +178,7 @@ public struct MessageEstimate: Sendable {
     public var hiddenHeaders = 0
     public var cookies = 0
     public var bodyCause = BodyCause.compression
-    /// The re-gzipped size was approximated (body not retained completely).
+    /// The re-encoded size was approximated (body not retained completely).
     public var approximated = false
     /// Encrypted: `wireBody` is the plaintext estimate; nothing else is known.
     public var isPlaintext = false

@@ -11,16 +11,16 @@ import Glibc
 ///     // in the RecordWriter: case let .exchange(exchange, _, connection): run.add(exchange, connection)
 ///     let json = run.reports().map(\.json)          // one object per estimator
 public final class EstimatorRun {
-    /// Decoded bytes of each body kept for the re-gzip of `rebuilt` (bodies larger than this are
+    /// Decoded bytes of each body kept for the re-encoding of `rebuilt` (bodies larger than this are
     /// approximated from their first bytes).
     public static let retainedBodyBytes = 64 << 20
 
-    /// `limits` with body decoding on and retention large enough for `rebuilt`'s re-gzip.
+    /// `limits` with body decoding on and retention large enough for `rebuilt`'s re-encoding.
     public static func requiredHTTPLimits(_ limits: HTTPLimits = HTTPLimits()) -> HTTPLimits {
         var limits = limits
         limits.decodeBodies = true
         limits.retainedBodyBytes = max(limits.retainedBodyBytes, retainedBodyBytes)
-        limits.measureRegzippedBodies = true
+        limits.measureReencodedBodies = true
         return limits
     }
 
@@ -82,7 +82,7 @@ public struct EstimatedRequest: Sendable {
 ///   percentile (nearest rank) of its absolute value, over the requests with wire > 0.
 /// - `worst`: the 5 requests with the largest absolute error in bytes (the earlier one first on a tie).
 /// - `skipped`: exchanges the estimator cannot estimate (naive/rebuilt on encrypted exchanges);
-///   `approximated`: exchanges whose re-gzipped size was approximated (body not retained completely).
+///   `approximated`: exchanges whose re-encoded size was approximated (body not retained completely).
 ///
 /// Memory does not grow with the capture beyond one `Double` per request (the error percents the
 /// median and the 95th percentile need): sums are kept as requests are added, and only the current
@@ -96,7 +96,7 @@ public struct EstimatorReport: Sendable {
     /// Requests estimated (skipped ones not included).
     public private(set) var requestCount = 0
     public private(set) var skipped = 0
-    /// Requests whose re-gzipped size was approximated.
+    /// Requests whose re-encoded size was approximated.
     public private(set) var approximatedCount = 0
     public private(set) var estimatedUp = 0
     public private(set) var estimatedDown = 0

@@ -37,7 +37,7 @@
 ///   an HTTP/1.x app log: its head on the stream minus the head bytes it logged.
 /// - `cookies`: Cookie / Set-Cookie header lines (`name: value\r\n`) the estimator did not count.
 /// - `compression_estimate`: the body as sent minus the body size the estimator counted for it
-///   (decoded size, or the re-gzipped size; includes the approximation when the body was not retained).
+///   (decoded size, or the re-encoded size; includes the approximation when the body was not retained).
 /// - `body_length`: body bytes the estimator's length source misses (naive down: no `Content-Length`).
 /// - `chunk_framing`: chunk-size lines, chunk CRLFs, last chunk and trailers not counted.
 /// - `hpack` (HTTP/2): the header block as HPACK sent it minus the headers the source counted (beyond

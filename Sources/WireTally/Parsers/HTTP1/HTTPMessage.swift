@@ -104,10 +104,10 @@ public struct HTTPMessage: Sendable {
     /// decoding switched off, a decompression bomb). Complete when `count` equals the body size
     /// (`decodedBodyBytes ?? bytes.body`).
     public var retainedBody: [UInt8]?
-    /// The retained body re-gzipped with zlib's default level (for the `rebuilt` estimator), measured
-    /// when the message completed so the body need not be kept: how many decoded bytes were
-    /// compressed and the compressed size.
-    public var regzipped: (decodedBytes: Int, compressedSize: Int)?
+    /// The retained body re-encoded with the message's own codings (for the `rebuilt` estimator, see
+    /// `Estimator`), measured when the message completed so the body need not be kept: how many
+    /// decoded bytes were encoded and the encoded size.
+    public var reencoded: (decodedBytes: Int, encodedSize: Int)?
     /// HTTP/2 only (nil for HTTP/1.x): the stream the message travelled on and what happened to it.
     public var http2: HTTP2StreamInfo?
     /// HTTP/3 only (nil otherwise): the QUIC stream the message travelled on and what happened to it.
@@ -195,9 +195,9 @@ public struct HTTPLimits: Sendable {
     /// Body retention: keep each message's first this-many body bytes (decoded) in
     /// `HTTPMessage.retainedBody`, e.g. for HAR's `text`. 0 (the default) keeps nothing.
     public var retainedBodyBytes = 0
-    /// Measure each gzip-encoded body re-gzipped when its message completes, then drop the retained
-    /// body (what the estimators need, without holding bodies until their connection ends).
-    public var measureRegzippedBodies = false
+    /// Measure each encoded body re-encoded with its codings when its message completes, then drop
+    /// the retained body (what the estimators need, without holding bodies until their connection ends).
+    public var measureReencodedBodies = false
 
     public init() {}
 }

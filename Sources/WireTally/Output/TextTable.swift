@@ -1,0 +1,65 @@
+/// The one layout rule of every terminal table (`analyze`'s exchange and connection tables, the
+/// endpoint summary, `compare`): fixed columns separated by a space, each at least as wide as its
+/// title, so a title is never cut. A text cell (URL, host, path, flags) longer than its column is cut
+/// with `…`. A number cell is never cut: one that does not fit its column is written with a unit —
+/// thousands `k`, millions `M`, then `G`, `T`, `P`, one decimal when it fits (`18557.3%` in 7
+/// columns: `18.6 k%`) — and one that does not fit even so widens its row. The exact values are in
+/// the JSONL/CSV output.
+struct TextTable {
+    struct Column {
+        var title: String
+        /// 0: as wide as its cells (the last column).
+        var width: Int
+        var leftAligned: Bool
+        /// A number: abbreviated with a unit, never cut.
+        var isNumber: Bool
+
+        init(_ title: String, width: Int, leftAligned: Bool = false, isNumber: Bool = true) {
+            self.title = title
+            self.width = width == 0 ? 0 : max(width, title.count)
+            self.leftAligned = leftAligned
+            self.isNumber = isNumber
+        }
+
+        /// A left-aligned text column.
+        static func text(_ title: String, width: Int) -> Column { Column(title, width: width, leftAligned: true, isNumber: false) }
+    }
+
+    let columns: [Column]
+
+    /// The title row.
+    var header: String { row(columns.map(\.title)) }
+
+    /// One row (without a newline), trailing spaces removed.
+    func row(_ cells: [String]) -> String {
+        var line = ""
+        for (cell, column) in zip(cells, columns) {
+            var text = cell
+            if column.width > 0 && text.count > column.width {
+                text = column.isNumber ? Self.abbreviated(text, width: column.width) : String(text.prefix(column.width - 1)) + "…"
+            }
+            let padding = String(repeating: " ", count: max(0, column.width - text.count))
+            line += (column.leftAligned ? text + padding : padding + text) + " "
+        }
+        while line.last == " " { line.removeLast() }
+        return line
+    }
+
+    /// `number` (digits with an optional sign, decimals and a suffix such as `%` or `s`) in at most
+    /// `width` characters with a unit: `18.6 k%`, `-4 M`; unchanged when it is not a number or no
+    /// unit makes it fit.
+    static func abbreviated(_ number: String, width: Int) -> String {
+        let numeric = number.prefix { $0.isNumber || $0 == "-" || $0 == "." }
+        guard let value = Double(numeric) else { return number }
+        let suffix = number.dropFirst(numeric.count)
+        var scaled = value
+        for unit in ["k", "M", "G", "T", "P"] {
+            scaled /= 1000
+            for decimals in [1, 0] {
+                let text = RunawayDetector.format(scaled, digits: decimals) + " " + unit + suffix
+                if text.count <= width { return text }
+            }
+        }
+        return number
+    }
+}
