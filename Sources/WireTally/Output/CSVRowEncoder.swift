@@ -20,7 +20,7 @@ struct CSVRowEncoder: JSONEncoding {
     private var cellStarts: [Int]
     private var cellEnds: [Int]
     /// The path of the current leaf, and how much of it is the path of the object being written.
-    private var path: [UInt8] = []
+    private let path = ByteBuffer(capacity: 256)
     private var objectPathCount = 0
     /// The column after the last one written: records list their leaves in the columns' order.
     private var nextColumn = 0
@@ -51,7 +51,7 @@ struct CSVRowEncoder: JSONEncoding {
     mutating func reset() {
         text.removeAll()
         for column in cellStarts.indices { cellStarts[column] = -1 }
-        path.removeAll(keepingCapacity: true)
+        path.removeAll()
         objectPathCount = 0
         nextColumn = 0
     }
@@ -67,14 +67,13 @@ struct CSVRowEncoder: JSONEncoding {
 
     mutating func key(_ name: StaticString) {
         if jsonDepth > 0 { return json.key(name) }
-        startKey()
-        path.append(contentsOf: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        appendKey(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
     }
 
     mutating func dynamicKey(_ name: String) {
         if jsonDepth > 0 { return json.dynamicKey(name) }
-        startKey()
-        path.append(contentsOf: name.utf8)
+        var name = name
+        name.withUTF8 { appendKey($0) }
     }
 
     mutating func object(_ body: (inout CSVRowEncoder) -> Void) {
@@ -132,10 +131,12 @@ struct CSVRowEncoder: JSONEncoding {
         endLeaf(startingAt: start)
     }
 
-    /// The path of the object being written, then `_` when it is not the record itself.
-    private mutating func startKey() {
-        path.removeLast(path.count - objectPathCount)
+    /// The path of the object being written, then `_` when it is not the record itself, then `name`.
+    private mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
+        path.truncate(to: objectPathCount)
         if objectPathCount > 0 { path.append(UInt8(ascii: "_")) }
+        path.freeSpace(atLeast: name.count).storeBytes(of: name)
+        path.commit(name.count)
     }
 
     /// Where a leaf's text starts; in an array cell, after the `;` that separates it from the last.
@@ -150,7 +151,7 @@ struct CSVRowEncoder: JSONEncoding {
     /// Makes the text written since `start` the cell of the current path (an array's elements: only
     /// when the whole array is written).
     private mutating func endLeaf(startingAt start: Int) {
-        guard !inArray, let column = column(of: path), cellStarts[column] < 0 else { return }
+        guard !inArray, let column = column(of: path.bytes), cellStarts[column] < 0 else { return }
         cellStarts[column] = start
         cellEnds[column] = text.count
     }
@@ -176,18 +177,16 @@ struct CSVRowEncoder: JSONEncoding {
     }
 
     /// The column named `path`: the next one in the common case, else found by a search.
-    private mutating func column(of path: [UInt8]) -> Int? {
-        path.withUnsafeBytes { path in
-            if nextColumn < columnCount, name(nextColumn, equals: path) {
-                nextColumn += 1
-                return nextColumn - 1
-            }
-            for column in 0..<columnCount where name(column, equals: path) {
-                nextColumn = column + 1
-                return column
-            }
-            return nil
+    private mutating func column(of path: UnsafeRawBufferPointer) -> Int? {
+        if nextColumn < columnCount, name(nextColumn, equals: path) {
+            nextColumn += 1
+            return nextColumn - 1
         }
+        for column in 0..<columnCount where name(column, equals: path) {
+            nextColumn = column + 1
+            return column
+        }
+        return nil
     }
 
     private func name(_ column: Int, equals path: UnsafeRawBufferPointer) -> Bool {
