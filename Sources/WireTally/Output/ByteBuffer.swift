@@ -27,6 +27,10 @@ final class ByteBuffer {
     /// Forgets the bytes written, keeping the memory.
     func removeAll() { count = 0 }
 
+    /// Forgets the bytes written after the first `newCount` (at most `count`).
+    @inline(__always)
+    func truncate(to newCount: Int) { count = newCount }
+
     /// The start of at least `minimumCount` writable bytes after the ones written, valid until the
     /// next call; what is stored there becomes part of the buffer with `commit`.
     @inline(__always)

@@ -1,10 +1,16 @@
 /// Records of one view flattened to CSV columns (`request_bytes_total`, `wire_up_ip_bytes`,
 /// `up_ip_bytes`, `unattributed_down_packets`, …) under a header line. The columns are fixed per view,
 /// so a record missing a part (an exchange without response) leaves those cells empty.
+///
+/// Each record is written straight into its row's cells (`CSVRowEncoder`), the rows into one reusable
+/// byte buffer handed to the output in large writes.
 public final class CSVWriter: RecordWriter {
     private let output: TextOutput
     private let view: RecordView
-    private var columns: [String]?
+    private var row: CSVRowEncoder?
+    private let buffer = ByteBuffer(capacity: flushThreshold + (64 << 10))
+    /// Buffered bytes beyond which the buffer goes to the output.
+    private static let flushThreshold = 256 << 10
 
     public init(output: TextOutput, view: RecordView = .exchanges) {
         self.output = output
@@ -16,19 +22,33 @@ public final class CSVWriter: RecordWriter {
         case (.exchange, .exchanges), (.connection, .connections), (.quicConnection, .connections): break
         default: return
         }
-        let cells = RecordEncoding.record(record, timestampDigits: timestampDigits).flattened()
-        let columns = self.columns ?? Self.columns(for: view)
-        if self.columns == nil {
-            self.columns = columns
-            output.write(columns.joined(separator: ",") + "\n")
+        if row == nil {
+            let columns = Self.columns(for: view)
+            row = CSVRowEncoder(columns: columns)
+            Self.append(columns.joined(separator: ","), to: buffer)
+            buffer.append(UInt8(ascii: "\n"))
         }
-        let values = Dictionary(cells, uniquingKeysWith: { first, _ in first })
-        output.write(columns.map { Self.escape(values[$0] ?? "") }.joined(separator: ",") + "\n")
+        row!.reset()
+        RecordEncoding.record(record, timestampDigits: timestampDigits, to: &row!)
+        for column in 0..<row!.columnCount {
+            if column > 0 { buffer.append(UInt8(ascii: ",")) }
+            Self.appendEscaped(row!.cell(column), to: buffer)
+        }
+        buffer.append(UInt8(ascii: "\n"))
+        if buffer.count >= Self.flushThreshold { drain() }
     }
 
-    public func flush() { output.flush() }
+    public func flush() {
+        drain()
+        output.flush()
+    }
 
-    public func finish(summary: CaptureSummary, files: [String]) { output.flush() }
+    public func finish(summary: CaptureSummary, files: [String]) { flush() }
+
+    private func drain() {
+        output.write(bytes: buffer.bytes)
+        buffer.removeAll()
+    }
 
     /// The columns of a view: the flattened keys of a record with every part present, then the owner's
     /// (`process_pid` … `app_name`).
@@ -41,9 +61,26 @@ public final class CSVWriter: RecordWriter {
         return template.flattened().map(\.0).filter { $0 != "type" } + RecordEncoding.ownerColumns
     }
 
-    /// RFC 4180 quoting where needed.
-    static func escape(_ field: String) -> String {
-        guard field.contains(where: { $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r" }) else { return field }
-        return "\"" + field.reduce(into: "") { $0 += $1 == "\"" ? "\"\"" : String($1) } + "\""
+    private static func append(_ text: String, to buffer: ByteBuffer) {
+        var text = text
+        text.withUTF8 { buffer.freeSpace(atLeast: $0.count).storeBytes(of: $0); buffer.commit($0.count) }
+    }
+
+    /// A cell, in RFC 4180 quotes (its quotes doubled) when it holds a comma, a quote, CR or LF.
+    private static func appendEscaped(_ field: UnsafeRawBufferPointer, to buffer: ByteBuffer) {
+        let bytes = field.bindMemory(to: UInt8.self)
+        let special = bytes.contains {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
+        }
+        guard special else {
+            buffer.freeSpace(atLeast: bytes.count).storeBytes(of: bytes)
+            return buffer.commit(bytes.count)
+        }
+        buffer.append(UInt8(ascii: "\""))
+        for byte in bytes {
+            if byte == UInt8(ascii: "\"") { buffer.append(byte) }
+            buffer.append(byte)
+        }
+        buffer.append(UInt8(ascii: "\""))
     }
 }

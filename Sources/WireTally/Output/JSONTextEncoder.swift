@@ -14,6 +14,11 @@ struct JSONTextEncoder: JSONEncoding {
         buffer = ByteBuffer(capacity: capacity)
     }
 
+    /// An encoder appending a new value to `buffer` (no comma before it).
+    init(appendingTo buffer: ByteBuffer) {
+        self.buffer = buffer
+    }
+
     /// Ends a JSON Lines line: the next value starts a new document.
     mutating func endLine() {
         buffer.append(UInt8(ascii: "\n"))

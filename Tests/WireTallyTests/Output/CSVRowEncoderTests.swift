@@ -1,0 +1,67 @@
+import Foundation
+import Testing
+@testable import WireTally
+
+/// `CSVRowEncoder` (the CSV output's rows, written straight from the record encoding) gives every
+/// column the value `JSONValue.flattened` gives it: the definition of the CSV columns.
+@Suite struct CSVRowEncoderTests {
+    /// The cells of `value` encoded into a row of `columns`.
+    static func cells(of value: JSONValue, columns: [String]) -> [String] {
+        var row = CSVRowEncoder(columns: columns)
+        row.reset()
+        value.encode(to: &row)
+        return (0..<row.columnCount).map { String(decoding: row.cell($0), as: UTF8.self) }
+    }
+
+    /// The flattened values of `value` by column (the first of leaves sharing a path), "" when absent.
+    static func flattenedCells(of value: JSONValue, columns: [String]) -> [String] {
+        let values = Dictionary(value.flattened(), uniquingKeysWith: { first, _ in first })
+        return columns.map { values[$0] ?? "" }
+    }
+
+    @Test func cellsEqualTheFlattenedValues() {
+        let value = JSONValue.object([
+            ("type", .string("exchange")),
+            ("id", .integer(-42)),
+            ("text", .string("a, \"quoted\"\r\nline é")),
+            ("up", .object([("ip_bytes", .integer(1500)), ("ratio", .number("0.25")), ("ok", .bool(true))])),
+            ("missing", .null),
+            ("up_ip_bytes", .integer(7)),  // the same path as up.ip_bytes: the first is kept
+            ("flags", .array([.string("a;b"), .null, .integer(3), .object([("k", .string("v\"")), ("n", .array([.null, .bool(false)]))]),
+                              .array([.string("x")]), .string("z")])),
+            ("empty", .array([])),
+            ("nested", .object([("deeper", .object([("leaf", .string(""))])), ("after", .integer(9))])),
+            ("", .object([("top", .integer(1))])),
+        ])
+        var columns: [String] = []
+        for (column, _) in value.flattened() where !columns.contains(column) { columns.append(column) }
+        columns.insert("never_written", at: 3)
+        columns.append("response_status")
+        #expect(Self.cells(of: value, columns: columns) == Self.flattenedCells(of: value, columns: columns))
+        // out of the columns' order (a record's leaves usually come in it; a search finds the others)
+        columns.reverse()
+        #expect(Self.cells(of: value, columns: columns) == Self.flattenedCells(of: value, columns: columns))
+    }
+
+    /// Every exchange, connection and QUIC connection record of the recorded captures: the row of the
+    /// CSV writer's columns equals the flattened record.
+    @Test func rowsEqualTheRecordsOfEveryCapture() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: TestPaths.captures.path).filter { $0.hasSuffix(".pcap") }
+        #expect(names.count > 10)
+        let exchangeColumns = CSVWriter.columns(for: .exchanges), connectionColumns = CSVWriter.columns(for: .connections)
+        // each column once (a row has one cell per name)
+        #expect(Set(exchangeColumns).count == exchangeColumns.count && Set(connectionColumns).count == connectionColumns.count)
+        var rows = 0
+        for name in names.sorted() {
+            let (writer, _) = CollectingWriter.analyze([TestPaths.capture(name)])
+            for (records, columns) in [(writer.exchanges, exchangeColumns), (writer.connections + writer.quicConnections, connectionColumns)] {
+                for record in records {
+                    let cells = Self.cells(of: record, columns: columns), expected = Self.flattenedCells(of: record, columns: columns)
+                    #expect(cells == expected, "\(name): \(zip(columns, zip(cells, expected)).filter { $1.0 != $1.1 }.prefix(3))")
+                    rows += 1
+                }
+            }
+        }
+        #expect(rows > 500)
+    }
+}
