@@ -9,6 +9,8 @@ import PackageDescription
 let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
     .lastPathComponent.lowercased()
 
+// Every target reads wiretally's `package`/internal types (`@testable import WireTally`): scripts/fuzz builds
+// with `-enable-testing`.
 let package = Package(
     name: "wiretally-fuzz",
     dependencies: [.package(path: "..")],
@@ -26,7 +28,6 @@ let package = Package(
             name: "FuzzHTTP3", dependencies: ["FuzzDriver", .product(name: "WireTally", package: root)],
             path: "Sources/FuzzHTTP3"
         ),
-        // `@testable import WireTally` (the frame parser is internal): built with `-enable-testing`.
         .executableTarget(
             name: "FuzzQUICPackets", dependencies: ["FuzzDriver", .product(name: "WireTally", package: root)],
             path: "Sources/FuzzQUICPackets"

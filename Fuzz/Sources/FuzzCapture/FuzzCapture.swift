@@ -1,6 +1,6 @@
 import Glibc
 import FuzzDriver
-import WireTally
+@testable import WireTally
 
 /// One temp file per process, rewritten for every input (the pipeline reads from paths only); in
 /// memory (`/dev/shm`) where there is one, so that a file system journal does not pace the fuzzer.

@@ -1,5 +1,5 @@
 import FuzzDriver
-import WireTally
+@testable import WireTally
 
 /// Checks the parser's calls for sanity: offsets never go backwards per direction.
 final class Delegate: HTTPParserDelegate {

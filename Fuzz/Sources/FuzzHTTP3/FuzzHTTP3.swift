@@ -1,5 +1,5 @@
 import FuzzDriver
-import WireTally
+@testable import WireTally
 
 /// The stream ids a record can name (its op byte's low 4 bits): request streams (client-initiated
 /// bidirectional), the client's and the server's control, QPACK encoder and decoder streams (in the

@@ -3,9 +3,9 @@
 /// with prior knowledge) when it opens with the HTTP/2 connection preface, HTTP/1.x otherwise (which
 /// leaves a stream that is not HTTP unparsed and unattributed). The few bytes seen before the choice
 /// are held and replayed to the chosen analysis.
-public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttribution {
+package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttribution {
     /// The analysis chosen for the connection.
-    public enum Layer {
+    package enum Layer {
         case http(HTTPConnectionAnalysis)
         case http2(HTTP2ConnectionAnalysis)
         case tls(TLSConnectionAnalysis)
@@ -14,7 +14,7 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     /// What the first bytes say the connection carries.
     private enum Choice { case http, http2, tls }
 
-    public private(set) var layer: Layer? {
+    package private(set) var layer: Layer? {
         didSet {
             switch layer {
             case let .http(http): (consumer, attribution, httpLayer) = (http, http, Unmanaged.passUnretained(http))
@@ -34,7 +34,7 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     private var httpLayer: Unmanaged<HTTPConnectionAnalysis>?
     /// The DNS lookup that gave the server address just before the connection opened (the first
     /// connection to an address after an answer claims it), if the capture saw one.
-    public let resolution: DNSResolution?
+    package let resolution: DNSResolution?
     private let httpLimits: HTTPLimits
     private var heldEvents: [HeldEvent] = []
     private var clientBytes: [UInt8] = []
@@ -48,7 +48,7 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
     /// The session secrets TLS connections are decrypted with (nil: none given).
     private let tlsKeys: TLSKeyStore?
 
-    public init(httpLimits: HTTPLimits = HTTPLimits(), resolution: DNSResolution? = nil, tlsKeys: TLSKeyStore? = nil) {
+    package init(httpLimits: HTTPLimits = HTTPLimits(), resolution: DNSResolution? = nil, tlsKeys: TLSKeyStore? = nil) {
         self.httpLimits = httpLimits
         self.resolution = resolution
         self.tlsKeys = tlsKeys
@@ -56,7 +56,7 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
 
     /// The exchanges found (HTTP/1.x over TLS: parsed from the decrypted records, else estimated from
     /// record bursts), from the first one not discarded.
-    public var exchanges: PrefixDiscardingArray<HTTPExchange> {
+    package var exchanges: PrefixDiscardingArray<HTTPExchange> {
         switch layer {
         case let .http(http): return http.exchanges
         case let .http2(http2): return http2.exchanges
@@ -67,42 +67,42 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
 
     /// Drops the exchanges before `index`, once their records are written and the ledger has sealed
     /// them.
-    public func discardExchanges(before index: Int) {
+    package func discardExchanges(before index: Int) {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.discardExchanges(before: index) } }
         attribution?.discardExchanges(before: index)
     }
 
     /// True once the client direction stopped at the cap on open requests (`HTTPLimits.maxOpenRequests`),
     /// or, in HTTP/2, a stream beyond that many open ones was not followed.
-    public var reachedOpenRequestCap: Bool {
+    package var reachedOpenRequestCap: Bool {
         http?.reachedOpenRequestCap == true || (anyHTTP2?.connectionInfo.streamsOverCap ?? 0) > 0
     }
 
     /// The HTTP/2 analysis in any of its forms: h2c (prior knowledge or by Upgrade), or h2 inside
     /// decrypted TLS.
-    public var anyHTTP2: HTTP2ConnectionAnalysis? { http2 ?? http?.upgradedToHTTP2 ?? tls?.http2 }
+    package var anyHTTP2: HTTP2ConnectionAnalysis? { http2 ?? http?.upgradedToHTTP2 ?? tls?.http2 }
 
     /// The HTTP analysis, when the connection is not TLS.
-    public var http: HTTPConnectionAnalysis? {
+    package var http: HTTPConnectionAnalysis? {
         if case let .http(http) = layer { return http }
         return nil
     }
 
     /// The HTTP/2 analysis, when the connection is h2c (prior knowledge).
-    public var http2: HTTP2ConnectionAnalysis? {
+    package var http2: HTTP2ConnectionAnalysis? {
         if case let .http2(http2) = layer { return http2 }
         return nil
     }
 
     /// The TLS session, when the connection is TLS.
-    public var tls: TLSConnectionAnalysis? {
+    package var tls: TLSConnectionAnalysis? {
         if case let .tls(tls) = layer { return tls }
         return nil
     }
 
     // MARK: TCPStreamConsumer
 
-    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+    package func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
         if let http = httpLayer {
             return http._withUnsafeGuaranteedRef { $0.streamData(data, offset: offset, direction: direction, origin: origin) }
         }
@@ -122,7 +122,7 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         if let verdict { choose(verdict) }
     }
 
-    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+    package func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
         if let chosen = consumer {
             return chosen.streamGap(offset: offset, length: length, direction: direction, reason: reason)
         }
@@ -130,7 +130,7 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
         choose(.http)
     }
 
-    public func streamEnded(direction: FlowDirection) {
+    package func streamEnded(direction: FlowDirection) {
         if let chosen = consumer { return chosen.streamEnded(direction: direction) }
         heldEvents.append(.ended(direction))
         choose(.http)
@@ -138,48 +138,48 @@ public final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributio
 
     // MARK: StreamAttribution
 
-    public func examinedLength(_ direction: FlowDirection) -> Int64 {
+    package func examinedLength(_ direction: FlowDirection) -> Int64 {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.examinedLength(direction) } }
         return attribution?.examinedLength(direction) ?? 0
     }
 
-    public func ownership(_ direction: FlowDirection) -> OwnershipRuns {
+    package func ownership(_ direction: FlowDirection) -> OwnershipRuns {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.ownership(direction) } }
         return attribution?.ownership(direction) ?? OwnershipRuns()
     }
 
-    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+    package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.ownerRun(at: offset, direction) } }
         return attribution?.ownerRun(at: offset, direction) ?? OwnerRun(owner: .nobody, end: .max)
     }
 
-    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+    package func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.start(ofExchangeAfter: index, direction) } }
         return attribution?.start(ofExchangeAfter: index, direction)
     }
 
-    public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+    package func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.end(ofExchangesThrough: index, direction) } }
         return attribution?.end(ofExchangesThrough: index, direction)
     }
 
-    public var exchangeInFlight: Int? {
+    package var exchangeInFlight: Int? {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.exchangeInFlight } }
         return attribution?.exchangeInFlight
     }
 
     @inline(__always)  // asked on every packet (sealing)
-    public var exchangeCount: Int {
+    package var exchangeCount: Int {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.exchangeCount } }
         return attribution?.exchangeCount ?? 0
     }
 
-    public var splitsPacketsByShare: Bool { httpLayer == nil && attribution?.splitsPacketsByShare == true }
+    package var splitsPacketsByShare: Bool { httpLayer == nil && attribution?.splitsPacketsByShare == true }
 
     /// HTTP/1.x exchanges become final as their responses complete, HTTP/2 ones as their streams end;
     /// estimated TLS exchanges once the server's records of the next exchange begin
     /// (`TLSConnectionAnalysis.isFinal`).
-    public func isFinal(_ index: Int) -> Bool {
+    package func isFinal(_ index: Int) -> Bool {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.isFinal(index) } }
         return attribution?.isFinal(index) ?? false
     }

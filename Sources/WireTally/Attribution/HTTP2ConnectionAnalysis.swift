@@ -15,9 +15,9 @@
 /// - bytes the parser could not frame belong to nobody.
 /// Packets and TLS records carrying bytes of several streams are split by share
 /// (`splitsPacketsByShare`).
-public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegate {
+package final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegate {
     /// The exchanges found, one per stream in order of first appearance, from the first not discarded.
-    public private(set) var exchanges = PrefixDiscardingArray<HTTPExchange>()
+    package private(set) var exchanges = PrefixDiscardingArray<HTTPExchange>()
     /// Set once in `init` (the parser needs `self` as its delegate, which it holds unowned).
     private var parser: HTTP2ConnectionParser!
     private var runs = DirectionPair(OwnershipRuns(), OwnershipRuns())
@@ -45,7 +45,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     private var setup = DirectionPair<(span: Range<Int64>, bytes: Int)?>(nil, nil)
     private let measureReencodedBodies: Bool
 
-    public init(limits: HTTPLimits = HTTPLimits()) {
+    package init(limits: HTTPLimits = HTTPLimits()) {
         measureReencodedBodies = limits.measureReencodedBodies
         parser = HTTP2ConnectionParser(limits: limits, delegate: self)
     }
@@ -53,7 +53,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     /// h2c by `Upgrade: h2c` (RFC 9113 §3.2): the connection's HTTP/1.1 exchanges so far, the last of
     /// which upgraded — its request is stream 1's, its `101` becomes an interim response of stream 1's
     /// response, and later streams are the exchanges after it.
-    public init(limits: HTTPLimits = HTTPLimits(), upgradingFrom exchanges: PrefixDiscardingArray<HTTPExchange>) {
+    package init(limits: HTTPLimits = HTTPLimits(), upgradingFrom exchanges: PrefixDiscardingArray<HTTPExchange>) {
         measureReencodedBodies = limits.measureReencodedBodies
         self.exchanges = exchanges
         latestStreamExchange = exchanges.endIndex - 1
@@ -63,24 +63,24 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
     }
 
     /// Frames and bytes per type and direction, and the client preface.
-    public var frameTotals: DirectionPair<HTTP2FrameTotals> { parser.frameTotals }
+    package var frameTotals: DirectionPair<HTTP2FrameTotals> { parser.frameTotals }
 
     /// Connection-level facts: settings, GOAWAY, HPACK errors, resynchronisations.
-    public var connectionInfo: HTTP2ConnectionInfo { parser.connectionInfo }
+    package var connectionInfo: HTTP2ConnectionInfo { parser.connectionInfo }
 
     // MARK: TCPStreamConsumer
 
-    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+    package func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
         parser.streamData(data, offset: offset, direction: direction, origin: origin)
         noteExamined(upTo: offset + Int64(data.count), direction)
     }
 
-    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+    package func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
         parser.streamGap(offset: offset, length: length, direction: direction, reason: reason)
         noteExamined(upTo: offset + length, direction)
     }
 
-    public func streamEnded(direction: FlowDirection) {
+    package func streamEnded(direction: FlowDirection) {
         parser.streamEnded(direction: direction)
         frameAfterEnd[direction.rawValue] = nil  // a frame the end cut
         endedDirections += 1
@@ -100,7 +100,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
 
     // MARK: HTTP2ParserDelegate
 
-    public func http2Bytes(direction: FlowDirection, from offset: Int64, owner: HTTP2ByteOwner) {
+    package func http2Bytes(direction: FlowDirection, from offset: Int64, owner: HTTP2ByteOwner) {
         closeRun(direction, at: offset)
         frameAfterEnd[direction.rawValue] = nil
         switch owner {
@@ -132,7 +132,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         return exchangeInFlight ?? exchanges.endIndex - 1
     }
 
-    public func http2ControlFrameAfterEnd(_ frame: HTTP2ControlFrameAfterEnd) {
+    package func http2ControlFrameAfterEnd(_ frame: HTTP2ControlFrameAfterEnd) {
         let d = frame.direction.rawValue
         guard frameAfterEnd[d] == frame.exchange, isHeld(frame.exchange) else { return }
         frameAfterEnd[d] = nil
@@ -155,7 +155,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         }
     }
 
-    public func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
+    package func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
         if measureReencodedBodies { Estimator.measureReencodedBody(&message) }
         let index = message.exchangeIndex
         slot(index)
@@ -223,19 +223,19 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
 
     // MARK: StreamAttribution
 
-    public func examinedLength(_ direction: FlowDirection) -> Int64 {
+    package func examinedLength(_ direction: FlowDirection) -> Int64 {
         // Connection-level bytes before the first stream wait for it (they are its setup).
         exchanges.endIndex == 0 && endedDirections < 2 ? 0 : examined[direction.rawValue]
     }
 
-    public func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
+    package func ownership(_ direction: FlowDirection) -> OwnershipRuns { runs[direction.rawValue] }
 
-    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+    package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
         runs[direction.rawValue].run(containing: offset)
     }
 
     /// The first byte owned by an exchange after `index` (streams interleave: the earliest of theirs).
-    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+    package func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
         var first: Int64?
         for later in max(index + 1, exchanges.startIndex) ..< exchanges.endIndex {
             if let start = exchanges[later].streamSpans[direction.rawValue]?.lowerBound { first = min(first ?? start, start) }
@@ -245,7 +245,7 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
 
     /// After the last byte owned by the exchanges up to `index` (not discarded), the run being read
     /// counted as far as examined.
-    public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+    package func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
         var last: Int64?
         for earlier in exchanges.startIndex ..< max(exchanges.startIndex, min(index + 1, exchanges.endIndex)) {
             if let end = exchanges[earlier].streamSpans[direction.rawValue]?.upperBound { last = max(last ?? end, end) }
@@ -254,33 +254,33 @@ public final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelegat
         return last
     }
 
-    public var exchangeInFlight: Int? {
+    package var exchangeInFlight: Int? {
         var index = exchanges.endIndex - 1
         while index >= exchanges.startIndex && !exchanges[index].isInFlight { index -= 1 }
         return index >= exchanges.startIndex ? exchanges[index].index : nil
     }
 
-    public var exchangeCount: Int { exchanges.endIndex }
+    package var exchangeCount: Int { exchanges.endIndex }
 
     /// Final once its stream is over (both END_STREAMs, a reset, or the end of the connection) and no
     /// control frame sent on it after that is being read.
-    public func isFinal(_ index: Int) -> Bool {
+    package func isFinal(_ index: Int) -> Bool {
         isHeld(index) && !exchanges[index].isInFlight && frameAfterEnd.up != index && frameAfterEnd.down != index
     }
 
-    public var splitsPacketsByShare: Bool { true }
+    package var splitsPacketsByShare: Bool { true }
 
     /// Drops the exchanges before `index` (sealed, their records written) and merges their ownership
     /// runs (`OwnershipRuns.mergeRuns(before:)`: up to the first run of a later exchange), so a long
     /// connection keeps runs only for the streams around its latest bytes. (A packet split by share
     /// after that is a retransmission: its finished owners' share goes to the unattributed rest.)
-    public func discardExchanges(before index: Int) {
+    package func discardExchanges(before index: Int) {
         discardExchanges(before: index, keepingOwnersFrom: DirectionPair(.max, .max))
     }
 
     /// Inside TLS: a record still to be reported and shared with finished streams is split by the
     /// finished streams' runs as they were when its later owners' bytes were attributed.
-    public func discardExchanges(before index: Int, keepingOwnersFrom kept: DirectionPair<Int64>) {
+    package func discardExchanges(before index: Int, keepingOwnersFrom kept: DirectionPair<Int64>) {
         exchanges.discard(before: index)
         for direction in FlowDirection.allCases {
             runs[direction.rawValue].mergeRuns(before: index, endingBy: kept[direction.rawValue])

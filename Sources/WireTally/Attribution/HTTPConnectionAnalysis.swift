@@ -1,7 +1,7 @@
 /// An application protocol's analysis of one connection's pair of byte streams (cleartext TCP, or the
 /// plaintext of TLS): it parses them, keeps the exchanges it finds, and owns stream bytes for the
 /// ledger. The same analysis runs whatever carries its streams.
-public protocol ExchangeAnalysis: TCPStreamConsumer, StreamAttribution {
+package protocol ExchangeAnalysis: TCPStreamConsumer, StreamAttribution {
     /// The exchanges found, from the first one not discarded.
     var exchanges: PrefixDiscardingArray<HTTPExchange> { get }
     /// `discardExchanges(before:)` under a layer that maps these bytes into its own units (TLS
@@ -13,7 +13,7 @@ public protocol ExchangeAnalysis: TCPStreamConsumer, StreamAttribution {
 extension ExchangeAnalysis {
     /// Exchanges in stream order split nothing by share: what a unit's owners are called once
     /// discarded does not matter.
-    public func discardExchanges(before index: Int, keepingOwnersFrom kept: DirectionPair<Int64>) {
+    package func discardExchanges(before index: Int, keepingOwnersFrom kept: DirectionPair<Int64>) {
         discardExchanges(before: index)
     }
 }
@@ -23,13 +23,13 @@ extension ExchangeAnalysis {
 /// A request with `Upgrade: h2c` answered `101` switches the connection to HTTP/2 (RFC 9113 §3.2):
 /// from each direction's switch on, the bytes go to an `HTTP2ConnectionAnalysis` that takes the
 /// exchanges over (the upgraded request is stream 1's).
-public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate {
+package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate {
     /// The exchanges found, from the first one not discarded (`discardExchanges(before:)`); after an
     /// h2c upgrade, the HTTP/2 analysis's.
-    public var exchanges: PrefixDiscardingArray<HTTPExchange> { upgrade?.http2.exchanges ?? http1Exchanges }
+    package var exchanges: PrefixDiscardingArray<HTTPExchange> { upgrade?.http2.exchanges ?? http1Exchanges }
     private var http1Exchanges = PrefixDiscardingArray<HTTPExchange>()
     /// The HTTP/2 analysis the connection switched to with `Upgrade: h2c`, if it did.
-    public var upgradedToHTTP2: HTTP2ConnectionAnalysis? { upgrade?.http2 }
+    package var upgradedToHTTP2: HTTP2ConnectionAnalysis? { upgrade?.http2 }
     /// After `Upgrade: h2c`: the HTTP/2 analysis, the exchange that upgraded, and where each direction
     /// switched (nil until it has).
     private var upgrade: (http2: HTTP2ConnectionAnalysis, exchange: Int, at: DirectionPair<Int64?>)?
@@ -43,7 +43,7 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
 
     private let limits: HTTPLimits
 
-    public init(limits: HTTPLimits = HTTPLimits()) {
+    package init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
         measureReencodedBodies = limits.measureReencodedBodies
         parser = Unmanaged.passRetained(HTTP1ConnectionParser(limits: limits, delegate: self))
@@ -53,7 +53,7 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
 
     // MARK: TCPStreamConsumer
 
-    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+    package func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
         if let switched = upgrade?.at[direction.rawValue], offset + Int64(data.count) > switched {
             return forwardUpgraded(data, offset: offset, direction: direction, origin: origin)
         }
@@ -76,7 +76,7 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
                                  offset: max(offset, switched), direction: direction, origin: origin)
     }
 
-    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+    package func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
         if let upgrade, let switched = upgrade.at[direction.rawValue], offset + length > switched {
             return upgrade.http2.streamGap(offset: max(offset, switched), length: offset + length - max(offset, switched),
                                            direction: direction, reason: reason)
@@ -89,7 +89,7 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
         examined[direction.rawValue] = end
     }
 
-    public func streamEnded(direction: FlowDirection) {
+    package func streamEnded(direction: FlowDirection) {
         upgrade?.http2.streamEnded(direction: direction)
         parser._withUnsafeGuaranteedRef { $0.streamEnded(direction: direction) }
         endedDirections += 1
@@ -98,12 +98,12 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
 
     // MARK: HTTPParserDelegate
 
-    public func httpMessageStarted(direction: FlowDirection, offset: Int64, exchangeIndex: Int) {
+    package func httpMessageStarted(direction: FlowDirection, offset: Int64, exchangeIndex: Int) {
         slot(exchangeIndex)
         runs[direction.rawValue].set(StreamOwner(exchange: exchangeIndex), from: offset)
     }
 
-    public func httpMessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
+    package func httpMessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
         if measureReencodedBodies { Estimator.measureReencodedBody(&message) }
         let index = message.exchangeIndex
         slot(index)
@@ -118,11 +118,11 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
         }
     }
 
-    public func httpUnparsed(direction: FlowDirection, from offset: Int64) {
+    package func httpUnparsed(direction: FlowDirection, from offset: Int64) {
         runs[direction.rawValue].set(.nobody, from: offset)
     }
 
-    public func httpUpgraded(direction: FlowDirection, from offset: Int64, exchangeIndex: Int) {
+    package func httpUpgraded(direction: FlowDirection, from offset: Int64, exchangeIndex: Int) {
         slot(exchangeIndex)
         if exchangeIndex >= http1Exchanges.startIndex { http1Exchanges[exchangeIndex].upgraded = true }  // not if dropped
         runs[direction.rawValue].set(StreamOwner(exchange: exchangeIndex, upgraded: true), from: offset)
@@ -143,36 +143,36 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
     // After an h2c upgrade, a direction's bytes from its switch on are the HTTP/2 analysis's, and so are
     // the exchanges from the one that upgraded on.
 
-    public func examinedLength(_ direction: FlowDirection) -> Int64 {
+    package func examinedLength(_ direction: FlowDirection) -> Int64 {
         guard let upgrade, upgrade.at[direction.rawValue] != nil else { return examined[direction.rawValue] }
         return max(examined[direction.rawValue], upgrade.http2.examinedLength(direction))
     }
 
-    public func ownership(_ direction: FlowDirection) -> OwnershipRuns {
+    package func ownership(_ direction: FlowDirection) -> OwnershipRuns {
         guard upgrade != nil else { return runs[direction.rawValue] }
         return OwnershipRuns(walking: self, direction, to: examinedLength(direction))
     }
 
-    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+    package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
         let run = runs[direction.rawValue].run(containing: offset)
         guard let upgrade, let switched = upgrade.at[direction.rawValue] else { return run }
         if offset >= switched { return upgrade.http2.ownerRun(at: offset, direction) }
         return OwnerRun(owner: run.owner, end: min(run.end, switched))
     }
 
-    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+    package func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
         if let upgrade, index >= upgrade.exchange { return upgrade.http2.start(ofExchangeAfter: index, direction) }
         return runs[direction.rawValue].start(ofExchangeAfter: index)
     }
 
-    public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+    package func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
         if let upgrade, index >= upgrade.exchange {
             return upgrade.http2.end(ofExchangesThrough: index, direction) ?? upgrade.at[direction.rawValue]
         }
         return runs[direction.rawValue].start(ofExchangeAfter: index)
     }
 
-    public var exchangeInFlight: Int? {
+    package var exchangeInFlight: Int? {
         if let upgrade { return upgrade.http2.exchangeInFlight }
         // By index: `last(where:)` would copy each exchange (messages, headers) it looks at.
         // Discarded exchanges were final: none was in flight.
@@ -181,25 +181,25 @@ public final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate 
         return index >= http1Exchanges.startIndex ? http1Exchanges[index].index : nil
     }
 
-    public var exchangeCount: Int { upgrade?.http2.exchangeCount ?? http1Exchanges.endIndex }
+    package var exchangeCount: Int { upgrade?.http2.exchangeCount ?? http1Exchanges.endIndex }
 
     /// True once the client direction stopped at the cap on open requests (`HTTPLimits.maxOpenRequests`).
-    public var reachedOpenRequestCap: Bool { parser._withUnsafeGuaranteedRef { $0.reachedOpenRequestCap } }
+    package var reachedOpenRequestCap: Bool { parser._withUnsafeGuaranteedRef { $0.reachedOpenRequestCap } }
 
     /// Final once its response is complete (an exchange that switched protocols stays open; after an h2c
     /// upgrade, once its stream is over).
-    public func isFinal(_ index: Int) -> Bool {
+    package func isFinal(_ index: Int) -> Bool {
         if let upgrade { return upgrade.http2.isFinal(index) }
         return index < http1Exchanges.endIndex && !http1Exchanges[index].isInFlight && !http1Exchanges[index].upgraded
             && http1Exchanges[index].response != nil
     }
 
-    public var splitsPacketsByShare: Bool { upgrade != nil }
+    package var splitsPacketsByShare: Bool { upgrade != nil }
 
     /// Drops the exchanges before `index`, once their records are written: they are final and sealed
     /// (nothing parsed later changes them), so nothing reads them any more. Indices stay the same.
     /// Their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).
-    public func discardExchanges(before index: Int) {
+    package func discardExchanges(before index: Int) {
         upgrade?.http2.discardExchanges(before: index)
         http1Exchanges.discard(before: index)
         for direction in FlowDirection.allCases { runs[direction.rawValue].mergeRuns(before: index) }

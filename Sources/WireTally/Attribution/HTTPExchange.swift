@@ -1,38 +1,38 @@
 /// One HTTP exchange: a request and its response, as parsed from the connection's streams.
-public struct HTTPExchange: Sendable {
+package struct HTTPExchange: Sendable {
     /// Position on the connection, from 0.
-    public var index: Int
+    package var index: Int
     /// Nil when the capture started after the request (response without request).
-    public var request: HTTPMessage?
+    package var request: HTTPMessage?
     /// Nil when no response was seen (capture ended, connection reset).
-    public var response: HTTPMessage?
+    package var response: HTTPMessage?
     /// True when the exchange switched the connection to another protocol (Upgrade, CONNECT).
-    public var upgraded = false
+    package var upgraded = false
     /// Timing phases, filled in when the exchange is reported.
-    public var timing = ExchangeTiming()
+    package var timing = ExchangeTiming()
     /// When the client gave up on the exchange — it closed or reset the connection mid-response: while
     /// the exchange was in flight, its response begun and never completed — nil otherwise. Filled in
     /// when reported.
-    public var cancelledAt: Timestamp?
+    package var cancelledAt: Timestamp?
     /// Of a cancelled exchange: the response's stream bytes that arrived after the cancel, which the app
     /// never read (0 otherwise). Filled in when reported.
-    public var unreadResponseBytes = 0
+    package var unreadResponseBytes = 0
     /// The server's name when the request has no Host header (TLS without keys): the SNI, else the
     /// DNS answer that gave the address the client connected to. Filled in when reported.
-    public var serverName: String?
+    package var serverName: String?
     /// IP bytes of the DNS lookup that preceded the connection — the client's queries and the server's
     /// answer — on the connection's first exchange (the first that used the answer); 0 otherwise.
     /// On a decrypted TLS connection, per direction: the records the exchange owns and what they cost
     /// beyond its plaintext (headers, protection, handshake, alerts). Filled in when reported.
-    public var tlsRecords: DirectionPair<TLSExchangeRecordBytes>?
-    public var dnsQueryIPBytes = 0
-    public var dnsAnswerIPBytes = 0
+    package var tlsRecords: DirectionPair<TLSExchangeRecordBytes>?
+    package var dnsQueryIPBytes = 0
+    package var dnsAnswerIPBytes = 0
 
     /// All IP bytes of the DNS lookup this exchange carries.
-    public var dnsIPBytes: Int { dnsQueryIPBytes + dnsAnswerIPBytes }
+    package var dnsIPBytes: Int { dnsQueryIPBytes + dnsAnswerIPBytes }
     /// HTTP/2: connection-level frame bytes (preface, SETTINGS, PING, stream-0 WINDOW_UPDATE, GOAWAY…)
     /// the exchange was given per direction, by the rule of `HTTP2ConnectionAnalysis`; 0 for HTTP/1.x.
-    public var connectionShareBytes = DirectionPair(0, 0)
+    package var connectionShareBytes = DirectionPair(0, 0)
     /// True until the final response is complete (HTTP/2: until the stream is over).
     var isInFlight = true
     /// HTTP/2: per direction, from the first byte the exchange owns to the end of the last one read.

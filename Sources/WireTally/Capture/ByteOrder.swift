@@ -1,10 +1,10 @@
 /// The byte order of a capture file's header and record fields.
-public enum ByteOrder: Sendable {
+package enum ByteOrder: Sendable {
     case littleEndian
     case bigEndian
 
     /// The order of the machine running this code.
-    public static let host: ByteOrder = 1.littleEndian == 1 ? .littleEndian : .bigEndian
+    package static let host: ByteOrder = 1.littleEndian == 1 ? .littleEndian : .bigEndian
 }
 
 extension UnsafeRawPointer {

@@ -1,7 +1,7 @@
 import Glibc
 
 /// Where a capture writer puts its bytes.
-public enum CaptureDestination: Sendable {
+package enum CaptureDestination: Sendable {
     /// A file, created or truncated.
     case file(path: String)
     /// An in-memory array, read back through the writer's `bytes`.

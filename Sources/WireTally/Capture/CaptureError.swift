@@ -1,5 +1,5 @@
 /// Why a capture could not be read (further). Each case has a message meant for people.
-public enum CaptureError: Error, CustomStringConvertible, Equatable {
+package enum CaptureError: Error, CustomStringConvertible, Equatable {
     /// The file could not be opened or read (`errno` text included).
     case cannotOpen(path: String, reason: String)
     /// The file's first bytes are not a pcap, pcapng or gzip magic number.
@@ -13,7 +13,7 @@ public enum CaptureError: Error, CustomStringConvertible, Equatable {
     /// A BPF filter expression did not compile for a link type of the capture.
     case badFilter(expression: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .cannotOpen(path, reason): return "\(path): cannot open: \(reason)"
         case let .notACapture(path): return "\(path): not a pcap, pcapng or gzip-compressed capture"

@@ -1,12 +1,12 @@
 /// Opening capture files whatever their format.
-public enum CaptureFile {
+package enum CaptureFile {
     /// Opens the pcap or pcapng file at `path`, gzip-compressed or not, recognising each by its
     /// magic number (never by the file name). Packets carry `fileIndex`.
     ///
     /// Throws `.cannotOpen`, `.notACapture` (unknown magic), `.truncated` (shorter than the file
     /// header), `.malformed` or `.decompression`. A file holding only headers yields no packets
     /// and no error.
-    public static func open(path: String, fileIndex: Int = 0) throws(CaptureError) -> any PacketSource {
+    package static func open(path: String, fileIndex: Int = 0) throws(CaptureError) -> any PacketSource {
         let input = try CaptureInput(path: path)
         let magicLength = try input.fill(4)
         guard magicLength == 4 else {

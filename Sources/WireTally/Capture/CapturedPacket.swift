@@ -2,25 +2,25 @@
 ///
 /// `bytes` points into the reader's buffer and is valid only until that reader is asked for its next
 /// packet: stages that keep data past that point copy it.
-public struct CapturedPacket {
+package struct CapturedPacket {
     /// 1-based position of the packet in the (merged) capture, like Wireshark's frame number.
-    public var frameNumber: Int
-    public var timestamp: Timestamp
-    public var linkType: LinkType
+    package var frameNumber: Int
+    package var timestamp: Timestamp
+    package var linkType: LinkType
     /// The frame's length on the wire (`orig_len`); at least `bytes.count`.
-    public var originalLength: Int
+    package var originalLength: Int
     /// The captured bytes (`incl_len` of them; fewer than `originalLength` when cut by the snaplen).
-    public var bytes: UnsafeRawBufferPointer
+    package var bytes: UnsafeRawBufferPointer
     /// Which input file the packet came from (index into the list given to the reader).
-    public var fileIndex: Int
+    package var fileIndex: Int
     /// The pcapng interface the packet was captured on (0 for pcap files).
-    public var interfaceIndex: Int
+    package var interfaceIndex: Int
     /// The process or app the file's blocks name for the packet (Apple's pcapng process information
     /// blocks, PCAPdroid's pcapng UID mapping); `.none` otherwise. Owners written into the frame
     /// itself (PKTAP header, PCAPdroid trailer) are read by `owner`.
-    public var recordedOwner: PacketOwner
+    package var recordedOwner: PacketOwner
 
-    public init(
+    package init(
         frameNumber: Int, timestamp: Timestamp, linkType: LinkType, originalLength: Int,
         bytes: UnsafeRawBufferPointer, fileIndex: Int = 0, interfaceIndex: Int = 0,
         recordedOwner: PacketOwner = .none
@@ -36,11 +36,11 @@ public struct CapturedPacket {
     }
 
     /// True when the snaplen cut the packet short.
-    public var isTruncatedBySnaplen: Bool { bytes.count < originalLength }
+    package var isTruncatedBySnaplen: Bool { bytes.count < originalLength }
 
     /// The process or app that sent or received the packet, as the capture records it: the file's
     /// blocks (`recordedOwner`), the PKTAP header, or a PCAPdroid trailer; nil when it names none.
-    public var owner: PacketOwner? {
+    package var owner: PacketOwner? {
         if recordedOwner.kind != .none { return recordedOwner }
         switch linkType {
         case .pktap: return PKTAPHeader(bytes)?.owner
@@ -51,7 +51,7 @@ public struct CapturedPacket {
 }
 
 /// Anything that yields captured packets in order: a file reader, a merge of several, a live interface.
-public protocol PacketSource {
+package protocol PacketSource {
     /// The next packet, or nil at the clean end of the input. The packet's bytes stay valid until the
     /// next call. Throws `CaptureError` on input that cannot be read further (packets already returned
     /// stay valid results).
@@ -64,5 +64,5 @@ public protocol PacketSource {
 
 extension PacketSource {
     /// Sources that are not files read no file bytes.
-    public var fileBytesRead: Int { 0 }
+    package var fileBytesRead: Int { 0 }
 }

@@ -13,36 +13,36 @@
 ///
 /// A file damaged part of the way (truncated, a block framing that does not hold together, corrupt
 /// gzip data) keeps the secrets found before the damage, which `damage` describes.
-public struct DecryptionSecretsScan: Sendable {
+package struct DecryptionSecretsScan: Sendable {
     /// The Secrets Type of a TLS key log (`TLSK`): NSS key log text, one line per secret.
-    public static let tlsKeyLogType: UInt32 = 0x544C_534B
+    package static let tlsKeyLogType: UInt32 = 0x544C_534B
 
     /// The Secrets Data of each TLS key log DSB (padding removed), in file order.
-    public private(set) var tlsKeyLogs: [[UInt8]] = []
+    package private(set) var tlsKeyLogs: [[UInt8]] = []
     /// DSBs of other secrets types (SSH, WireGuard, ZigBee, OPC UA…): counted, not kept.
-    public private(set) var otherSecretsBlocks = 0
+    package private(set) var otherSecretsBlocks = 0
     /// DSBs whose Secrets Length does not fit their block: counted and skipped.
-    public private(set) var malformedSecretsBlocks = 0
+    package private(set) var malformedSecretsBlocks = 0
     /// TLS key log DSBs past `maximumTLSKeyLogBytes` kept: counted, not kept.
-    public private(set) var droppedTLSKeyLogs = 0
+    package private(set) var droppedTLSKeyLogs = 0
     /// Sections (Section Header Blocks) met.
-    public private(set) var sections = 0
+    package private(set) var sections = 0
     /// Packet blocks (enhanced, simple, obsolete) stepped over.
-    public private(set) var packetBlocks = 0
+    package private(set) var packetBlocks = 0
     /// Why the walk stopped before the end of the file (`.truncated`, `.malformed`, `.decompression`),
     /// nil when it reached the end. The secrets found before it are kept.
-    public private(set) var damage: CaptureError?
+    package private(set) var damage: CaptureError?
 
     /// At most this many bytes of TLS key logs are kept, whatever the file says (a key log line
     /// takes about 180 bytes: over a million connections).
-    public static let maximumTLSKeyLogBytes = 256 << 20
+    package static let maximumTLSKeyLogBytes = 256 << 20
 
     /// Walks the blocks of the capture at `path` (pcap or pcapng, gzip-compressed or not).
     ///
     /// Throws `.cannotOpen`, `.notACapture` (neither a pcap nor a pcapng magic number), `.truncated`
     /// (shorter than a magic number) and `.decompression` (gzip data corrupt before the magic number);
     /// damage further on is `damage`, never thrown.
-    public init(path: String) throws(CaptureError) {
+    package init(path: String) throws(CaptureError) {
         let input = try CaptureInput(path: path)
         guard try input.fill(4) == 4 else {
             throw .truncated(path: path, afterPackets: 0, detail: "file shorter than any capture header")
@@ -59,13 +59,13 @@ public struct DecryptionSecretsScan: Sendable {
 
     /// The TLS key log payloads of the DSBs of the capture at `path`, in file order: those before any
     /// damage when the file is damaged part of the way. Throws as `init(path:)`.
-    public static func tlsKeyLogSecrets(in path: String) throws(CaptureError) -> [[UInt8]] {
+    package static func tlsKeyLogSecrets(in path: String) throws(CaptureError) -> [[UInt8]] {
         try DecryptionSecretsScan(path: path).tlsKeyLogs
     }
 
     /// The TLS key logs read into one `TLSKeyLog`, each payload on its own (a last line without
     /// newline ends with its block; line numbers run on across blocks).
-    public var tlsKeyLog: TLSKeyLog {
+    package var tlsKeyLog: TLSKeyLog {
         var log = TLSKeyLog()
         for payload in tlsKeyLogs {
             log.read(payload)

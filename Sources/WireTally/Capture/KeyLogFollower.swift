@@ -15,26 +15,26 @@ import Glibc
 /// - When nothing changed, a poll costs one `stat` of the path (size, device and inode compared).
 /// - Errors name the path and the system's reason, never the file's content; `keyLog`'s problems
 ///   hold no secret either.
-public final class KeyLogFollower {
+package final class KeyLogFollower {
     /// The followed path, as given.
-    public let path: String
+    package let path: String
     /// Every secret taken so far, from every version of the file.
-    public private(set) var keyLog = TLSKeyLog()
+    package private(set) var keyLog = TLSKeyLog()
     /// Whether the file was there at the last poll.
-    public private(set) var fileExists = false
+    package private(set) var fileExists = false
     /// How many times the file was found truncated or replaced and read again from its start.
-    public private(set) var restarts = 0
+    package private(set) var restarts = 0
     /// Bytes of the current version of the file read so far (the waiting partial line included).
-    public private(set) var bytesRead = 0
+    package private(set) var bytesRead = 0
 
     /// Bytes of the last line, read but without its newline yet.
-    public var waitingBytes: Int { partialLine.count }
+    package var waitingBytes: Int { partialLine.count }
 
     /// Why the key log could not be read. Holds the path and the system's reason, never file content.
-    public struct Error: Swift.Error, Equatable, CustomStringConvertible {
-        public var path: String
-        public var reason: String
-        public var description: String { "key log \(path): \(reason)" }
+    package struct Error: Swift.Error, Equatable, CustomStringConvertible {
+        package var path: String
+        package var reason: String
+        package var description: String { "key log \(path): \(reason)" }
     }
 
     private var descriptor: Int32 = -1
@@ -52,7 +52,7 @@ public final class KeyLogFollower {
     static let longestKeptLine = 1024
 
     /// Follows the key log at `path`; nothing is read before the first `poll`.
-    public init(path: String) {
+    package init(path: String) {
         self.path = path
     }
 
@@ -69,7 +69,7 @@ public final class KeyLogFollower {
     /// Throws when the path is there but cannot be read (not a regular file, no permission, a read
     /// error); a missing file is no error.
     @discardableResult
-    public func poll() throws(Error) -> [UInt8] {
+    package func poll() throws(Error) -> [UInt8] {
         var status = stat()
         guard stat(path, &status) == 0 else {
             let code = errno

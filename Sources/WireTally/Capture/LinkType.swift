@@ -1,34 +1,34 @@
 /// A pcap/pcapng link-layer header type (`LINKTYPE_*` values from tcpdump.org/linktypes.html).
-public struct LinkType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public var rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct LinkType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package var rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// BSD loopback: 4-byte address family in the capturing host's byte order.
-    public static let null = LinkType(rawValue: 0)
+    package static let null = LinkType(rawValue: 0)
     /// Ethernet II / 802.3 (also used by iOS rvi captures whose packets start directly with IP).
-    public static let ethernet = LinkType(rawValue: 1)
+    package static let ethernet = LinkType(rawValue: 1)
     /// Raw IP as DLT_RAW is numbered on most systems.
-    public static let rawDLT12 = LinkType(rawValue: 12)
+    package static let rawDLT12 = LinkType(rawValue: 12)
     /// Raw IP as DLT_RAW is numbered on OpenBSD.
-    public static let rawDLT14 = LinkType(rawValue: 14)
+    package static let rawDLT14 = LinkType(rawValue: 14)
     /// Raw IPv4 or IPv6 (LINKTYPE_RAW).
-    public static let raw = LinkType(rawValue: 101)
+    package static let raw = LinkType(rawValue: 101)
     /// OpenBSD loopback: 4-byte address family in network byte order.
-    public static let loop = LinkType(rawValue: 108)
+    package static let loop = LinkType(rawValue: 108)
     /// Linux cooked capture v1.
-    public static let linuxSLL = LinkType(rawValue: 113)
+    package static let linuxSLL = LinkType(rawValue: 113)
     /// Raw IPv4 only.
-    public static let ipv4 = LinkType(rawValue: 228)
+    package static let ipv4 = LinkType(rawValue: 228)
     /// Raw IPv6 only.
-    public static let ipv6 = LinkType(rawValue: 229)
+    package static let ipv6 = LinkType(rawValue: 229)
     /// Linux netfilter NFLOG.
-    public static let nflog = LinkType(rawValue: 239)
+    package static let nflog = LinkType(rawValue: 239)
     /// Apple PKTAP.
-    public static let pktap = LinkType(rawValue: 258)
+    package static let pktap = LinkType(rawValue: 258)
     /// Linux cooked capture v2 (`tcpdump -i any` on recent libpcap).
-    public static let linuxSLL2 = LinkType(rawValue: 276)
+    package static let linuxSLL2 = LinkType(rawValue: 276)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case .null: return "NULL"
         case .ethernet: return "ETHERNET"

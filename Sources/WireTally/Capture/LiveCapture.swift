@@ -5,45 +5,45 @@ import Glibc
 /// handed over as it arrives), nanosecond timestamps, the BPF filter applied in the kernel. Reads do
 /// not block longer than the timeout, also in immediate mode (where libpcap itself would wait for a
 /// packet forever): the handle is non-blocking and we poll its descriptor; a signal ends the wait.
-public final class LiveCapture {
+package final class LiveCapture {
     /// How a live capture is opened.
-    public struct Settings: Sendable {
-        public var interface: String
-        public var filter: String?
+    package struct Settings: Sendable {
+        package var interface: String
+        package var filter: String?
         /// Bytes kept of each packet.
-        public var snaplen: Int32 = 262_144
-        public var promiscuous = false
+        package var snaplen: Int32 = 262_144
+        package var promiscuous = false
         /// How long a read waits for a packet before returning empty-handed.
-        public var timeoutMilliseconds: Int32 = 200
+        package var timeoutMilliseconds: Int32 = 200
 
-        public init(interface: String, filter: String? = nil) {
+        package init(interface: String, filter: String? = nil) {
             self.interface = interface
             self.filter = filter
         }
     }
 
     /// One read: a packet, or nothing before the timeout.
-    public enum Event {
+    package enum Event {
         case packet(CapturedPacket)
         case timeout
     }
 
     /// Counters from `pcap_stats`.
-    public struct Statistics: Sendable {
+    package struct Statistics: Sendable {
         /// Packets the kernel saw for this capture (passed by the filter).
-        public var received: Int
+        package var received: Int
         /// Dropped because the capture buffer was full (we did not read fast enough).
-        public var dropped: Int
+        package var dropped: Int
         /// Dropped by the interface or its driver.
-        public var interfaceDropped: Int
+        package var interfaceDropped: Int
     }
 
-    public let settings: Settings
+    package let settings: Settings
     /// The link type of the interface's packets.
-    public let linkType: LinkType
+    package let linkType: LinkType
     /// libpcap's warning when the capture started with a restriction (promiscuous mode or the
     /// timestamp type not supported…).
-    public let activationWarning: String?
+    package let activationWarning: String?
     private let handle: OpaquePointer
     /// The descriptor to poll for packets.
     private let descriptor: Int32
@@ -51,7 +51,7 @@ public final class LiveCapture {
 
     /// Opens and activates the capture. Throws a `LiveCaptureError` that says what to do when the
     /// process lacks the right to capture or the interface does not exist.
-    public init(_ settings: Settings) throws(LiveCaptureError) {
+    package init(_ settings: Settings) throws(LiveCaptureError) {
         self.settings = settings
         let name = settings.interface
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
@@ -103,7 +103,7 @@ public final class LiveCapture {
 
     /// Waits for the next packet, up to the read timeout (or until a signal comes). The packet's bytes
     /// stay valid until the next call. Throws when the capture cannot go on (the interface went away).
-    public func next() throws(LiveCaptureError) -> Event {
+    package func next() throws(LiveCaptureError) -> Event {
         var header: UnsafeMutablePointer<pcap_pkthdr>?
         var data: UnsafePointer<UInt8>?
         var status = pcap_next_ex(handle, &header, &data)
@@ -130,7 +130,7 @@ public final class LiveCapture {
     }
 
     /// The kernel's counters for this capture (zeros when libpcap cannot give them).
-    public func statistics() -> Statistics {
+    package func statistics() -> Statistics {
         var stats = pcap_stat()
         guard pcap_stats(handle, &stats) == 0 else { return Statistics(received: 0, dropped: 0, interfaceDropped: 0) }
         return Statistics(received: Int(stats.ps_recv), dropped: Int(stats.ps_drop), interfaceDropped: Int(stats.ps_ifdrop))

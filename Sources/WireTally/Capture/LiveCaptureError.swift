@@ -1,5 +1,5 @@
 /// Why a live capture could not start or go on.
-public enum LiveCaptureError: Error, Equatable, CustomStringConvertible {
+package enum LiveCaptureError: Error, Equatable, CustomStringConvertible {
     /// The process may not capture on the interface (needs root or CAP_NET_RAW).
     case permissionDenied(interface: String, detail: String)
     /// No interface has this name; `available` lists the ones that exist.
@@ -9,7 +9,7 @@ public enum LiveCaptureError: Error, Equatable, CustomStringConvertible {
     /// libpcap failed to open, configure or read the interface.
     case failed(interface: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .permissionDenied(interface, detail):
             return """

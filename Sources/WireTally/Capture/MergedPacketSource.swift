@@ -10,12 +10,12 @@ import Glibc
 /// others go on being merged, so every good packet of every input is returned. Each failure is
 /// appended to `failures` when it happens (so open failures are visible right after `init`). Once
 /// all inputs are drained, `nextPacket()` throws the first failure, once; after that it returns nil.
-public final class MergedPacketSource: PacketSource {
+package final class MergedPacketSource: PacketSource {
     /// What went wrong in each failed input, in the order the failures happened.
-    public private(set) var failures: [any Error] = []
+    package private(set) var failures: [any Error] = []
     /// The summed sizes of the files given to `init(paths:)` (0 for sources given directly): what
     /// `fileBytesRead` reaches at the end.
-    public private(set) var fileBytesTotal = 0
+    package private(set) var fileBytesTotal = 0
 
     private struct Input {
         var source: any PacketSource
@@ -31,13 +31,13 @@ public final class MergedPacketSource: PacketSource {
     private var hasThrownFailure = false
 
     /// Merges `sources`; packets from `sources[i]` get `fileIndex` i.
-    public init(sources: [any PacketSource]) {
+    package init(sources: [any PacketSource]) {
         inputs = sources.enumerated().map { Input(source: $1, fileIndex: $0) }
     }
 
     /// Opens and merges the capture files at `paths` (see `CaptureFile.open`); packets from
     /// `paths[i]` get `fileIndex` i. A file that cannot be opened is recorded in `failures`.
-    public convenience init(paths: [String]) {
+    package convenience init(paths: [String]) {
         var sources: [(Int, any PacketSource)] = []
         var openFailures: [any Error] = []
         for (index, path) in paths.enumerated() {
@@ -62,7 +62,7 @@ public final class MergedPacketSource: PacketSource {
     }
 
     /// Bytes read so far from all the files.
-    public var fileBytesRead: Int {
+    package var fileBytesRead: Int {
         inputs.reduce(0) { $0 + $1.source.fileBytesRead }
     }
 
@@ -73,13 +73,13 @@ public final class MergedPacketSource: PacketSource {
     }
 
     /// The finest timestamp precision among the inputs.
-    public var timestampDigits: Int {
+    package var timestampDigits: Int {
         var digits = 0
         for input in inputs { digits = max(digits, input.source.timestampDigits) }
         return digits
     }
 
-    public func nextPacket() throws -> CapturedPacket? {
+    package func nextPacket() throws -> CapturedPacket? {
         if inputs.count == 1 {
             return try numbered(pull(0)) ?? endOfInput()
         }

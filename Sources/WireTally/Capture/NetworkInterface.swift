@@ -2,21 +2,21 @@ import CPcap
 import Glibc
 
 /// A network interface libpcap can capture on, as `pcap_findalldevs` lists it.
-public struct NetworkInterface: Sendable, Equatable {
-    public var name: String
+package struct NetworkInterface: Sendable, Equatable {
+    package var name: String
     /// libpcap's description, when it has one (e.g. "Loopback device").
-    public var description: String?
+    package var description: String?
     /// The interface's IPv4 and IPv6 addresses.
-    public var addresses: [String]
-    public var isUp: Bool
-    public var isRunning: Bool
-    public var isLoopback: Bool
-    public var isWireless: Bool
+    package var addresses: [String]
+    package var isUp: Bool
+    package var isRunning: Bool
+    package var isLoopback: Bool
+    package var isWireless: Bool
     /// "Connected", "Disconnected" or nil when libpcap cannot tell (or it does not apply).
-    public var connectionStatus: String?
+    package var connectionStatus: String?
 
     /// Every interface libpcap can capture on, in its order.
-    public static func all() throws(LiveCaptureError) -> [NetworkInterface] {
+    package static func all() throws(LiveCaptureError) -> [NetworkInterface] {
         var errorBuffer = [CChar](repeating: 0, count: Int(PCAP_ERRBUF_SIZE))
         var list: UnsafeMutablePointer<pcap_if_t>?
         guard pcap_findalldevs(&list, &errorBuffer) == 0 else {
@@ -55,7 +55,7 @@ public struct NetworkInterface: Sendable, Equatable {
     }
 
     /// One line of `-D`, like `tcpdump -D`: `1.eth0 (description) [Up, Running, Connected] 10.0.0.2`.
-    public func listing(number: Int) -> String {
+    package func listing(number: Int) -> String {
         var line = "\(number).\(name)"
         if let description { line += " (\(description))" }
         var flags: [String] = []

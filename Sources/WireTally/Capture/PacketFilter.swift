@@ -10,9 +10,9 @@ import Glibc
 /// BSD loopback files: libpcap then accepts only Linux's AF_INET6 value, not those of the BSDs.)
 /// A consequence: BSD loopback packets whose address family is stored in the opposite byte order
 /// do not match `ip` or `ip6`.
-public final class PacketFilter {
+package final class PacketFilter {
     /// The expression as given.
-    public let expression: String
+    package let expression: String
 
     /// A compiled program with the libpcap handle it was compiled for.
     private final class CompiledProgram {
@@ -69,13 +69,13 @@ public final class PacketFilter {
     private var programs: [LinkType: Result<CompiledProgram, CaptureError>] = [:]
 
     /// A filter for `expression`; nothing is compiled until the first `matches(_:)`.
-    public init(expression: String) {
+    package init(expression: String) {
         self.expression = expression
     }
 
     /// True when the filter accepts `packet`. Throws `.badFilter` with libpcap's message when the
     /// expression does not compile for the packet's link type (compiled once: a failure is remembered).
-    public func matches(_ packet: CapturedPacket) throws(CaptureError) -> Bool {
+    package func matches(_ packet: CapturedPacket) throws(CaptureError) -> Bool {
         let compiled: CompiledProgram
         if let known = programs[packet.linkType] {
             compiled = try known.get()

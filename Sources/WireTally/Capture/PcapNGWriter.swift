@@ -2,7 +2,7 @@
 /// have different link types and precisions: one Interface Description Block is written for each
 /// (link type, precision) pair, when first used. Decryption Secrets Blocks (TLS key logs) may be
 /// written before, between or after the packets.
-public final class PcapNGWriter {
+package final class PcapNGWriter {
     private struct InterfaceKey: Hashable {
         var linkType: LinkType
         var precision: TimestampPrecision
@@ -13,7 +13,7 @@ public final class PcapNGWriter {
 
     /// Starts the file by writing its Section Header Block. Throws `.cannotOpen` when the
     /// destination file cannot be created.
-    public init(destination: CaptureDestination, byteOrder: ByteOrder = .host) throws(CaptureError) {
+    package init(destination: CaptureDestination, byteOrder: ByteOrder = .host) throws(CaptureError) {
         sink = try CaptureByteSink(destination: destination, byteOrder: byteOrder)
         sink.append(UInt32(0x0A0D_0D0A))
         sink.append(UInt32(28))
@@ -25,10 +25,10 @@ public final class PcapNGWriter {
     }
 
     /// Everything written so far, for a `.memory` destination.
-    public var bytes: [UInt8] { sink.bytes }
+    package var bytes: [UInt8] { sink.bytes }
 
     /// Appends `packet` on the interface for its link type and `precision` (timestamp rounded down).
-    public func write(_ packet: CapturedPacket, precision: TimestampPrecision = .microseconds) throws(CaptureError) {
+    package func write(_ packet: CapturedPacket, precision: TimestampPrecision = .microseconds) throws(CaptureError) {
         let interfaceIndex = interface(for: InterfaceKey(linkType: packet.linkType, precision: precision))
         let units = UInt64(bitPattern: precision.units(packet.timestamp))
         let capturedLength = packet.bytes.count
@@ -55,7 +55,7 @@ public final class PcapNGWriter {
     /// readers join (Wireshark, `DecryptionSecretsScan`). Wireshark uses only secrets written before
     /// the packets of the connections they unlock (see `DecryptionSecretsScan`); wiretally uses them
     /// wherever they are.
-    public func writeDecryptionSecrets(tlsKeyLog: [UInt8]) throws(CaptureError) {
+    package func writeDecryptionSecrets(tlsKeyLog: [UInt8]) throws(CaptureError) {
         try writeDecryptionSecrets(tlsKeyLog: tlsKeyLog, blockLimit: Self.maximumSecretsPerBlock)
     }
 
@@ -78,7 +78,7 @@ public final class PcapNGWriter {
     }
 
     /// The most secrets bytes one Decryption Secrets Block gets from `writeDecryptionSecrets`.
-    public static let maximumSecretsPerBlock = 16 << 20
+    package static let maximumSecretsPerBlock = 16 << 20
 
     /// Appends one Decryption Secrets Block of `type` holding `secrets` (at most 256 MiB - 32 bytes).
     func writeDecryptionSecretsBlock(type: UInt32, _ secrets: some Collection<UInt8>) {
@@ -94,10 +94,10 @@ public final class PcapNGWriter {
     }
 
     /// Writes out buffered bytes of a file destination.
-    public func flush() throws(CaptureError) { try sink.flush() }
+    package func flush() throws(CaptureError) { try sink.flush() }
 
     /// Flushes and closes a file destination (also done, ignoring errors, when the writer goes away).
-    public func close() throws(CaptureError) { try sink.close() }
+    package func close() throws(CaptureError) { try sink.close() }
 
     /// The index of the interface for `key`, writing its description block the first time.
     private func interface(for key: InterfaceKey) -> UInt32 {

@@ -1,12 +1,12 @@
 /// Writes a classic pcap file (one link type, microsecond or nanosecond timestamps) to a file or
 /// to memory.
-public final class PcapWriter {
+package final class PcapWriter {
     private let sink: CaptureByteSink
     private let precision: TimestampPrecision
 
     /// Starts a capture of `linkType` packets by writing the file header. Throws `.cannotOpen`
     /// when the destination file cannot be created.
-    public init(
+    package init(
         destination: CaptureDestination, linkType: LinkType, precision: TimestampPrecision = .microseconds,
         snaplen: Int = 262_144, byteOrder: ByteOrder = .host
     ) throws(CaptureError) {
@@ -22,10 +22,10 @@ public final class PcapWriter {
     }
 
     /// Everything written so far, for a `.memory` destination.
-    public var bytes: [UInt8] { sink.bytes }
+    package var bytes: [UInt8] { sink.bytes }
 
     /// Appends `packet` (its timestamp rounded down to the file's precision).
-    public func write(_ packet: CapturedPacket) throws(CaptureError) {
+    package func write(_ packet: CapturedPacket) throws(CaptureError) {
         let (seconds, fraction) = precision.split(packet.timestamp)
         sink.append(UInt32(truncatingIfNeeded: seconds))
         sink.append(UInt32(truncatingIfNeeded: fraction))
@@ -36,8 +36,8 @@ public final class PcapWriter {
     }
 
     /// Writes out buffered bytes of a file destination.
-    public func flush() throws(CaptureError) { try sink.flush() }
+    package func flush() throws(CaptureError) { try sink.flush() }
 
     /// Flushes and closes a file destination (also done, ignoring errors, when the writer goes away).
-    public func close() throws(CaptureError) { try sink.close() }
+    package func close() throws(CaptureError) { try sink.close() }
 }

@@ -1,5 +1,5 @@
 /// The timestamp unit a capture writer records.
-public enum TimestampPrecision: Sendable {
+package enum TimestampPrecision: Sendable {
     case microseconds
     case nanoseconds
 

@@ -14,7 +14,7 @@ extension EstimateBreakdown {
     /// exchange whose head and body cannot be told apart), the whole HTTP-level difference is `other`.
     /// A pushed exchange is compared in down only: an entry that counts no request bytes never saw the
     /// PUSH_PROMISE (`PushedExchange.swift`).
-    public init(appLog estimate: TrafficEstimate, exchange: HTTPExchange) {
+    package init(appLog estimate: TrafficEstimate, exchange: HTTPExchange) {
         self.init(estimator: nil, encrypted: Self.isEncrypted(exchange))
         up = .appLog(total: estimate.up, head: estimate.upHeaders, body: estimate.upBody,
                      message: exchange.request, encrypted: encrypted)

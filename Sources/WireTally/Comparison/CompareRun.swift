@@ -5,15 +5,15 @@
 /// "summary":{…}}` — an estimator object as `EstimatorReport.json`; an app log object as
 /// `AppLogReport.json` with the estimator-style `up`, `down`, `dns`, `total`, `per_request` and
 /// `gap_by_cause` of its matched entries; endpoints as `EndpointAggregator.json`.
-public struct CompareRun {
-    public var files: [String]
-    public var appLogs: [String]
-    public var level: WireLevel
-    public var options: CaptureAnalyzer.Options
+package struct CompareRun {
+    package var files: [String]
+    package var appLogs: [String]
+    package var level: WireLevel
+    package var options: CaptureAnalyzer.Options
     /// Told how far reading the capture has got (see `AnalysisRun.progress`).
-    public var progress: ((ReadProgress) -> Void)?
+    package var progress: ((ReadProgress) -> Void)?
 
-    public init(files: [String], appLogs: [String] = [], level: WireLevel = .ip, options: CaptureAnalyzer.Options = .init()) {
+    package init(files: [String], appLogs: [String] = [], level: WireLevel = .ip, options: CaptureAnalyzer.Options = .init()) {
         self.files = files
         self.appLogs = appLogs
         self.level = level
@@ -21,19 +21,19 @@ public struct CompareRun {
     }
 
     /// What a comparison found.
-    public struct Result {
-        public var estimators: [EstimatorReport]
+    package struct Result {
+        package var estimators: [EstimatorReport]
         /// Per app log: its matching report and the estimate report of its matched entries.
-        public var appLogs: [(report: AppLogReport, estimates: EstimatorReport)]
-        public var endpoints: EndpointAggregator
-        public var summary: CaptureSummary
+        package var appLogs: [(report: AppLogReport, estimates: EstimatorReport)]
+        package var endpoints: EndpointAggregator
+        package var summary: CaptureSummary
         /// Problems: input errors of the capture, app logs that could not be read.
-        public var errors: [String]
+        package var errors: [String]
     }
 
     /// Runs the comparison; `observer`, when given, also receives every record and the summary (for
     /// outputs built from the same single pass, like the HTML report).
-    public func run(observer: (any RecordWriter)? = nil) -> Result {
+    package func run(observer: (any RecordWriter)? = nil) -> Result {
         var options = self.options
         options.http = EstimatorRun.requiredHTTPLimits(options.http)
         options.keepsReportedExchanges = !appLogs.isEmpty  // matched after the analysis, by their ledger
@@ -70,7 +70,7 @@ public struct CompareRun {
 
 extension CompareRun.Result {
     /// The report as one JSON document.
-    public func json(level: WireLevel, files: [String]) -> JSONValue {
+    package func json(level: WireLevel, files: [String]) -> JSONValue {
         let estimatorKeys = ["up", "down", "dns", "total", "per_request", "gap_by_cause"]
         let appLogObjects: [JSONValue] = appLogs.map { log in
             let extra = estimatorKeys.compactMap { key in log.estimates.json[key].map { (key, $0) } }

@@ -1,6 +1,6 @@
 extension CompareRun.Result {
     /// The report for people: one line per estimator, a block per app log, then the endpoints.
-    public func table(level: WireLevel, files: [String]) -> String {
+    package func table(level: WireLevel, files: [String]) -> String {
         var lines = ["wire level: \(level.rawValue)   files: \(files.joined(separator: ", "))", ""]
         let table = TextTable(columns: [
             .text("SOURCE", width: 16), .init("REQ", width: 5), .init("UP EST", width: 10), .init("UP WIRE", width: 10),

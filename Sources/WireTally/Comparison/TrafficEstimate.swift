@@ -1,16 +1,16 @@
 /// What an app-layer source — a built-in estimator, or an app's own log entry — says one exchange cost,
 /// to be compared with the wire.
-public struct TrafficEstimate: Hashable, Sendable {
+package struct TrafficEstimate: Hashable, Sendable {
     /// Upload bytes (request) and download bytes (response) the source reports.
-    public var up: Int
-    public var down: Int
+    package var up: Int
+    package var down: Int
     /// The source's own split into header and body bytes, when it has one.
-    public var upHeaders: Int?
-    public var upBody: Int?
-    public var downHeaders: Int?
-    public var downBody: Int?
+    package var upHeaders: Int?
+    package var upBody: Int?
+    package var downHeaders: Int?
+    package var downBody: Int?
 
-    public init(up: Int, down: Int, upHeaders: Int? = nil, upBody: Int? = nil, downHeaders: Int? = nil, downBody: Int? = nil) {
+    package init(up: Int, down: Int, upHeaders: Int? = nil, upBody: Int? = nil, downHeaders: Int? = nil, downBody: Int? = nil) {
         self.up = up
         self.down = down
         self.upHeaders = upHeaders

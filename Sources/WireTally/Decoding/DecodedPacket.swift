@@ -2,34 +2,34 @@
 ///
 /// Byte views point into the captured frame or into the decoder's fragment buffer; they are valid until
 /// the decoder is given its next packet.
-public struct IPPacket {
+package struct IPPacket {
     // The small fields sit in the padding after `source` (declaration order is layout order): the
     // packet fits in 128 bytes, which the compiler copies inline instead of calling memcpy.
-    public var source: IPAddress
+    package var source: IPAddress
     /// 4 or 6.
-    public var version: UInt8
+    package var version: UInt8
     /// The upper-layer protocol number (6 TCP, 17 UDP, 1 ICMP, 58 ICMPv6…), after IPv6 extension headers.
-    public var transportProtocol: UInt8
+    package var transportProtocol: UInt8
     /// True when the IPv4 header checksum is wrong.
-    public var hasBadHeaderChecksum: Bool
+    package var hasBadHeaderChecksum: Bool
     /// True when the datagram was reassembled from fragments.
-    public var wasFragmented: Bool
+    package var wasFragmented: Bool
     /// VLAN tags of the frame (of the completing frame for a reassembled datagram).
-    public var vlan: VLANTags
-    public var destination: IPAddress
+    package var vlan: VLANTags
+    package var destination: IPAddress
     /// Captured bytes of the transport header and payload (may be fewer than `transportLength`).
-    public var transport: UnsafeRawBufferPointer
+    package var transport: UnsafeRawBufferPointer
     /// Length of the transport header and payload as the IP header(s) declare it.
-    public var transportLength: Int
+    package var transportLength: Int
     /// The frames that carried this datagram: `packets` frames, their `frameBytes` (original frame
     /// lengths) and `ipBytes` (IP total lengths). `payloadBytes` is left 0 here.
-    public var wire: TrafficCounters
+    package var wire: TrafficCounters
     /// Time of the frame that completed the datagram.
-    public var timestamp: Timestamp
+    package var timestamp: Timestamp
     /// Frame number of the frame that completed the datagram.
-    public var frameNumber: Int
+    package var frameNumber: Int
 
-    public init(
+    package init(
         version: UInt8, source: IPAddress, destination: IPAddress, transportProtocol: UInt8,
         transport: UnsafeRawBufferPointer, transportLength: Int, wire: TrafficCounters,
         timestamp: Timestamp, frameNumber: Int, hasBadHeaderChecksum: Bool = false, wasFragmented: Bool = false,
@@ -50,44 +50,44 @@ public struct IPPacket {
     }
 
     /// True when the snaplen cut off part of the transport header or payload.
-    public var isTruncated: Bool { transport.count < transportLength }
+    package var isTruncated: Bool { transport.count < transportLength }
 }
 
 /// TCP header flags.
-public struct TCPFlags: OptionSet, Hashable, Sendable {
-    public var rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
-    public static let fin = TCPFlags(rawValue: 0x01)
-    public static let syn = TCPFlags(rawValue: 0x02)
-    public static let rst = TCPFlags(rawValue: 0x04)
-    public static let psh = TCPFlags(rawValue: 0x08)
-    public static let ack = TCPFlags(rawValue: 0x10)
-    public static let urg = TCPFlags(rawValue: 0x20)
-    public static let ece = TCPFlags(rawValue: 0x40)
-    public static let cwr = TCPFlags(rawValue: 0x80)
+package struct TCPFlags: OptionSet, Hashable, Sendable {
+    package var rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
+    package static let fin = TCPFlags(rawValue: 0x01)
+    package static let syn = TCPFlags(rawValue: 0x02)
+    package static let rst = TCPFlags(rawValue: 0x04)
+    package static let psh = TCPFlags(rawValue: 0x08)
+    package static let ack = TCPFlags(rawValue: 0x10)
+    package static let urg = TCPFlags(rawValue: 0x20)
+    package static let ece = TCPFlags(rawValue: 0x40)
+    package static let cwr = TCPFlags(rawValue: 0x80)
 }
 
 /// A decoded TCP segment header with a view of its payload.
-public struct TCPSegment {
-    public var sourcePort: UInt16
-    public var destinationPort: UInt16
-    public var sequence: UInt32
-    public var acknowledgment: UInt32
-    public var flags: TCPFlags
-    public var window: UInt16
+package struct TCPSegment {
+    package var sourcePort: UInt16
+    package var destinationPort: UInt16
+    package var sequence: UInt32
+    package var acknowledgment: UInt32
+    package var flags: TCPFlags
+    package var window: UInt16
     /// TCP header length in bytes (data offset × 4), options included.
-    public var headerLength: Int
+    package var headerLength: Int
     /// The captured payload bytes (fewer than `payloadLength` when the snaplen cut them).
-    public var payload: UnsafeRawBufferPointer
+    package var payload: UnsafeRawBufferPointer
     /// Payload length from the IP and TCP headers.
-    public var payloadLength: Int
+    package var payloadLength: Int
     /// True when the checksum could be verified (whole segment captured) and is wrong. Captures taken
     /// on the sending host carry checksums the NIC fills in later: such segments are still decoded.
-    public var hasBadChecksum: Bool
+    package var hasBadChecksum: Bool
     /// The captured option bytes of the header (after its fixed 20 bytes), valid as long as `payload`.
-    public var optionBytes: UnsafeRawBufferPointer
+    package var optionBytes: UnsafeRawBufferPointer
 
-    public init(
+    package init(
         sourcePort: UInt16, destinationPort: UInt16, sequence: UInt32, acknowledgment: UInt32,
         flags: TCPFlags, window: UInt16 = 65535, headerLength: Int = 20, payload: UnsafeRawBufferPointer,
         payloadLength: Int, hasBadChecksum: Bool = false,
@@ -107,23 +107,23 @@ public struct TCPSegment {
     }
 
     /// True when the snaplen cut part of the payload.
-    public var isPayloadTruncated: Bool { payload.count < payloadLength }
+    package var isPayloadTruncated: Bool { payload.count < payloadLength }
 
     /// The options the decoder understands (MSS, window scale, SACK-permitted, timestamps), read from
     /// `optionBytes` when asked: nothing on the per-packet path needs them.
-    public var options: TCPOptions { TCPOptions(parsing: optionBytes) }
+    package var options: TCPOptions { TCPOptions(parsing: optionBytes) }
 }
 
 /// TCP options read from a segment header; nil / false when absent.
-public struct TCPOptions: Hashable, Sendable {
-    public var maximumSegmentSize: UInt16?
+package struct TCPOptions: Hashable, Sendable {
+    package var maximumSegmentSize: UInt16?
     /// The window scale shift count (RFC 7323).
-    public var windowScale: UInt8?
-    public var sackPermitted: Bool
-    public var timestampValue: UInt32?
-    public var timestampEchoReply: UInt32?
+    package var windowScale: UInt8?
+    package var sackPermitted: Bool
+    package var timestampValue: UInt32?
+    package var timestampEchoReply: UInt32?
 
-    public init(
+    package init(
         maximumSegmentSize: UInt16? = nil, windowScale: UInt8? = nil, sackPermitted: Bool = false,
         timestampValue: UInt32? = nil, timestampEchoReply: UInt32? = nil
     ) {
@@ -136,17 +136,17 @@ public struct TCPOptions: Hashable, Sendable {
 }
 
 /// A decoded UDP header with a view of its payload.
-public struct UDPDatagram {
-    public var sourcePort: UInt16
-    public var destinationPort: UInt16
+package struct UDPDatagram {
+    package var sourcePort: UInt16
+    package var destinationPort: UInt16
     /// The captured payload bytes.
-    public var payload: UnsafeRawBufferPointer
+    package var payload: UnsafeRawBufferPointer
     /// Payload length from the UDP length field (or the IP length when that is inconsistent).
-    public var payloadLength: Int
+    package var payloadLength: Int
     /// True when the checksum could be verified and is wrong (a zero IPv4 UDP checksum means none).
-    public var hasBadChecksum: Bool
+    package var hasBadChecksum: Bool
 
-    public init(
+    package init(
         sourcePort: UInt16, destinationPort: UInt16, payload: UnsafeRawBufferPointer, payloadLength: Int,
         hasBadChecksum: Bool = false
     ) {
@@ -159,7 +159,7 @@ public struct UDPDatagram {
 }
 
 /// Where decoding of a frame stopped when it could not go on.
-public enum DecodeFailure: String, Sendable, CaseIterable {
+package enum DecodeFailure: String, Sendable, CaseIterable {
     /// The capture's link type is not one wiretally decodes.
     case unknownLinkType = "unknown_link_type"
     /// The frame carries something other than IP (ARP, LLDP, …).
@@ -171,7 +171,7 @@ public enum DecodeFailure: String, Sendable, CaseIterable {
 }
 
 /// The result of decoding one captured frame.
-public enum DecodedPacket {
+package enum DecodedPacket {
     case tcp(IPPacket, TCPSegment)
     case udp(IPPacket, UDPDatagram)
     /// IP with another transport (ICMP, ICMPv6, ESP, no-next-header, …). A TCP or UDP header cut by the

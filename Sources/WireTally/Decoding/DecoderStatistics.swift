@@ -1,23 +1,23 @@
 /// Counts a `PacketDecoder` keeps for the summary: oddities it met while still decoding the packets.
-public struct DecoderStatistics: Hashable, Sendable {
+package struct DecoderStatistics: Hashable, Sendable {
     /// IPv4 headers whose checksum is wrong (the packets are still decoded).
-    public var badIPv4HeaderChecksums = 0
+    package var badIPv4HeaderChecksums = 0
     /// Fully captured TCP segments whose checksum is wrong. Usually checksum offload: captured on the
     /// sending host before the NIC filled the checksum in. The segments are still decoded.
-    public var badTCPChecksums = 0
+    package var badTCPChecksums = 0
     /// Fully captured UDP datagrams whose checksum is wrong (still decoded).
-    public var badUDPChecksums = 0
+    package var badUDPChecksums = 0
     /// IP length fields that were 0 (TSO, IPv6 jumbograms) or larger than the frame on the wire: the
     /// frame's size after the link header was used as the IP length instead.
-    public var ipLengthFallbacks = 0
+    package var ipLengthFallbacks = 0
     /// UDP length fields below 8 or beyond the IP payload: the IP payload length was used instead.
-    public var inconsistentUDPLengths = 0
+    package var inconsistentUDPLengths = 0
     /// Ethernet-declared frames that start directly with an IP header (iOS `rvi` captures).
-    public var ethernetFramesStartingWithIP = 0
+    package var ethernetFramesStartingWithIP = 0
     /// IP fragment handling.
-    public var fragments = FragmentStatistics()
+    package var fragments = FragmentStatistics()
 
-    public init() {}
+    package init() {}
 
     /// These counts with those of a decoder that decoded the other frames of the same capture without
     /// reassembling fragments (`PacketDecoder.decodeUnlessFragment`), whose fragment counts stay zero.
@@ -33,7 +33,7 @@ public struct DecoderStatistics: Hashable, Sendable {
     }
 
     /// Bad TCP and UDP checksums together.
-    public var badTransportChecksums: Int { badTCPChecksums + badUDPChecksums }
+    package var badTransportChecksums: Int { badTCPChecksums + badUDPChecksums }
     /// Datagrams reassembled from IP fragments.
-    public var fragmentedDatagrams: Int { fragments.reassembledDatagrams }
+    package var fragmentedDatagrams: Int { fragments.reassembledDatagrams }
 }

@@ -1,25 +1,25 @@
 /// An IPv4 or IPv6 address stored in 128 bits, hashable and cheap to copy (no allocation).
 ///
 /// IPv4 addresses are kept in the low 32 bits of `low` with `isIPv6 == false`.
-public struct IPAddress: Hashable, Comparable, Sendable, CustomStringConvertible {
-    public var high: UInt64
-    public var low: UInt64
-    public var isIPv6: Bool
+package struct IPAddress: Hashable, Comparable, Sendable, CustomStringConvertible {
+    package var high: UInt64
+    package var low: UInt64
+    package var isIPv6: Bool
 
-    public init(ipv4 value: UInt32) {
+    package init(ipv4 value: UInt32) {
         high = 0
         low = UInt64(value)
         isIPv6 = false
     }
 
-    public init(ipv6High high: UInt64, low: UInt64) {
+    package init(ipv6High high: UInt64, low: UInt64) {
         self.high = high
         self.low = low
         isIPv6 = true
     }
 
     /// Parses dotted IPv4 (`10.0.0.1`) or textual IPv6 (`fe80::1`); nil when malformed.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         if text.contains(":") {
             guard let parsed = IPAddress.parseIPv6(text) else { return nil }
             self = parsed
@@ -38,14 +38,14 @@ public struct IPAddress: Hashable, Comparable, Sendable, CustomStringConvertible
     /// IPv4 before IPv6, then by address. Field by field: a tuple comparison costs about three times
     /// as much, and every packet orders its two endpoints (`FlowKey`).
     @inline(__always)
-    public static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
+    package static func < (lhs: IPAddress, rhs: IPAddress) -> Bool {
         if lhs.isIPv6 != rhs.isIPv6 { return !lhs.isIPv6 }
         if lhs.high != rhs.high { return lhs.high < rhs.high }
         return lhs.low < rhs.low
     }
 
     /// Dotted quad for IPv4; RFC 5952 text (lower case, longest zero run as `::`) for IPv6.
-    public var description: String {
+    package var description: String {
         if !isIPv6 { return ipv4Text(port: nil) }
         var groups = [UInt16](repeating: 0, count: 8)
         for i in 0..<4 {
@@ -68,7 +68,7 @@ public struct IPAddress: Hashable, Comparable, Sendable, CustomStringConvertible
     }
 
     /// `ip:port` for IPv4, `[ip]:port` for IPv6.
-    public func endpoint(port: UInt16) -> String {
+    package func endpoint(port: UInt16) -> String {
         isIPv6 ? "[\(description)]:\(port)" : ipv4Text(port: port)
     }
 

@@ -9,28 +9,28 @@
 ///     84 pth_epid  88 pth_ecomm[17]  108 (newer kernels append pth_flowid, pth_ipproto, …)
 ///
 /// `pth_length` says where the packet starts, so longer headers are read too.
-public struct PKTAPHeader: Equatable, Sendable {
-    public var length: UInt32
+package struct PKTAPHeader: Equatable, Sendable {
+    package var length: UInt32
     /// `pth_type_next`: 1 (`PTH_TYPE_PACKET`) for a packet, the only type decoded further.
-    public var recordType: UInt32
+    package var recordType: UInt32
     /// `pth_dlt`: the link type of the packet after the header.
-    public var dlt: UInt32
-    public var interfaceName: InlineName
-    public var flags: UInt32
-    public var protocolFamily: UInt32
-    public var framePreLength: UInt32
-    public var framePostLength: UInt32
-    public var pid: Int32
-    public var command: InlineName
-    public var serviceClass: UInt32
-    public var interfaceType: UInt16
-    public var interfaceUnit: UInt16
+    package var dlt: UInt32
+    package var interfaceName: InlineName
+    package var flags: UInt32
+    package var protocolFamily: UInt32
+    package var framePreLength: UInt32
+    package var framePostLength: UInt32
+    package var pid: Int32
+    package var command: InlineName
+    package var serviceClass: UInt32
+    package var interfaceType: UInt16
+    package var interfaceUnit: UInt16
     /// -1 when the socket is not delegated.
-    public var effectivePID: Int32
-    public var effectiveCommand: InlineName
+    package var effectivePID: Int32
+    package var effectiveCommand: InlineName
 
     /// Bytes of a header up to and including `pth_ecomm` (Wireshark's `MIN_PKTAP_HDR_LEN`).
-    public static let minimumLength = 108
+    package static let minimumLength = 108
     /// `PTH_TYPE_PACKET`.
     static let packetRecord: UInt32 = 1
     /// `PTH_FLAG_DIR_IN`, `PTH_FLAG_DIR_OUT`.
@@ -39,7 +39,7 @@ public struct PKTAPHeader: Equatable, Sendable {
 
     /// The header at the start of `frame`; nil when the frame is shorter than `minimumLength` or than
     /// the header's own `pth_length`, or that length is below `minimumLength`.
-    public init?(_ frame: UnsafeRawBufferPointer) {
+    package init?(_ frame: UnsafeRawBufferPointer) {
         guard let length = frame.uint32LittleEndian(at: 0), length >= Self.minimumLength, length <= frame.count
         else { return nil }
         func word(_ offset: Int) -> UInt32 { frame.uint32LittleEndian(at: offset)! }

@@ -9,8 +9,8 @@
 /// option is not read) or larger than the frame on the wire, the frame's original length after the link
 /// header is used instead and `statistics.ipLengthFallbacks` counts it. A frame that the snaplen cut
 /// keeps its declared lengths.
-public final class PacketDecoder {
-    public internal(set) var statistics = DecoderStatistics()
+package final class PacketDecoder {
+    package internal(set) var statistics = DecoderStatistics()
     private var reassembler: FragmentReassembler
     /// The last reassembled datagram, which result views may point into until the next `decode`.
     private var reassembledBuffer: UnsafeMutableRawBufferPointer?
@@ -23,7 +23,7 @@ public final class PacketDecoder {
     ///   - maximumHeldFragmentDatagrams: incomplete datagrams held at most.
     ///   When either limit is hit the datagram whose first fragment is oldest is dropped; its frames are
     ///   reported by the next `expireFragments(olderThan:)` or `flushFragments()`.
-    public init(maximumHeldFragmentBytes: Int = 64 << 20, maximumHeldFragmentDatagrams: Int = 8192) {
+    package init(maximumHeldFragmentBytes: Int = 64 << 20, maximumHeldFragmentDatagrams: Int = 8192) {
         reassembler = FragmentReassembler(
             maximumHeldBytes: maximumHeldFragmentBytes, maximumHeldDatagrams: maximumHeldFragmentDatagrams)
     }
@@ -31,10 +31,10 @@ public final class PacketDecoder {
     deinit { reassembledBuffer?.deallocate() }
 
     /// Incomplete fragmented datagrams currently held.
-    public var heldFragmentDatagrams: Int { reassembler.heldDatagramCount }
+    package var heldFragmentDatagrams: Int { reassembler.heldDatagramCount }
 
     /// Decodes one frame. Fragments are held (`.heldFragment`) until the one completing their datagram.
-    public func decode(_ packet: CapturedPacket) -> DecodedPacket {
+    package func decode(_ packet: CapturedPacket) -> DecodedPacket {
         releaseReassembledBuffer()
         let frameWire = TrafficCounters(packets: 1, frameBytes: packet.originalLength)
         let location = LinkLayer.locateNetworkLayer(
@@ -81,7 +81,7 @@ public final class PacketDecoder {
     /// Drops held fragments of datagrams whose first fragment is older than `time`, and returns the
     /// counters of every fragment frame dropped since the last call to this or `flushFragments()`
     /// (including datagrams evicted by the memory limits).
-    public func expireFragments(olderThan time: Timestamp) -> TrafficCounters {
+    package func expireFragments(olderThan time: Timestamp) -> TrafficCounters {
         reassembler.expire(olderThan: time)
         statistics.fragments = reassembler.statistics
         return reassembler.takeDropped()
@@ -89,7 +89,7 @@ public final class PacketDecoder {
 
     /// Drops every held fragment (at the end of the input) and returns the counters of every fragment
     /// frame dropped since the last call to this or `expireFragments(olderThan:)`.
-    public func flushFragments() -> TrafficCounters {
+    package func flushFragments() -> TrafficCounters {
         reassembler.flush()
         statistics.fragments = reassembler.statistics
         return reassembler.takeDropped()

@@ -1,12 +1,12 @@
 /// The VLAN ids of a frame's 802.1Q / 802.1ad / 0x9100 tags (12-bit ids), outermost first.
 /// Frames with more than two tags keep the first two.
-public struct VLANTags: Hashable, Sendable {
+package struct VLANTags: Hashable, Sendable {
     /// The first tag's VLAN id (the service tag in QinQ), nil when the frame is untagged.
-    public var outer: UInt16?
+    package var outer: UInt16?
     /// The second tag's VLAN id (the customer tag in QinQ), nil with fewer than two tags.
-    public var inner: UInt16?
+    package var inner: UInt16?
 
-    public init(outer: UInt16? = nil, inner: UInt16? = nil) {
+    package init(outer: UInt16? = nil, inner: UInt16? = nil) {
         self.outer = outer
         self.inner = inner
     }

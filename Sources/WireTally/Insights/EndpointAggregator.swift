@@ -1,24 +1,24 @@
 /// One endpoint of the summary: method + host + path template, with its traffic and flags.
-public struct EndpointSummary: Sendable {
+package struct EndpointSummary: Sendable {
     /// The process or app whose connections carried the requests (`TrafficOwner.label`), nil when the
     /// capture names none.
-    public var app: String?
+    package var app: String?
     /// Nil for exchanges without a readable request (encrypted, response without request).
-    public var method: String?
-    public var host: String
+    package var method: String?
+    package var host: String
     /// The path template (`PathTemplate`); nil when the request target is unknown (encrypted).
-    public var path: String?
-    public var requests: Int
+    package var path: String?
+    package var requests: Int
     /// IP bytes the ledger attributed to the endpoint's exchanges, client → server and back.
-    public var upIPBytes: Int
-    public var downIPBytes: Int
+    package var upIPBytes: Int
+    package var downIPBytes: Int
     /// `(up + down)` over the up + down IP bytes of every exchange of the capture (0…1).
-    public var share: Double
+    package var share: Double
     /// Requests per window, from the endpoint's first window to its last (empty windows included).
-    public var windows: [RateWindow]
-    public var flags: [EndpointFlag]
+    package var windows: [RateWindow]
+    package var flags: [EndpointFlag]
     /// Requests the duplicate test examined (all of them unless `maxEventsPerEndpoint` was reached).
-    public var examinedRequests: Int
+    package var examinedRequests: Int
 }
 
 /// Collects `http` exchanges into endpoints (method, host, path template) and flags runaway,
@@ -36,16 +36,16 @@ public struct EndpointSummary: Sendable {
 /// body, if any). Captures that name the process or app of each connection (PKTAP, Apple or PCAPdroid
 /// pcapng, PCAPdroid trailers) split endpoints by app too, and list them app by app. Past `maxEndpoints`
 /// endpoints, new ones are counted together as method `*`, host `*`, path `(other)`.
-public final class EndpointAggregator {
-    public struct Options: Sendable {
-        public var maxEndpoints = 10_000
-        public var maxBuckets = 4096
-        public var maxEventsPerEndpoint = 20_000
-        public var targetWindows = 16
+package final class EndpointAggregator {
+    package struct Options: Sendable {
+        package var maxEndpoints = 10_000
+        package var maxBuckets = 4096
+        package var maxEventsPerEndpoint = 20_000
+        package var targetWindows = 16
         /// Output windows are this many nanoseconds times a power of two (1 s).
-        public var minWindowNanoseconds: Int64 = 1_000_000_000
-        public var thresholds = RunawayDetector.Thresholds()
-        public init() {}
+        package var minWindowNanoseconds: Int64 = 1_000_000_000
+        package var thresholds = RunawayDetector.Thresholds()
+        package init() {}
     }
 
     struct Key: Hashable {
@@ -66,7 +66,7 @@ public final class EndpointAggregator {
         var events: [RequestEvent] = []
     }
 
-    public let options: Options
+    package let options: Options
     private var endpoints: [Key: Endpoint] = [:]
     private var bucketWidth: Int64 = 125_000_000
     private var firstTime = Int64.max
@@ -76,19 +76,19 @@ public final class EndpointAggregator {
     /// Headers that make a request a different request for the duplicate test.
     static let identityHeaders = ["If-None-Match", "If-Modified-Since", "Range", "If-Range", "If-Match"]
     /// The path of the endpoint that counts every request beyond `maxEndpoints`.
-    public static let otherPath = "(other)"
+    package static let otherPath = "(other)"
     private static let otherKey = Key(method: "*", host: "*", path: otherPath)
 
-    public init(options: Options = Options()) { self.options = options }
+    package init(options: Options = Options()) { self.options = options }
 
     /// Takes the exchanges of a record stream; other records are ignored.
-    public func add(_ record: AnalysisRecord) {
+    package func add(_ record: AnalysisRecord) {
         if case let .exchange(exchange, _, connection) = record { add(exchange, connection: connection) }
     }
 
     /// Adds one exchange: its endpoint, time (first request packet, else first response packet) and
     /// wire bytes.
-    public func add(_ exchange: HTTPExchange, connection: ExchangeConnection) {
+    package func add(_ exchange: HTTPExchange, connection: ExchangeConnection) {
         let wire = connection.wire(ofExchange: exchange.index)
         let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
         let time = (exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp ?? connection.firstTimestamp).nanoseconds
@@ -113,7 +113,7 @@ public final class EndpointAggregator {
 
     /// The method, host and target an exchange is summarised by (method and target nil when the
     /// capture missed its request).
-    public static func request(of exchange: HTTPExchange, connection: ExchangeConnection) -> (method: String?, host: String, target: String?) {
+    package static func request(of exchange: HTTPExchange, connection: ExchangeConnection) -> (method: String?, host: String, target: String?) {
         guard let request = exchange.request else { return (nil, exchange.serverName ?? connection.serverEndpoint, nil) }
         let host = RecordEncoding.host(of: request, fallback: exchange.serverName ?? connection.server.description)
         return (request.method, host, request.target)
@@ -121,13 +121,13 @@ public final class EndpointAggregator {
 
     /// The endpoint a request counts for, as `summaries()` names it: method, host lowercased, path
     /// template of the target (ids folded).
-    public static func endpoint(method: String?, host: String, target: String?) -> (method: String?, host: String, path: String?) {
+    package static func endpoint(method: String?, host: String, target: String?) -> (method: String?, host: String, path: String?) {
         (method, host.lowercased(), target.map(PathTemplate.template(of:)))
     }
 
     /// Adds one request by its parts (`target` as sent; nil when unknown). `identity` is the hash the
     /// duplicate test compares, with a label for the evidence; `app` the process or app that sent it.
-    public func add(method: String?, host: String, target: String?, time: Int64, up: Int, down: Int,
+    package func add(method: String?, host: String, target: String?, time: Int64, up: Int, down: Int,
                     identity: (hash: UInt64, label: String)?, app: String? = nil) {
         let name = Self.endpoint(method: method, host: host, target: target)
         var key = Key(app: app, method: name.method, host: name.host, path: name.path)
@@ -168,7 +168,7 @@ public final class EndpointAggregator {
     private static func index(_ time: Int64, _ width: Int64) -> Int64 { floorDiv(time, width) }
 
     /// The width of the output windows (nanoseconds): see the type's documentation.
-    public var windowWidth: Int64 {
+    package var windowWidth: Int64 {
         var width = max(options.minWindowNanoseconds, bucketWidth)
         // keep it a multiple of the bucket width
         if width % bucketWidth != 0 { width = bucketWidth * (width / bucketWidth + 1) }
@@ -178,11 +178,11 @@ public final class EndpointAggregator {
     }
 
     /// Exchanges added.
-    public var exchangeCount: Int { endpoints.values.reduce(0) { $0 + $1.requests } }
+    package var exchangeCount: Int { endpoints.values.reduce(0) { $0 + $1.requests } }
 
     /// Every endpoint with its windows and flags, by wire bytes (up + down) descending; with apps, app
     /// by app (the app with the most bytes first), then so within each app.
-    public func summaries() -> [EndpointSummary] {
+    package func summaries() -> [EndpointSummary] {
         let width = windowWidth
         let factor = width / bucketWidth
         let detector = RunawayDetector(thresholds: options.thresholds)
@@ -215,7 +215,7 @@ public final class EndpointAggregator {
     }
 
     /// Requests and IP bytes per app, in `summaries()` order; empty when the capture names no app.
-    public static func apps(_ endpoints: [EndpointSummary]) -> [(app: String, requests: Int, up: Int, down: Int)] {
+    package static func apps(_ endpoints: [EndpointSummary]) -> [(app: String, requests: Int, up: Int, down: Int)] {
         var apps: [(app: String, requests: Int, up: Int, down: Int)] = []
         for endpoint in endpoints {
             guard let app = endpoint.app else { continue }
@@ -228,7 +228,7 @@ public final class EndpointAggregator {
     }
 
     /// `{"endpoints":[…],"window_seconds":…}` — see README (`--summary`).
-    public func json() -> JSONValue {
+    package func json() -> JSONValue {
         let endpoints = summaries()
         var members: [(String, JSONValue)] = [
             ("endpoints", .array(endpoints.map(Self.json))),
@@ -246,7 +246,7 @@ public final class EndpointAggregator {
     }
 
     /// One endpoint's JSON object.
-    public static func json(_ endpoint: EndpointSummary) -> JSONValue {
+    package static func json(_ endpoint: EndpointSummary) -> JSONValue {
         .object((endpoint.app.map { [("app", JSONValue.string($0))] } ?? []) + [
             ("method", endpoint.method.map(JSONValue.string) ?? .null),
             ("host", .string(endpoint.host)),

@@ -29,26 +29,26 @@
 ///   runaway as above; `duplicate`: `duplicates`, `requests`, `identities`, `min_gap_ms`, `max_gap_ms`,
 ///   `max_interval_ms`, `examples` [`ts`, `gap_ms`, `request`]; `burst`: `median_rate_per_min`,
 ///   `windows` [`start`, `end`, `requests`, `rate_per_min`, `ratio`].
-public final class EndpointSummaryWriter: RecordWriter {
-    public enum Format: String, Sendable {
+package final class EndpointSummaryWriter: RecordWriter {
+    package enum Format: String, Sendable {
         case table, json
     }
 
-    public let aggregator: EndpointAggregator
+    package let aggregator: EndpointAggregator
     private let output: TextOutput
     private let format: Format
 
-    public init(output: TextOutput, format: Format, options: EndpointAggregator.Options = .init()) {
+    package init(output: TextOutput, format: Format, options: EndpointAggregator.Options = .init()) {
         self.output = output
         self.format = format
         aggregator = EndpointAggregator(options: options)
     }
 
-    public func write(_ record: AnalysisRecord, timestampDigits: Int) {
+    package func write(_ record: AnalysisRecord, timestampDigits: Int) {
         aggregator.add(record)
     }
 
-    public func finish(summary: CaptureSummary, files: [String]) {
+    package func finish(summary: CaptureSummary, files: [String]) {
         switch format {
         case .json: output.write(aggregator.json().serialized + "\n")
         case .table: output.write(Self.table(aggregator.summaries(), windowWidth: aggregator.windowWidth, files: files))
@@ -59,7 +59,7 @@ public final class EndpointSummaryWriter: RecordWriter {
     /// The endpoint table: one line per endpoint (app when the capture names them, method, host, path,
     /// requests, up and down IP bytes, share, flags, requests per window as a sparkline), then one
     /// indented line of evidence per flag.
-    public static func table(_ endpoints: [EndpointSummary], windowWidth: Int64, files: [String]) -> String {
+    package static func table(_ endpoints: [EndpointSummary], windowWidth: Int64, files: [String]) -> String {
         let withApps = endpoints.contains { $0.app != nil }
         let appColumn = withApps ? 1 : 0
         let table = TextTable(columns: (withApps ? [.text("APP", width: 16)] : []) + [

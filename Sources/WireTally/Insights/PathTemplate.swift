@@ -16,9 +16,9 @@
 /// and keeps the extension: `/img/12345.jpg` → `/img/{id}.jpg`. Anything else is kept as is (words,
 /// versions such as `v2`, short mixed ids such as `a1b2`). An absolute-form target
 /// (`http://host/path`) is reduced to its path; an empty path is `/`; `*` (OPTIONS) stays `*`.
-public enum PathTemplate {
+package enum PathTemplate {
     /// The template of `target` (a request target as sent: origin form, absolute form or `*`).
-    public static func template(of target: String) -> String {
+    package static func template(of target: String) -> String {
         var path = Substring(target)
         if let schemeEnd = path.firstRange(of: "://") {
             let afterAuthority = path[schemeEnd.upperBound...].drop { $0 != "/" && $0 != "?" && $0 != "#" }

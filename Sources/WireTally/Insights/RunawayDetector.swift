@@ -1,28 +1,28 @@
 /// Requests of one endpoint in one time window.
-public struct RateWindow: Equatable, Sendable {
+package struct RateWindow: Equatable, Sendable {
     /// Window bounds, nanoseconds since the epoch (`end` exclusive).
-    public var start: Int64
-    public var end: Int64
-    public var requests: Int
+    package var start: Int64
+    package var end: Int64
+    package var requests: Int
     /// Seconds of the window during which the endpoint was observed (the part inside the span from its
     /// first to its last request): edge windows are partial, and their rate is per covered second.
-    public var coveredSeconds: Double
+    package var coveredSeconds: Double
 
-    public init(start: Int64, end: Int64, requests: Int, coveredSeconds: Double) {
+    package init(start: Int64, end: Int64, requests: Int, coveredSeconds: Double) {
         self.start = start
         self.end = end
         self.requests = requests
         self.coveredSeconds = coveredSeconds
     }
 
-    public var widthSeconds: Double { Double(end - start) / 1e9 }
+    package var widthSeconds: Double { Double(end - start) / 1e9 }
 
     /// Requests per minute over the covered part of the window (0 when nothing of it was covered).
-    public var ratePerMinute: Double { coveredSeconds > 0 ? Double(requests) * 60 / coveredSeconds : 0 }
+    package var ratePerMinute: Double { coveredSeconds > 0 ? Double(requests) * 60 / coveredSeconds : 0 }
 
     /// Fixed windows of `width` nanoseconds aligned on multiples of `width` since the epoch, from the
     /// window of the first time to the window of the last; `times` need not be sorted.
-    public static func windows(of times: [Int64], width: Int64) -> [RateWindow] {
+    package static func windows(of times: [Int64], width: Int64) -> [RateWindow] {
         guard let first = times.min(), let last = times.max(), width > 0 else { return [] }
         func index(_ time: Int64) -> Int64 { time >= 0 ? time / width : (time - width + 1) / width }
         let firstIndex = index(first), lastIndex = index(last)
@@ -43,8 +43,8 @@ public struct RateWindow: Equatable, Sendable {
 }
 
 /// One flag of an endpoint, with the evidence that raised it.
-public struct EndpointFlag: Sendable {
-    public enum Kind: String, Sendable, CaseIterable {
+package struct EndpointFlag: Sendable {
+    package enum Kind: String, Sendable, CaseIterable {
         /// The request rate keeps growing (a timer created again and again and never cancelled…).
         case runaway
         /// The same request (method, URL, body) again within a short interval.
@@ -52,18 +52,18 @@ public struct EndpointFlag: Sendable {
         /// A window whose rate is far above the endpoint's usual rate.
         case burst
     }
-    public var kind: Kind
+    package var kind: Kind
     /// Machine-readable evidence (the JSON `evidence.<kind>` object).
-    public var evidence: JSONValue
+    package var evidence: JSONValue
     /// One line for people.
-    public var summary: String
+    package var summary: String
 }
 
 /// One request as the duplicate detector sees it: when, and what (a hash of method, URL and body).
-public struct RequestEvent: Sendable, Equatable {
-    public var time: Int64
-    public var identity: UInt64
-    public init(time: Int64, identity: UInt64) {
+package struct RequestEvent: Sendable, Equatable {
+    package var time: Int64
+    package var identity: UInt64
+    package init(time: Int64, identity: UInt64) {
         self.time = time
         self.identity = identity
     }
@@ -99,34 +99,34 @@ public struct RequestEvent: Sendable, Equatable {
 /// least 3): a 1 s poller is not a duplicate of itself even with ±30 % jitter, a request fired twice
 /// within 50 ms is. Flagged from `minDuplicates` (3) duplicates on: one or two repeats in a capture are
 /// not a pattern.
-public struct RunawayDetector: Sendable {
-    public struct Thresholds: Sendable {
-        public var minWindows = 4
-        public var minRequests = 12
-        public var minCoverage = 0.5
-        public var minKendallTau = 0.6
-        public var minGrowth = 2.0
-        public var minTrendZ = 3.0
-        public var burstRatio = 4.0
-        public var burstMinRequests = 10
+package struct RunawayDetector: Sendable {
+    package struct Thresholds: Sendable {
+        package var minWindows = 4
+        package var minRequests = 12
+        package var minCoverage = 0.5
+        package var minKendallTau = 0.6
+        package var minGrowth = 2.0
+        package var minTrendZ = 3.0
+        package var burstRatio = 4.0
+        package var burstMinRequests = 10
         /// Seconds.
-        public var duplicateInterval = 1.0
-        public var duplicateFraction = 0.25
-        public var minDuplicates = 3
-        public init() {}
+        package var duplicateInterval = 1.0
+        package var duplicateFraction = 0.25
+        package var minDuplicates = 3
+        package init() {}
     }
 
-    public var thresholds: Thresholds
+    package var thresholds: Thresholds
 
-    public init(thresholds: Thresholds = Thresholds()) { self.thresholds = thresholds }
+    package init(thresholds: Thresholds = Thresholds()) { self.thresholds = thresholds }
 
     /// All flags of an endpoint: runaway and burst from its windows, duplicate from its requests.
-    public func flags(windows: [RateWindow], requests: [RequestEvent] = [], label: (UInt64) -> String = { _ in "" }) -> [EndpointFlag] {
+    package func flags(windows: [RateWindow], requests: [RequestEvent] = [], label: (UInt64) -> String = { _ in "" }) -> [EndpointFlag] {
         [runaway(windows), duplicates(requests, label: label), bursts(windows)].compactMap { $0 }
     }
 
     /// Convenience for a bare timeline: windows of `width` seconds over `times` (seconds), then `flags`.
-    public func flags(times: [Double], width: Double) -> [EndpointFlag] {
+    package func flags(times: [Double], width: Double) -> [EndpointFlag] {
         let nanos = times.map { Int64(($0 * 1e9).rounded()) }
         let windows = RateWindow.windows(of: nanos, width: Int64((width * 1e9).rounded()))
         return flags(windows: windows, requests: nanos.map { RequestEvent(time: $0, identity: 0) })
@@ -137,7 +137,7 @@ public struct RunawayDetector: Sendable {
     }
 
     /// The runaway test (see the type's documentation); nil when the rate does not keep growing.
-    public func runaway(_ windows: [RateWindow]) -> EndpointFlag? {
+    package func runaway(_ windows: [RateWindow]) -> EndpointFlag? {
         let used = observed(windows)
         let n = used.count
         guard n >= max(3, thresholds.minWindows), used.reduce(0, { $0 + $1.requests }) >= thresholds.minRequests else { return nil }
@@ -174,7 +174,7 @@ public struct RunawayDetector: Sendable {
     }
 
     /// Windows far above the endpoint's median rate; nil when there are none.
-    public func bursts(_ windows: [RateWindow]) -> EndpointFlag? {
+    package func bursts(_ windows: [RateWindow]) -> EndpointFlag? {
         // Only windows with requests set the usual rate: a capture merged from sessions far apart (or an
         // endpoint idle most of the time) has long empty stretches that say nothing about its rate.
         let used = observed(windows).filter { $0.requests > 0 }
@@ -202,7 +202,7 @@ public struct RunawayDetector: Sendable {
     }
 
     /// Identical requests in quick succession; nil when fewer than `minDuplicates`.
-    public func duplicates(_ requests: [RequestEvent], label: (UInt64) -> String = { _ in "" }) -> EndpointFlag? {
+    package func duplicates(_ requests: [RequestEvent], label: (UInt64) -> String = { _ in "" }) -> EndpointFlag? {
         var byIdentity: [UInt64: [Int64]] = [:]
         for request in requests { byIdentity[request.identity, default: []].append(request.time) }
         var count = 0, identities = 0, smallestGap = Int64.max, largestGap = Int64.min

@@ -35,21 +35,21 @@
 ///
 /// Conservation — exchanges plus unattributed equal the totals, per direction and level — holds by
 /// construction and is checked by `isConserved`.
-public struct ConnectionLedger: Sendable {
+package struct ConnectionLedger: Sendable {
     /// Per direction (`FlowDirection.rawValue`): all packets.
-    public private(set) var totals = DirectionPair(DirectionTally(), DirectionTally())
+    package private(set) var totals = DirectionPair(DirectionTally(), DirectionTally())
     /// Per direction: packets no exchange owns.
-    public private(set) var unattributed = DirectionPair(TrafficCounters(), TrafficCounters())
+    package private(set) var unattributed = DirectionPair(TrafficCounters(), TrafficCounters())
     /// Per exchange index: the packets it owns (from the first exchange not discarded).
-    public private(set) var exchanges = PrefixDiscardingArray<ExchangeWire>()
+    package private(set) var exchanges = PrefixDiscardingArray<ExchangeWire>()
     /// Per direction: what the discarded exchanges owned.
     private var discardedOwned = DirectionPair(TrafficCounters(), TrafficCounters())
     /// Exchanges 0..<sealedCount are final: nothing is attributed to them any more.
-    public private(set) var sealedCount = 0
+    package private(set) var sealedCount = 0
     /// Packets (and their bytes) that went to the unattributed rest because their exchange was sealed.
-    public private(set) var lateAfterSealing = TrafficCounters()
+    package private(set) var lateAfterSealing = TrafficCounters()
     /// The client's first FIN or RST while an exchange was in flight: that exchange, and when.
-    public private(set) var clientClose: (exchange: Int, at: Timestamp)?
+    package private(set) var clientClose: (exchange: Int, at: Timestamp)?
     /// Per direction: teardown packets after `clientClose`, held until the teardown is settled.
     private var teardownAfterClientClose = DirectionPair(DirectionTally(), DirectionTally())
     /// Exchanges not sealed yet, at most, when the oldest is final: beyond it the oldest is sealed
@@ -57,7 +57,7 @@ public struct ConnectionLedger: Sendable {
     /// unattributed rest, as `lateAfterSealing`). Real peers acknowledge within a window; a capture
     /// whose peer never does would otherwise keep every exchange of the connection. With the cap on
     /// open requests (`HTTPLimits.maxOpenRequests`), it bounds the exchanges a connection holds.
-    public static let maxUnsealedExchanges = 1000
+    package static let maxUnsealedExchanges = 1000
 
     private var pending: [LedgerPacket] = []
     /// The examined lengths (up, down) the last pass over `pending` saw: until they change, no waiting
@@ -69,26 +69,26 @@ public struct ConnectionLedger: Sendable {
     /// Per direction: how far the peer has acknowledged the stream.
     private var acknowledged = DirectionPair<Int64>(0, 0)
 
-    public init() {}
+    package init() {}
 
     /// Counts one packet and attributes it (now, or once `attribution` has examined its bytes).
     /// Generic, not `any StreamAttribution`: specialised for the application-layer analysis, the
     /// per-packet questions to it are direct calls.
-    public mutating func record(_ packet: LedgerPacket, attribution: some StreamAttribution) {
+    package mutating func record(_ packet: LedgerPacket, attribution: some StreamAttribution) {
         guard count(packet) else { return }
         if !attribute(packet, attribution, force: false) { pending.append(packet) }
     }
 
     /// Counts one packet of a connection that no analyzer examines: it stays unattributed (setup
     /// and teardown packets are settled at close like any others).
-    public mutating func record(_ packet: LedgerPacket) {
+    package mutating func record(_ packet: LedgerPacket) {
         guard count(packet) else { return }
         unattributed[packet.direction.rawValue] += packet.counters
     }
 
     /// Notes that the client closed or reset the connection at `time` while `exchange` was in flight
     /// (only the first time): the packets it owns after that are counted in its `afterClientClose`.
-    public mutating func noteClientClose(exchange: Int, at time: Timestamp) {
+    package mutating func noteClientClose(exchange: Int, at time: Timestamp) {
         guard clientClose == nil else { return }
         clientClose = (exchange, time)
     }
@@ -131,7 +131,7 @@ public struct ConnectionLedger: Sendable {
     /// Attributes waiting packets whose bytes have now been examined (inlined: on most packets none
     /// wait).
     @inline(__always)
-    public mutating func attributePending(_ attribution: some StreamAttribution) {
+    package mutating func attributePending(_ attribution: some StreamAttribution) {
         guard !pending.isEmpty else { return }
         attributeWaiting(attribution)
     }
@@ -151,7 +151,7 @@ public struct ConnectionLedger: Sendable {
     /// Settles everything at the connection's end: waiting packets by what is known, setup to the
     /// first exchange and teardown to the last (unattributed when there is none, or when it was sealed
     /// already: a teardown after the connection settled idle).
-    public mutating func close(_ attribution: (any StreamAttribution)?) {
+    package mutating func close(_ attribution: (any StreamAttribution)?) {
         if let attribution {
             for packet in pending { _ = attribute(packet, attribution, force: true) }
         } else {
@@ -171,7 +171,7 @@ public struct ConnectionLedger: Sendable {
     /// Seals every exchange that is final and followed by a later one; returns true when any was.
     /// Inlined: on most packets no later exchange than the first unsealed one has begun.
     @inline(__always)
-    public mutating func sealFinished(_ attribution: some StreamAttribution) -> Bool {
+    package mutating func sealFinished(_ attribution: some StreamAttribution) -> Bool {
         guard pending.isEmpty, sealedCount + 1 < attribution.exchangeCount else { return false }
         return seal(attribution, includingLast: false)
     }
@@ -181,7 +181,7 @@ public struct ConnectionLedger: Sendable {
     /// later one stays unattributed. `reset`: the connection was reset, so what was sent last is never
     /// acknowledged (a cancelled response's in-flight data): final exchanges are sealed without waiting
     /// for it. Returns true when any was sealed.
-    public mutating func sealIdle(_ attribution: some StreamAttribution, reset: Bool = false) -> Bool {
+    package mutating func sealIdle(_ attribution: some StreamAttribution, reset: Bool = false) -> Bool {
         seal(attribution, includingLast: true, waitingForAcknowledgment: !reset)
     }
 
@@ -209,25 +209,25 @@ public struct ConnectionLedger: Sendable {
     }
 
     /// Notes the stream bytes the reassembler declared missing for `direction`.
-    public mutating func setMissingBytes(_ bytes: Int, direction: FlowDirection) {
+    package mutating func setMissingBytes(_ bytes: Int, direction: FlowDirection) {
         totals[direction.rawValue].missingBytes = bytes
     }
 
     /// The direction's tally.
-    public func tally(_ direction: FlowDirection) -> DirectionTally { totals[direction.rawValue] }
+    package func tally(_ direction: FlowDirection) -> DirectionTally { totals[direction.rawValue] }
 
     /// The direction's unattributed rest.
-    public func unattributed(_ direction: FlowDirection) -> TrafficCounters { unattributed[direction.rawValue] }
+    package func unattributed(_ direction: FlowDirection) -> TrafficCounters { unattributed[direction.rawValue] }
 
     /// The wire cost of exchange `index` (zero when it owns nothing); not of a discarded exchange.
-    public func exchange(_ index: Int) -> ExchangeWire {
+    package func exchange(_ index: Int) -> ExchangeWire {
         precondition(index >= exchanges.startIndex, "exchange \(index) was discarded")
         return index < exchanges.endIndex ? exchanges[index] : ExchangeWire()
     }
 
     /// Drops the entries of the exchanges before `index`, all sealed (`index <= sealedCount`): their
     /// records are written, nothing reads or changes them any more.
-    public mutating func discardExchanges(before index: Int) {
+    package mutating func discardExchanges(before index: Int) {
         precondition(index <= sealedCount, "exchange \(index - 1) is not sealed")
         for exchange in exchanges[exchanges.startIndex..<min(index, exchanges.endIndex)] {
             for direction in FlowDirection.allCases {
@@ -239,7 +239,7 @@ public struct ConnectionLedger: Sendable {
 
     /// True when, for both directions and every level, exchanges plus unattributed equal the totals
     /// (packets still waiting for attribution or settlement count as not yet conserved).
-    public var isConserved: Bool {
+    package var isConserved: Bool {
         FlowDirection.allCases.allSatisfy { direction in
             let owned = exchanges.reduce(unattributed[direction.rawValue] + discardedOwned[direction.rawValue]) {
                 $0 + $1.tally(direction).total

@@ -1,19 +1,19 @@
 /// What the ledger needs to know about one TCP packet to count it and find its owner.
-public struct LedgerPacket: Sendable {
-    public var direction: FlowDirection
-    public var category: PacketCategory
+package struct LedgerPacket: Sendable {
+    package var direction: FlowDirection
+    package var category: PacketCategory
     /// Packets, IP, frame and TCP payload bytes of the packet (or of its fragments).
-    public var counters: TrafficCounters
+    package var counters: TrafficCounters
     /// Payload bytes it carried that had been seen before.
-    public var duplicatePayloadBytes: Int
+    package var duplicatePayloadBytes: Int
     /// Stream range of its payload in its direction (new or retransmitted), when it has one.
-    public var streamRange: Range<Int64>?
+    package var streamRange: Range<Int64>?
     /// Stream range of the opposite direction this packet newly acknowledged.
-    public var newlyAcknowledged: Range<Int64>?
+    package var newlyAcknowledged: Range<Int64>?
     /// When the packet was captured.
-    public var timestamp: Timestamp
+    package var timestamp: Timestamp
 
-    public init(
+    package init(
         direction: FlowDirection, category: PacketCategory, counters: TrafficCounters,
         duplicatePayloadBytes: Int = 0, streamRange: Range<Int64>? = nil, newlyAcknowledged: Range<Int64>? = nil,
         timestamp: Timestamp = Timestamp(nanoseconds: 0)
@@ -29,23 +29,23 @@ public struct LedgerPacket: Sendable {
 }
 
 /// The wire cost of one exchange: its share of the connection's packets, per direction.
-public struct ExchangeWire: Hashable, Sendable {
+package struct ExchangeWire: Hashable, Sendable {
     /// Per direction (`FlowDirection.rawValue`).
-    public var tallies = DirectionPair(DirectionTally(), DirectionTally())
+    package var tallies = DirectionPair(DirectionTally(), DirectionTally())
     /// Per direction: payload bytes after an Upgrade/CONNECT (other protocols carried by the exchange).
-    public var upgradedPayloadBytes = DirectionPair(0, 0)
+    package var upgradedPayloadBytes = DirectionPair(0, 0)
     /// Per direction: capture times of the first and the last packet that carried payload bytes of the
     /// exchange (retransmissions included: the last one may be the retransmission that filled a hole).
-    public var payloadTimes = DirectionPair<ClosedRange<Timestamp>?>(nil, nil)
+    package var payloadTimes = DirectionPair<ClosedRange<Timestamp>?>(nil, nil)
     /// Per direction: the packets (a subset of `tallies`) the exchange owns that came after the client
     /// closed or reset the connection while the exchange was in flight (`ConnectionLedger.clientClose`):
     /// what was still on its way. Reported as `after_cancel` when the exchange was cancelled (its
     /// response never completed).
-    public var afterClientClose = DirectionPair(DirectionTally(), DirectionTally())
+    package var afterClientClose = DirectionPair(DirectionTally(), DirectionTally())
 
-    public init() {}
+    package init() {}
 
-    public func tally(_ direction: FlowDirection) -> DirectionTally { tallies[direction.rawValue] }
+    package func tally(_ direction: FlowDirection) -> DirectionTally { tallies[direction.rawValue] }
 
     /// Counts `counters` (a packet of `category` seen at `time`, or a share of its payload) in
     /// `direction`; `upgraded`: the bytes were carried after an Upgrade/CONNECT. One access to the

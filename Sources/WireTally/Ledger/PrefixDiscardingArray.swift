@@ -5,36 +5,36 @@
 /// Discarded elements are freed in batches, once they make up half the storage: discarding is
 /// amortised O(1) per element and the storage holds at most twice the kept elements. A connection's
 /// exchanges live here, so that a long keep-alive connection keeps only those not yet reported.
-public struct PrefixDiscardingArray<Element>: RandomAccessCollection {
+package struct PrefixDiscardingArray<Element>: RandomAccessCollection {
     /// The elements from index `storageStart` on; those before `startIndex` are discarded already.
     private var storage: [Element]
     private var storageStart = 0
     /// The first element kept.
-    public private(set) var startIndex = 0
+    package private(set) var startIndex = 0
     /// One past the last element.
     @inline(__always)
-    public var endIndex: Int { storageStart + storage.count }
+    package var endIndex: Int { storageStart + storage.count }
 
     /// All of `elements`, the first at index 0.
-    public init(_ elements: [Element] = []) {
+    package init(_ elements: [Element] = []) {
         storage = elements
     }
 
     /// The element at `index` (at least `startIndex`).
     @inline(__always)
-    public subscript(index: Int) -> Element {
+    package subscript(index: Int) -> Element {
         get { storage[index - storageStart] }
         _modify { yield &storage[index - storageStart] }
     }
 
     /// Appends `element` at index `endIndex`.
-    public mutating func append(_ element: Element) {
+    package mutating func append(_ element: Element) {
         storage.append(element)
     }
 
     /// Discards the elements before `index`; `startIndex` becomes `index` (and `endIndex` too when it
     /// lies beyond the last element: the next element appended gets index `index`).
-    public mutating func discard(before index: Int) {
+    package mutating func discard(before index: Int) {
         guard index > startIndex else { return }
         startIndex = index
         if index >= endIndex {

@@ -1,40 +1,40 @@
 /// Who owns a stream byte: an exchange of the connection, or nobody (the unattributed rest).
-public struct StreamOwner: Hashable, Sendable {
+package struct StreamOwner: Hashable, Sendable {
     /// Exchange index on the connection, or -1 for nobody.
-    public var exchange: Int
+    package var exchange: Int
     /// True for bytes after an Upgrade/CONNECT: counted for the exchange that switched protocols.
-    public var upgraded: Bool
+    package var upgraded: Bool
 
-    public init(exchange: Int, upgraded: Bool = false) {
+    package init(exchange: Int, upgraded: Bool = false) {
         self.exchange = exchange
         self.upgraded = upgraded
     }
 
-    public static let nobody = StreamOwner(exchange: -1)
-    public var isNobody: Bool { exchange < 0 }
+    package static let nobody = StreamOwner(exchange: -1)
+    package var isNobody: Bool { exchange < 0 }
 }
 
 /// A run of stream bytes with one owner, from a given offset to `end`.
-public struct OwnerRun: Hashable, Sendable {
-    public var owner: StreamOwner
+package struct OwnerRun: Hashable, Sendable {
+    package var owner: StreamOwner
     /// Where the next run starts (`Int64.max` for the last run).
-    public var end: Int64
+    package var end: Int64
 }
 
 /// The owners of one direction's stream bytes: runs, each from its start offset to the next run's.
 /// Runs are appended in stream order; a run set at or before an existing start replaces the runs from
 /// there on (a parser that re-synchronised decided late where a message began).
-public struct OwnershipRuns: Sendable {
+package struct OwnershipRuns: Sendable {
     private var starts: [Int64] = []
     private var owners: [StreamOwner] = []
     /// Runs before this one were merged by `mergeRuns(before:)` already.
     private var mergedEnd = 0
 
-    public init() {}
+    package init() {}
 
     /// The runs `attribution` answers one by one (`ownerRun(at:_:)`) from `start` to `end`: for callers
     /// that want every run (tests, diagnostics) of an attribution that does not keep them as runs.
-    public init(walking attribution: some StreamAttribution, _ direction: FlowDirection, from start: Int64 = 0, to end: Int64) {
+    package init(walking attribution: some StreamAttribution, _ direction: FlowDirection, from start: Int64 = 0, to end: Int64) {
         var offset = start
         while offset < end {
             let run = attribution.ownerRun(at: offset, direction)
@@ -44,7 +44,7 @@ public struct OwnershipRuns: Sendable {
     }
 
     /// From `offset` on, bytes belong to `owner`.
-    public mutating func set(_ owner: StreamOwner, from offset: Int64) {
+    package mutating func set(_ owner: StreamOwner, from offset: Int64) {
         while let last = starts.last, last >= offset {
             starts.removeLast()
             owners.removeLast()
@@ -60,7 +60,7 @@ public struct OwnershipRuns: Sendable {
     /// runs of later exchanges stay as they are. Keeps a long keep-alive connection's runs few.
     /// Only runs that end at or before `limit` merge: owners a parent layer still reads to split units
     /// it has yet to report (TLS records shared by HTTP/2 streams) keep their runs.
-    public mutating func mergeRuns(before exchange: Int, endingBy limit: Int64 = .max) {
+    package mutating func mergeRuns(before exchange: Int, endingBy limit: Int64 = .max) {
         var kept = min(mergedEnd, owners.count), next = kept  // `set` may have replaced merged runs
         while next < owners.count, owners[next].exchange < exchange,
               limit == .max || (next + 1 < starts.count && starts[next + 1] <= limit) {
@@ -78,14 +78,14 @@ public struct OwnershipRuns: Sendable {
     }
 
     /// How many runs are kept.
-    public var count: Int { starts.count }
+    package var count: Int { starts.count }
 
     /// The owner of the byte at `offset`.
-    public func owner(at offset: Int64) -> StreamOwner { run(containing: offset).owner }
+    package func owner(at offset: Int64) -> StreamOwner { run(containing: offset).owner }
 
     /// The owner of the byte at `offset` and where its run ends.
     @inline(__always)
-    public func run(containing offset: Int64) -> OwnerRun {
+    package func run(containing offset: Int64) -> OwnerRun {
         let index = runIndex(containing: offset)
         let next = index.map { $0 + 1 } ?? 0
         return OwnerRun(owner: index.map { owners[$0] } ?? .nobody, end: next < starts.count ? starts[next] : .max)
@@ -93,7 +93,7 @@ public struct OwnershipRuns: Sendable {
 
     /// Where the first run owned by an exchange after `index` starts, if any has begun.
     @inline(__always)
-    public func start(ofExchangeAfter index: Int) -> Int64? {
+    package func start(ofExchangeAfter index: Int) -> Int64? {
         var position = owners.count
         while position > 0, owners[position - 1].exchange > index { position -= 1 }
         return position < owners.count ? starts[position] : nil
@@ -113,7 +113,7 @@ public struct OwnershipRuns: Sendable {
 }
 
 /// What an application-layer analyzer (the HTTP parser's glue) tells the ledger about a connection.
-public protocol StreamAttribution: AnyObject {
+package protocol StreamAttribution: AnyObject {
     /// How far the analyzer has examined each direction's stream (data delivered and gaps declared):
     /// ownership of bytes before this offset is settled.
     func examinedLength(_ direction: FlowDirection) -> Int64
@@ -148,27 +148,27 @@ public protocol StreamAttribution: AnyObject {
 }
 
 extension StreamAttribution {
-    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+    package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
         ownership(direction).run(containing: offset)
     }
 
-    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+    package func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
         ownership(direction).start(ofExchangeAfter: index)
     }
 
     /// Exchanges in stream order: the bytes of those up to `index` end where a later one begins.
-    public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+    package func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
         start(ofExchangeAfter: index, direction)
     }
 
     /// By default exchanges become final only when the connection ends.
-    public func isFinal(_ index: Int) -> Bool { false }
+    package func isFinal(_ index: Int) -> Bool { false }
 
     /// By default nothing is kept per exchange.
-    public func discardExchanges(before index: Int) {}
+    package func discardExchanges(before index: Int) {}
 
     /// By default exchanges follow each other on the stream.
-    public var splitsPacketsByShare: Bool { false }
+    package var splitsPacketsByShare: Bool { false }
 
     /// The owners of `direction`'s bytes in `range`, in the order of their first byte there, each with
     /// how many of those bytes it owns (what a packet or a record carrying several owners is split by).

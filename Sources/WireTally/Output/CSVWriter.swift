@@ -4,7 +4,7 @@
 ///
 /// Each record is written straight into its row's cells (`CSVRowEncoder`), the rows into one reusable
 /// byte buffer handed to the output in large writes.
-public final class CSVWriter: RecordWriter {
+package final class CSVWriter: RecordWriter {
     private let output: TextOutput
     private let view: RecordView
     private var row: CSVRowEncoder?
@@ -12,12 +12,12 @@ public final class CSVWriter: RecordWriter {
     /// Buffered bytes beyond which the buffer goes to the output.
     private static let flushThreshold = 256 << 10
 
-    public init(output: TextOutput, view: RecordView = .exchanges) {
+    package init(output: TextOutput, view: RecordView = .exchanges) {
         self.output = output
         self.view = view
     }
 
-    public func write(_ record: AnalysisRecord, timestampDigits: Int) {
+    package func write(_ record: AnalysisRecord, timestampDigits: Int) {
         switch (record, view) {
         case (.exchange, .exchanges), (.connection, .connections), (.quicConnection, .connections): break
         default: return
@@ -38,12 +38,12 @@ public final class CSVWriter: RecordWriter {
         if buffer.count >= Self.flushThreshold { drain() }
     }
 
-    public func flush() {
+    package func flush() {
         drain()
         output.flush()
     }
 
-    public func finish(summary: CaptureSummary, files: [String]) { flush() }
+    package func finish(summary: CaptureSummary, files: [String]) { flush() }
 
     private func drain() {
         output.write(bytes: buffer.bytes)

@@ -2,31 +2,31 @@
 ///
 /// Each record is encoded straight into one reusable byte buffer (no intermediate `JSONValue`), handed
 /// to the output in large writes.
-public final class JSONLinesWriter: RecordWriter {
+package final class JSONLinesWriter: RecordWriter {
     private let output: TextOutput
     private var encoder: JSONTextEncoder
     /// Buffered bytes beyond which the buffer goes to the output.
     private static let flushThreshold = 256 << 10
 
-    public init(output: TextOutput) {
+    package init(output: TextOutput) {
         self.output = output
         encoder = JSONTextEncoder(capacity: Self.flushThreshold + (64 << 10))
     }
 
-    public func write(_ record: AnalysisRecord, timestampDigits: Int) {
+    package func write(_ record: AnalysisRecord, timestampDigits: Int) {
         RecordEncoding.record(record, timestampDigits: timestampDigits, to: &encoder)
         encoder.endLine()
         if encoder.buffer.count >= Self.flushThreshold { drain() }
     }
 
-    public func finish(summary: CaptureSummary, files: [String]) {
+    package func finish(summary: CaptureSummary, files: [String]) {
         RecordEncoding.summary(summary, files: files, to: &encoder)
         encoder.endLine()
         drain()
         output.flush()
     }
 
-    public func flush() {
+    package func flush() {
         drain()
         output.flush()
     }

@@ -1,6 +1,6 @@
 /// A JSON value with ordered object keys, for JSON read or compared as values: records as the CSV,
 /// report and HAR outputs read them (`JSONTreeBuilder`), reports, app logs.
-public enum JSONValue: Equatable, Sendable {
+package enum JSONValue: Equatable, Sendable {
     case object([(String, JSONValue)])
     case array([JSONValue])
     case string(String)
@@ -10,12 +10,12 @@ public enum JSONValue: Equatable, Sendable {
     case bool(Bool)
     case null
 
-    public static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
+    package static func == (lhs: JSONValue, rhs: JSONValue) -> Bool {
         lhs.serialized == rhs.serialized
     }
 
     /// Compact JSON text.
-    public var serialized: String {
+    package var serialized: String {
         var encoder = JSONTextEncoder()
         encode(to: &encoder)
         return encoder.buffer.text
@@ -44,14 +44,14 @@ public enum JSONValue: Equatable, Sendable {
     }
 
     /// Member `key` of an object.
-    public subscript(key: String) -> JSONValue? {
+    package subscript(key: String) -> JSONValue? {
         guard case let .object(members) = self else { return nil }
         return members.first { $0.0 == key }?.1
     }
 
     /// Leaf values keyed by their path joined with `_` (`up.ip_bytes` → `up_ip_bytes`); arrays of
     /// scalars become one `;`-joined value.
-    public func flattened(prefix: String = "") -> [(String, String)] {
+    package func flattened(prefix: String = "") -> [(String, String)] {
         switch self {
         case let .object(members):
             return members.flatMap { key, value in
@@ -65,7 +65,7 @@ public enum JSONValue: Equatable, Sendable {
     }
 
     /// The value as plain text (strings unquoted, null empty).
-    public var plainText: String {
+    package var plainText: String {
         switch self {
         case let .string(string): return string
         case .null: return ""

@@ -1,12 +1,12 @@
 /// The one-line progress display of a run reading capture files: a bar, the share and bytes read of
 /// the total, packets per second and the time left, e.g.
 /// `[██████████░░░░░░░░░░]  52%  219.3/421.7 MB  118.2k packets/s  ETA 0:03`.
-public enum ProgressLine {
+package enum ProgressLine {
     /// Cells of the bar.
     static let barWidth = 20
 
     /// The line for `progress` after `elapsedSeconds` of reading.
-    public static func render(_ progress: ReadProgress, elapsedSeconds: Double) -> String {
+    package static func render(_ progress: ReadProgress, elapsedSeconds: Double) -> String {
         let total = max(progress.fileBytesTotal, 1)
         let fraction = min(max(Double(progress.fileBytesRead) / Double(total), 0), 1)
         let filled = Int((fraction * Double(barWidth)).rounded(.down))

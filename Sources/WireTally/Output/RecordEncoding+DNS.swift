@@ -37,7 +37,7 @@
 ///   the handshake goes to the first transaction, the teardown to the last).
 extension RecordEncoding {
     /// A `{"type":"dns",…}` record: one query with its answer and the packets they cost.
-    public static func dns(_ transaction: DNSTransaction, timestampDigits digits: Int) -> JSONValue {
+    package static func dns(_ transaction: DNSTransaction, timestampDigits digits: Int) -> JSONValue {
         JSONValue { dns(transaction, timestampDigits: digits, to: &$0) }
     }
 

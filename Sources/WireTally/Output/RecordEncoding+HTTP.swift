@@ -1,6 +1,6 @@
 extension RecordEncoding {
     /// A `{"type":"http",…}` record: one request/response exchange with the exact bytes it cost.
-    public static func http(
+    package static func http(
         _ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, timestampDigits digits: Int
     ) -> JSONValue {
         JSONValue { http(exchange, id: id, connection: connection, timestampDigits: digits, to: &$0) }
@@ -132,7 +132,7 @@ extension RecordEncoding {
     /// (`response_gap`, `request_incomplete`…), then `encrypted` and `estimated` for exchanges estimated
     /// from TLS records or QUIC datagrams, `encrypted` and `decrypted` for exchanges parsed from decrypted
     /// TLS records or QUIC packets.
-    public static func flags(of exchange: HTTPExchange, on connection: ExchangeConnection) -> [String] {
+    package static func flags(of exchange: HTTPExchange, on connection: ExchangeConnection) -> [String] {
         var flags: [String] = []
         if exchange.request == nil { flags.append("no_request") }
         if exchange.response == nil { flags.append("no_response") }
@@ -163,7 +163,7 @@ extension RecordEncoding {
 
     /// The host a request was for: its Host header, else the authority of an absolute target, else
     /// the server address.
-    public static func host(of request: HTTPMessage, fallback: String) -> String {
+    package static func host(of request: HTTPMessage, fallback: String) -> String {
         if let host = request.header("Host"), !host.isEmpty { return host }
         if let target = request.target, let schemeEnd = target.firstRange(of: "://") {
             let rest = target[schemeEnd.upperBound...]

@@ -2,24 +2,24 @@
 ///
 /// Each record is described once, generic over the `JSONEncoding` it is written into: JSON Lines
 /// appends it straight to its byte buffer, the other outputs read it as a `JSONValue`.
-public enum RecordEncoding {
+package enum RecordEncoding {
     /// The JSON of any record.
-    public static func record(_ record: AnalysisRecord, timestampDigits digits: Int) -> JSONValue {
+    package static func record(_ record: AnalysisRecord, timestampDigits digits: Int) -> JSONValue {
         JSONValue { self.record(record, timestampDigits: digits, to: &$0) }
     }
 
     /// A `{"type":"connection",…}` record.
-    public static func connection(_ connection: TCPConnection, timestampDigits digits: Int) -> JSONValue {
+    package static func connection(_ connection: TCPConnection, timestampDigits digits: Int) -> JSONValue {
         JSONValue { self.connection(connection, timestampDigits: digits, to: &$0) }
     }
 
     /// A `{"type":"flow",…}` record for non-TCP traffic.
-    public static func flow(_ flow: IPFlow, timestampDigits digits: Int) -> JSONValue {
+    package static func flow(_ flow: IPFlow, timestampDigits digits: Int) -> JSONValue {
         JSONValue { self.flow(flow, timestampDigits: digits, to: &$0) }
     }
 
     /// The final `{"type":"summary",…}` record.
-    public static func summary(_ summary: CaptureSummary, files: [String]) -> JSONValue {
+    package static func summary(_ summary: CaptureSummary, files: [String]) -> JSONValue {
         JSONValue { self.summary(summary, files: files, to: &$0) }
     }
 

@@ -1,18 +1,18 @@
 /// Hands every record and the summary to several writers, in order.
-public final class RecordTee: RecordWriter {
-    public let writers: [any RecordWriter]
+package final class RecordTee: RecordWriter {
+    package let writers: [any RecordWriter]
 
-    public init(_ writers: [any RecordWriter]) { self.writers = writers }
+    package init(_ writers: [any RecordWriter]) { self.writers = writers }
 
-    public func write(_ record: AnalysisRecord, timestampDigits: Int) {
+    package func write(_ record: AnalysisRecord, timestampDigits: Int) {
         for writer in writers { writer.write(record, timestampDigits: timestampDigits) }
     }
 
-    public func finish(summary: CaptureSummary, files: [String]) {
+    package func finish(summary: CaptureSummary, files: [String]) {
         for writer in writers { writer.finish(summary: summary, files: files) }
     }
 
-    public func flush() {
+    package func flush() {
         for writer in writers { writer.flush() }
     }
 }

@@ -1,5 +1,5 @@
 /// Which records the table and CSV outputs show (JSON Lines always has them all).
-public enum RecordView: String, CaseIterable, Sendable {
+package enum RecordView: String, CaseIterable, Sendable {
     /// One line per HTTP exchange.
     case exchanges
     /// One line per TCP connection.

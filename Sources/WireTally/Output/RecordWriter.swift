@@ -5,18 +5,18 @@ import Darwin
 #endif
 
 /// Buffered text output to a file or standard output.
-public final class TextOutput {
+package final class TextOutput {
     private let file: UnsafeMutablePointer<FILE>
     private let ownsFile: Bool
 
     /// Standard output.
-    public init() {
+    package init() {
         file = fdopen(STDOUT_FILENO, "w")
         ownsFile = false
     }
 
     /// A file, created or truncated.
-    public init(path: String) throws {
+    package init(path: String) throws {
         guard let opened = fopen(path, "w") else {
             throw CaptureError.cannotOpen(path: path, reason: String(cString: strerror(errno)))
         }
@@ -24,17 +24,17 @@ public final class TextOutput {
         ownsFile = true
     }
 
-    public func write(_ text: String) {
+    package func write(_ text: String) {
         var text = text
         text.withUTF8 { bytes in _ = fwrite(bytes.baseAddress, 1, bytes.count, file) }
     }
 
     /// Writes UTF-8 bytes as they are.
-    public func write(bytes: UnsafeRawBufferPointer) {
+    package func write(bytes: UnsafeRawBufferPointer) {
         _ = fwrite(bytes.baseAddress, 1, bytes.count, file)
     }
 
-    public func flush() { fflush(file) }
+    package func flush() { fflush(file) }
 
     deinit {
         if ownsFile { fclose(file) } else { fflush(file) }
@@ -42,7 +42,7 @@ public final class TextOutput {
 }
 
 /// Writes records in one output format as they are produced, then the summary.
-public protocol RecordWriter: AnyObject {
+package protocol RecordWriter: AnyObject {
     func write(_ record: AnalysisRecord, timestampDigits: Int)
     func finish(summary: CaptureSummary, files: [String])
     /// Hands everything written so far to the output (live capture flushes after each record).
@@ -51,15 +51,15 @@ public protocol RecordWriter: AnyObject {
 
 extension RecordWriter {
     /// Writers that keep no records of their own have nothing to flush.
-    public func flush() {}
+    package func flush() {}
 }
 
 /// The output formats of `analyze`.
-public enum OutputFormat: String, CaseIterable, Sendable {
+package enum OutputFormat: String, CaseIterable, Sendable {
     case table, jsonl, csv, har
 
     /// A writer of this format on `output`; `view` chooses the lines of table and CSV.
-    public func makeWriter(output: TextOutput, view: RecordView = .exchanges) -> any RecordWriter {
+    package func makeWriter(output: TextOutput, view: RecordView = .exchanges) -> any RecordWriter {
         switch self {
         case .table: return TableWriter(output: output, view: view)
         case .jsonl: return JSONLinesWriter(output: output)

@@ -1,6 +1,6 @@
 /// A table for people: one line per HTTP exchange (or per connection), then the summary with the top
 /// endpoints by wire bytes. Byte columns are IP-level wire bytes.
-public final class TableWriter: RecordWriter {
+package final class TableWriter: RecordWriter {
     private let output: TextOutput
     private let view: RecordView
     private var wroteHeader = false
@@ -13,7 +13,7 @@ public final class TableWriter: RecordWriter {
         var downBytes = 0
     }
 
-    public init(output: TextOutput, view: RecordView = .exchanges) {
+    package init(output: TextOutput, view: RecordView = .exchanges) {
         self.output = output
         self.view = view
     }
@@ -32,7 +32,7 @@ public final class TableWriter: RecordWriter {
         .text("FLAGS", width: 0),
     ])
 
-    public func write(_ record: AnalysisRecord, timestampDigits: Int) {
+    package func write(_ record: AnalysisRecord, timestampDigits: Int) {
         switch (record, view) {
         case let (.exchange(exchange, id, connection), .exchanges):
             writeExchange(exchange, id: id, connection: connection, digits: timestampDigits)
@@ -97,9 +97,9 @@ public final class TableWriter: RecordWriter {
         ]) + "\n")
     }
 
-    public func flush() { output.flush() }
+    package func flush() { output.flush() }
 
-    public func finish(summary: CaptureSummary, files: [String]) {
+    package func finish(summary: CaptureSummary, files: [String]) {
         var lines: [String] = [""]
         lines.append("files        \(files.joined(separator: ", "))")
         if let first = summary.firstTimestamp, let last = summary.lastTimestamp {

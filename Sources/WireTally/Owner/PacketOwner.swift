@@ -2,9 +2,9 @@
 /// belongs to, as the capturing device recorded it. A plain value with inline names: reading it for
 /// every packet allocates nothing (the names become `String`s once per connection, in
 /// `TrafficOwner`).
-public struct PacketOwner: Equatable, Sendable {
+package struct PacketOwner: Equatable, Sendable {
     /// What names the packet's owner.
-    public enum Kind: UInt8, Sendable {
+    package enum Kind: UInt8, Sendable {
         /// The capture names no owner.
         case none
         /// A process: `id` is its pid, `name` its command name; `effectiveID`/`effectiveName` the
@@ -15,25 +15,25 @@ public struct PacketOwner: Equatable, Sendable {
     }
 
     /// The direction the device saw the packet take.
-    public enum Direction: UInt8, Sendable {
+    package enum Direction: UInt8, Sendable {
         case unknown, inbound, outbound
     }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Pid (process) or uid (app).
-    public var id: Int32
+    package var id: Int32
     /// The effective pid, nil when the capture gives none (Apple writes -1).
-    public var effectiveID: Int32?
-    public var name: InlineName
-    public var effectiveName: InlineName
+    package var effectiveID: Int32?
+    package var name: InlineName
+    package var effectiveName: InlineName
     /// Apple's service class (`pth_svc`, the EPB option 0x8002), nil when absent.
-    public var serviceClass: UInt32?
-    public var direction: Direction
+    package var serviceClass: UInt32?
+    package var direction: Direction
 
     /// A packet without owner.
-    public static let none = PacketOwner(kind: .none, id: 0)
+    package static let none = PacketOwner(kind: .none, id: 0)
 
-    public init(
+    package init(
         kind: Kind, id: Int32, name: InlineName = InlineName(), effectiveID: Int32? = nil,
         effectiveName: InlineName = InlineName(), serviceClass: UInt32? = nil, direction: Direction = .unknown
     ) {
@@ -63,15 +63,15 @@ public struct PacketOwner: Equatable, Sendable {
 /// A name of at most `capacity` bytes kept inline (no allocation), as the capture formats store
 /// them: Apple's command names have 16 bytes at most (`MAXCOMLEN`), PCAPdroid's app names 20.
 /// Longer names are cut at `capacity` bytes.
-public struct InlineName: Equatable, Hashable, Sendable, CustomStringConvertible {
-    public static let capacity = 32
+package struct InlineName: Equatable, Hashable, Sendable, CustomStringConvertible {
+    package static let capacity = 32
     private var words: (UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0)
-    public private(set) var count: UInt8 = 0
+    package private(set) var count: UInt8 = 0
 
-    public init() {}
+    package init() {}
 
     /// The bytes of `raw` up to its first NUL, at most `capacity` of them.
-    public init(_ raw: UnsafeRawBufferPointer) {
+    package init(_ raw: UnsafeRawBufferPointer) {
         let length = min(raw.firstIndex(of: 0) ?? raw.count, Self.capacity)
         guard length > 0, let base = raw.baseAddress else { return }
         withUnsafeMutableBytes(of: &words) { $0.baseAddress!.copyMemory(from: base, byteCount: length) }
@@ -79,27 +79,27 @@ public struct InlineName: Equatable, Hashable, Sendable, CustomStringConvertible
     }
 
     /// The UTF-8 bytes of `text` (cut at `capacity`).
-    public init(_ text: String) {
+    package init(_ text: String) {
         var text = text
         self = text.withUTF8 { InlineName(UnsafeRawBufferPointer($0)) }
     }
 
-    public static func == (a: InlineName, b: InlineName) -> Bool {
+    package static func == (a: InlineName, b: InlineName) -> Bool {
         a.count == b.count && a.words.0 == b.words.0 && a.words.1 == b.words.1 && a.words.2 == b.words.2
             && a.words.3 == b.words.3
     }
 
-    public func hash(into hasher: inout Hasher) {
+    package func hash(into hasher: inout Hasher) {
         hasher.combine(words.0)
         hasher.combine(words.1)
         hasher.combine(words.2)
         hasher.combine(words.3)
     }
 
-    public var isEmpty: Bool { count == 0 }
+    package var isEmpty: Bool { count == 0 }
 
     /// The name (invalid UTF-8 repaired).
-    public var description: String {
+    package var description: String {
         withUnsafeBytes(of: words) { String(decoding: $0.prefix(Int(count)), as: UTF8.self) }
     }
 }

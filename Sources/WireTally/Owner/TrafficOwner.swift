@@ -1,16 +1,16 @@
 /// The process or app a connection or flow belongs to: the owner its first packet naming one
 /// names. `isConflicting` when a later packet named another owner (records flag it
 /// `owner_conflict`).
-public struct TrafficOwner: Equatable, Sendable {
-    public var kind: PacketOwner.Kind
+package struct TrafficOwner: Equatable, Sendable {
+    package var kind: PacketOwner.Kind
     /// Pid (process) or uid (app).
-    public var id: Int32
+    package var id: Int32
     /// The process or app name; nil when the capture gave an empty one.
-    public var name: String?
+    package var name: String?
     /// The process a delegated socket acted for (Apple), nil when not delegated.
-    public var effectiveID: Int32?
-    public var effectiveName: String?
-    public internal(set) var isConflicting = false
+    package var effectiveID: Int32?
+    package var effectiveName: String?
+    package internal(set) var isConflicting = false
     /// The packet-level owner, to compare later packets with.
     let first: PacketOwner
 
@@ -25,7 +25,7 @@ public struct TrafficOwner: Equatable, Sendable {
 
     /// The name traffic is grouped under: the effective process (the app a daemon worked for), else
     /// the process or app name, else `pid N` / `uid N`.
-    public var label: String {
+    package var label: String {
         if let effectiveName { return effectiveName }
         if let name { return name }
         return kind == .app ? "uid \(id)" : "pid \(id)"

@@ -1,6 +1,6 @@
 /// A finished unit of analysis handed to the output: emitted as soon as it is complete, so output
 /// streams while a capture is read. A connection's exchanges come just before the connection.
-public enum AnalysisRecord {
+package enum AnalysisRecord {
     case connection(TCPConnection)
     /// A QUIC connection (UDP datagrams followed by connection ID).
     case quicConnection(QUICConnection)

@@ -3,17 +3,17 @@
 ///
 /// Input errors never lose records: the packets read before a truncated or corrupt part are analysed,
 /// every record is written, and the errors are listed in the summary and in `errors`.
-public struct AnalysisRun {
-    public var files: [String]
-    public var options: CaptureAnalyzer.Options
+package struct AnalysisRun {
+    package var files: [String]
+    package var options: CaptureAnalyzer.Options
     /// Told how far reading has got every few thousand packets and once at the end.
-    public var progress: ((ReadProgress) -> Void)?
+    package var progress: ((ReadProgress) -> Void)?
     /// 1: everything on the calling thread. 2: the files are read (and gzip inflated, framed, merged)
     /// and the packets decoded on a second thread while the calling thread analyses; the records are
     /// the same.
-    public var threads: Int
+    package var threads: Int
 
-    public init(files: [String], options: CaptureAnalyzer.Options = .init(), threads: Int = 1) {
+    package init(files: [String], options: CaptureAnalyzer.Options = .init(), threads: Int = 1) {
         self.files = files
         self.options = options
         self.threads = threads
@@ -31,15 +31,15 @@ public struct AnalysisRun {
     }
 
     /// The outcome of a run.
-    public struct Result {
-        public var summary: CaptureSummary
+    package struct Result {
+        package var summary: CaptureSummary
         /// Errors met while reading (files that could not be opened, truncated or corrupt input).
-        public var errors: [CaptureError]
+        package var errors: [CaptureError]
     }
 
     /// Runs the analysis, handing every record and then the summary to `writer`. Problems (input
     /// errors, a filter that does not compile for a link type) end up in the summary's `errors`.
-    public func run(writer: any RecordWriter) -> Result {
+    package func run(writer: any RecordWriter) -> Result {
         var digits = 6
         let analyzer = CaptureAnalyzer(options: optionsWithCaptureSecrets()) { record in
             writer.write(record, timestampDigits: digits)

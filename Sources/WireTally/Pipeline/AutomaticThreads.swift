@@ -5,11 +5,11 @@ import Glibc
 extension AnalysisRun {
     /// Files smaller than this (all together) are analysed on one thread: the second thread's start
     /// and hand-overs cost more than it saves.
-    public static let smallestInputForTwoThreads = 16 << 20
+    package static let smallestInputForTwoThreads = 16 << 20
 
     /// The thread count `--threads auto` picks for `files`: 2 when at least two CPUs are online and the
     /// files hold at least `smallestInputForTwoThreads` bytes, otherwise 1.
-    public static func automaticThreads(files: [String]) -> Int {
+    package static func automaticThreads(files: [String]) -> Int {
         automaticThreads(fileBytes: MergedPacketSource.fileBytes(of: files), onlineCPUs: onlineCPUCount())
     }
 

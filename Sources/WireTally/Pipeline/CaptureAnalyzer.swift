@@ -1,32 +1,32 @@
 /// Runs the pipeline on captured packets: filter → link/IP decoding → TCP reassembly (or flow counting)
 /// → ledger, emitting each connection and flow record as soon as it is complete.
-public final class CaptureAnalyzer {
+package final class CaptureAnalyzer {
     /// Settings of one analysis.
-    public struct Options: Sendable {
+    package struct Options: Sendable {
         /// A BPF expression (tcpdump syntax); packets it rejects are counted as filtered.
-        public var filter: String?
-        public var limits = ReassemblyLimits()
+        package var filter: String?
+        package var limits = ReassemblyLimits()
         /// Caps of the HTTP/1.x parser (and whether bodies are decoded).
-        public var http = HTTPLimits()
+        package var http = HTTPLimits()
         /// Keep every exchange of an open connection, for outputs that read `TCPConnection.ledger` or
         /// its analysis after an exchange's record (comparing with app logs keeps the records). By
         /// default a connection drops each exchange once its record is written, so that memory does not
         /// grow with the exchanges of a long keep-alive connection.
-        public var keepsReportedExchanges = false
+        package var keepsReportedExchanges = false
         /// TLS session secrets (key logs): connections whose secrets they have are decrypted.
-        public var tlsKeys: TLSKeyStore?
+        package var tlsKeys: TLSKeyStore?
         /// Keep only the packets the capture says belong to this process or app (its name, effective
         /// name or app name, as `TrafficOwner` gives them); the others are counted as filtered, like
         /// the packets `filter` rejects.
-        public var appName: String?
-        public init(filter: String? = nil, limits: ReassemblyLimits = ReassemblyLimits(), http: HTTPLimits = HTTPLimits()) {
+        package var appName: String?
+        package init(filter: String? = nil, limits: ReassemblyLimits = ReassemblyLimits(), http: HTTPLimits = HTTPLimits()) {
             self.filter = filter
             self.limits = limits
             self.http = http
         }
     }
 
-    public private(set) var summary = CaptureSummary()
+    package private(set) var summary = CaptureSummary()
     private let decoder = PacketDecoder()
     private let filter: PacketFilter?
     /// `Options.appName`.
@@ -39,7 +39,7 @@ public final class CaptureAnalyzer {
     // DNS: transactions over UDP and TCP port 53, and the answers they gave.
     private let dnsTracker: DNSTransactionTracker
     /// The answers seen so far: names connections and times the DNS phase of exchanges.
-    public let dnsAnswers = DNSAnswerIndex()
+    package let dnsAnswers = DNSAnswerIndex()
     private var lastIDAssigned = 0
     private var lastExchangeID = 0
     /// Capture time of the packet being processed.
@@ -70,7 +70,7 @@ public final class CaptureAnalyzer {
     ///     the application-layer analysis (HTTP/1.x, or TLS) that attributes its packets to exchanges.
     ///     Connections with port 53 on either side get the DNS-over-TCP consumer instead.
     ///   - emit: receives each finished exchange, connection and flow.
-    public init(
+    package init(
         options: Options = Options(),
         makeConsumer: ((TCPConnection.Endpoints) -> (any TCPStreamConsumer)?)? = nil,
         emit: @escaping (AnalysisRecord) -> Void
@@ -117,7 +117,7 @@ public final class CaptureAnalyzer {
     }
 
     /// Analyses one packet. Its bytes are not kept past the call.
-    public func process(_ packet: CapturedPacket) {
+    package func process(_ packet: CapturedPacket) {
         let owner = packet.owner
         guard count(packet, owner: owner) else { return }
         analyze(decoder.decode(packet), of: packet, owner: owner)
@@ -206,14 +206,14 @@ public final class CaptureAnalyzer {
     }
 
     /// TCP connections open now.
-    public var openConnections: Int { reassembler.connectionCount }
+    package var openConnections: Int { reassembler.connectionCount }
 
     /// Lets time pass without a packet (a live capture's clock when the interface is quiet): seals the
     /// last exchanges of connections idle for the settle time (`limits.settleNanoseconds`), runs the
     /// expiry a packet at this time would run (a QUIC connection closed 3 s ago, idle flows), reads the
     /// QUIC datagrams held for secrets the key log now has. Records do not depend on when this is
     /// called: a connection's next packet applies the same rules first.
-    public func advanceClock(to time: Timestamp) {
+    package func advanceClock(to time: Timestamp) {
         let current = max(time, now)
         if current.nanoseconds >= nextExpiry { expire(now: current) }
         reassembler.settle(now: current)
@@ -227,12 +227,12 @@ public final class CaptureAnalyzer {
     }
 
     /// Notes an input error; the records already produced stay valid.
-    public func noteError(_ error: Error) {
+    package func noteError(_ error: Error) {
         summary.errors.append(String(describing: error))
     }
 
     /// Finalises every connection and flow still open and returns the summary.
-    public func finish(timestampDigits: Int) -> CaptureSummary {
+    package func finish(timestampDigits: Int) -> CaptureSummary {
         // With a settle time, time runs on past the last packet (as it did in a live capture until it
         // was stopped): idle connections settle first, in the order of their deadlines.
         reassembler.settle(now: Timestamp(nanoseconds: .max))

@@ -1,39 +1,39 @@
 /// The connection an HTTP exchange was carried on: a TCP connection (HTTP/1.x, HTTP/2, TLS) or a QUIC
 /// connection. Outputs read an exchange's endpoints, its wire share and its TLS session through this,
 /// whatever the transport.
-public enum ExchangeConnection {
+package enum ExchangeConnection {
     case tcp(TCPConnection)
     case quic(QUICConnection)
 
-    public var id: Int {
+    package var id: Int {
         switch self {
         case let .tcp(connection): return connection.id
         case let .quic(connection): return connection.id
         }
     }
 
-    public var client: IPAddress {
+    package var client: IPAddress {
         switch self {
         case let .tcp(connection): return connection.client
         case let .quic(connection): return connection.client
         }
     }
 
-    public var clientPort: UInt16 {
+    package var clientPort: UInt16 {
         switch self {
         case let .tcp(connection): return connection.clientPort
         case let .quic(connection): return connection.clientPort
         }
     }
 
-    public var server: IPAddress {
+    package var server: IPAddress {
         switch self {
         case let .tcp(connection): return connection.server
         case let .quic(connection): return connection.server
         }
     }
 
-    public var serverPort: UInt16 {
+    package var serverPort: UInt16 {
         switch self {
         case let .tcp(connection): return connection.serverPort
         case let .quic(connection): return connection.serverPort
@@ -41,10 +41,10 @@ public enum ExchangeConnection {
     }
 
     /// `ip:port` of the client and the server (the first path's, for QUIC).
-    public var clientEndpoint: String { client.endpoint(port: clientPort) }
-    public var serverEndpoint: String { server.endpoint(port: serverPort) }
+    package var clientEndpoint: String { client.endpoint(port: clientPort) }
+    package var serverEndpoint: String { server.endpoint(port: serverPort) }
 
-    public var firstTimestamp: Timestamp {
+    package var firstTimestamp: Timestamp {
         switch self {
         case let .tcp(connection): return connection.firstTimestamp
         case let .quic(connection): return connection.firstTimestamp
@@ -52,7 +52,7 @@ public enum ExchangeConnection {
     }
 
     /// The process or app the connection belongs to.
-    public var owner: TrafficOwner? {
+    package var owner: TrafficOwner? {
         switch self {
         case let .tcp(connection): return connection.owner
         case let .quic(connection): return connection.owner
@@ -60,7 +60,7 @@ public enum ExchangeConnection {
     }
 
     /// The packets exchange `index` owns.
-    public func wire(ofExchange index: Int) -> ExchangeWire {
+    package func wire(ofExchange index: Int) -> ExchangeWire {
         switch self {
         case let .tcp(connection): return connection.ledger.exchange(index)
         case let .quic(connection): return connection.ledger.exchange(index)
@@ -68,13 +68,13 @@ public enum ExchangeConnection {
     }
 
     /// The TCP connection, for what only TCP has (its handshake, HTTP/2, the TLS record analysis).
-    public var tcp: TCPConnection? {
+    package var tcp: TCPConnection? {
         if case let .tcp(connection) = self { return connection }
         return nil
     }
 
     /// The `transport` of records: `tcp` or `quic`.
-    public var transportName: String {
+    package var transportName: String {
         switch self {
         case .tcp: return "tcp"
         case .quic: return "quic"
@@ -83,7 +83,7 @@ public enum ExchangeConnection {
 
     /// The TLS session the exchange was protected by (TLS over TCP, or QUIC's handshake), nil for
     /// cleartext.
-    public var tlsSession: TLSSessionInfo? {
+    package var tlsSession: TLSSessionInfo? {
         switch self {
         case let .tcp(connection): return RecordEncoding.tlsSession(of: connection)?.session
         case let .quic(connection): return connection.tlsSession

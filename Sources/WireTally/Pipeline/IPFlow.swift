@@ -1,22 +1,22 @@
 /// A non-TCP flow (UDP, ICMP, other IP protocols): both directions' counters, so nothing read goes
 /// unreported.
-public final class IPFlow: ActivityTracked {
-    public let id: Int
-    public let transportProtocol: UInt8
-    public let client: IPAddress
+package final class IPFlow: ActivityTracked {
+    package let id: Int
+    package let transportProtocol: UInt8
+    package let client: IPAddress
     /// Nil for protocols without ports.
-    public let clientPort: UInt16?
-    public let server: IPAddress
-    public let serverPort: UInt16?
-    public let firstTimestamp: Timestamp
-    public private(set) var lastTimestamp: Timestamp
+    package let clientPort: UInt16?
+    package let server: IPAddress
+    package let serverPort: UInt16?
+    package let firstTimestamp: Timestamp
+    package private(set) var lastTimestamp: Timestamp
     /// Per direction (`FlowDirection.rawValue`).
-    public private(set) var counters = [TrafficCounters(), TrafficCounters()]
-    public private(set) var badChecksums = 0
-    public private(set) var evicted = false
+    package private(set) var counters = [TrafficCounters(), TrafficCounters()]
+    package private(set) var badChecksums = 0
+    package private(set) var evicted = false
     /// The process or app the capture names for its packets (PKTAP, Apple or PCAPdroid pcapng,
     /// PCAPdroid trailers), set when its records are written.
-    public internal(set) var owner: TrafficOwner?
+    package internal(set) var owner: TrafficOwner?
 
     let key: FlowKey
     var newer: IPFlow?
@@ -42,11 +42,11 @@ public final class IPFlow: ActivityTracked {
     }
 
     /// `ip:port` (or just the address for portless protocols).
-    public var clientEndpoint: String { clientPort.map { client.endpoint(port: $0) } ?? client.description }
-    public var serverEndpoint: String { serverPort.map { server.endpoint(port: $0) } ?? server.description }
+    package var clientEndpoint: String { clientPort.map { client.endpoint(port: $0) } ?? client.description }
+    package var serverEndpoint: String { serverPort.map { server.endpoint(port: $0) } ?? server.description }
 
     /// The protocol's name for records (`udp`, `icmp`, `icmpv6`, or the number).
-    public var protocolName: String {
+    package var protocolName: String {
         switch transportProtocol {
         case 17: return "udp"
         case 1: return "icmp"

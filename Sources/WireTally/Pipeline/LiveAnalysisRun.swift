@@ -9,45 +9,45 @@ import Glibc
 /// The records equal those of an offline `analyze` of the raw file with the same options: the only
 /// live-specific input, the wall clock that lets idle connections settle while no packet comes, seals
 /// exactly what the connection's next packet would have sealed first.
-public final class LiveAnalysisRun {
+package final class LiveAnalysisRun {
     /// What is shown on the status line.
-    public struct Status: Sendable {
-        public var elapsedSeconds: Double
-        public var packets: Int
-        public var frameBytes: Int
-        public var openConnections: Int
-        public var finishedConnections: Int
-        public var exchanges: Int
-        public var kernel: LiveCapture.Statistics
+    package struct Status: Sendable {
+        package var elapsedSeconds: Double
+        package var packets: Int
+        package var frameBytes: Int
+        package var openConnections: Int
+        package var finishedConnections: Int
+        package var exchanges: Int
+        package var kernel: LiveCapture.Statistics
     }
 
     /// The outcome of a run.
-    public struct Result {
-        public var summary: CaptureSummary
+    package struct Result {
+        package var summary: CaptureSummary
         /// The kernel's counters at the end.
-        public var kernel: LiveCapture.Statistics
+        package var kernel: LiveCapture.Statistics
         /// An error that ended the capture early (records up to it are written).
-        public var error: LiveCaptureError?
+        package var error: LiveCaptureError?
         /// The raw file could not be written completely.
-        public var rawError: CaptureError?
+        package var rawError: CaptureError?
     }
 
-    public let capture: LiveCapture
-    public var options: CaptureAnalyzer.Options
+    package let capture: LiveCapture
+    package var options: CaptureAnalyzer.Options
     /// Raw packets are written here (nanosecond timestamps) when set.
-    public var raw: PcapNGWriter?
+    package var raw: PcapNGWriter?
     /// Stop after this many seconds.
-    public var durationSeconds: Double?
+    package var durationSeconds: Double?
     /// Seconds between status reports.
-    public var statusInterval: Double = 2
+    package var statusInterval: Double = 2
     /// Key log files followed while capturing (`live --keylog`): their lines are read as they are
     /// appended (every few milliseconds while packets come, and at every read timeout), decrypt the
     /// connections they have secrets for, and are written to the raw file as Decryption Secrets Blocks.
-    public var keyLogFollowers: [KeyLogFollower] = []
+    package var keyLogFollowers: [KeyLogFollower] = []
     /// Nanoseconds between two looks at the followed key logs while packets come.
     static let keyLogPollNanoseconds: Int64 = 5_000_000
 
-    public init(capture: LiveCapture, options: CaptureAnalyzer.Options, raw: PcapNGWriter? = nil, durationSeconds: Double? = nil) {
+    package init(capture: LiveCapture, options: CaptureAnalyzer.Options, raw: PcapNGWriter? = nil, durationSeconds: Double? = nil) {
         self.capture = capture
         self.options = options
         self.raw = raw
@@ -61,7 +61,7 @@ public final class LiveAnalysisRun {
     ///   - written: called after each record was handed to `writer` (to flush the output).
     ///   - shouldStop: asked after every packet and read timeout; true ends the capture.
     ///   - status: called every `statusInterval` seconds, when given.
-    public func run(
+    package func run(
         writer: any RecordWriter, written: @escaping () -> Void = {}, shouldStop: () -> Bool,
         status: ((Status) -> Void)? = nil
     ) -> Result {

@@ -1,13 +1,13 @@
 /// How far a run has read its capture files, reported now and then for a progress display.
-public struct ReadProgress: Sendable, Equatable {
+package struct ReadProgress: Sendable, Equatable {
     /// Bytes read from the files so far (compressed bytes for gzip files).
-    public var fileBytesRead: Int
+    package var fileBytesRead: Int
     /// The files' summed sizes.
-    public var fileBytesTotal: Int
+    package var fileBytesTotal: Int
     /// Packets read so far.
-    public var packets: Int
+    package var packets: Int
 
-    public init(fileBytesRead: Int, fileBytesTotal: Int, packets: Int) {
+    package init(fileBytesRead: Int, fileBytesTotal: Int, packets: Int) {
         self.fileBytesRead = fileBytesRead
         self.fileBytesTotal = fileBytesTotal
         self.packets = packets

@@ -6,19 +6,19 @@
 /// ServerHello, a CONNECTION_CLOSE) and counts QUIC packets per packet-number space; without keys the
 /// exchanges are estimated from the protected datagrams (`QUICExchangeEstimator`) and the ledger
 /// gives each datagram to one of them.
-public final class QUICConnection: ActivityTracked {
-    public let id: Int
+package final class QUICConnection: ActivityTracked {
+    package let id: Int
     /// The endpoints of the first path (the one the handshake used).
-    public let client: IPAddress
-    public let clientPort: UInt16
-    public let server: IPAddress
-    public let serverPort: UInt16
-    public let firstTimestamp: Timestamp
-    public private(set) var lastTimestamp: Timestamp
+    package let client: IPAddress
+    package let clientPort: UInt16
+    package let server: IPAddress
+    package let serverPort: UInt16
+    package let firstTimestamp: Timestamp
+    package private(set) var lastTimestamp: Timestamp
     /// What the long headers and Initial packets told (and, with keys, every packet).
-    public let observer: QUICConnectionObserver
+    package let observer: QUICConnectionObserver
     /// Where every datagram was counted.
-    public private(set) var ledger = QUICConnectionLedger()
+    package private(set) var ledger = QUICConnectionLedger()
     /// How its exchanges are found: decided by its first 0-RTT or 1-RTT packet — parsed from the
     /// decrypted packets when that one could be decrypted, else estimated from the datagrams.
     private var exchangeSource = ExchangeSource.undecided
@@ -37,18 +37,18 @@ public final class QUICConnection: ActivityTracked {
     /// Exchanges whose records were written (0..<exchangesReported).
     var exchangesReported = 0
     /// The DNS answer that gave the server's address, when one preceded the connection.
-    public internal(set) var resolution: DNSResolution?
+    package internal(set) var resolution: DNSResolution?
     /// The paths (address and port pairs) its datagrams used, the first included, in the order seen.
-    public private(set) var paths: [QUICPath]
-    public private(set) var flags: QUICConnectionFlags = []
+    package private(set) var paths: [QUICPath]
+    package private(set) var flags: QUICConnectionFlags = []
     /// The process or app the capture names for its packets (PKTAP, Apple or PCAPdroid pcapng,
     /// PCAPdroid trailers), set when its records are written.
-    public internal(set) var owner: TrafficOwner?
+    package internal(set) var owner: TrafficOwner?
     /// When the client's first Initial and the server's first long-header packet were seen.
-    public private(set) var clientFirstInitialTime: Timestamp?
-    public private(set) var serverFirstPacketTime: Timestamp?
+    package private(set) var clientFirstInitialTime: Timestamp?
+    package private(set) var serverFirstPacketTime: Timestamp?
     /// When a CONNECTION_CLOSE was first seen.
-    public private(set) var closeTime: Timestamp?
+    package private(set) var closeTime: Timestamp?
 
     let key: FlowKey
     var newer: QUICConnection?
@@ -72,24 +72,24 @@ public final class QUICConnection: ActivityTracked {
         paths = [QUICPath(key: key, client: client, clientPort: clientPort, server: server, serverPort: serverPort)]
     }
 
-    public var clientEndpoint: String { client.endpoint(port: clientPort) }
-    public var serverEndpoint: String { server.endpoint(port: serverPort) }
-    public var info: QUICConnectionInfo { observer.info }
+    package var clientEndpoint: String { client.endpoint(port: clientPort) }
+    package var serverEndpoint: String { server.endpoint(port: serverPort) }
+    package var info: QUICConnectionInfo { observer.info }
 
     /// What the TLS handshake showed: the hellos in the Initial packets (as for TLS over TCP without
     /// keys: the ALPN choice known only when the client offered one protocol), with keys the server's
     /// EncryptedExtensions too; nil before any hello.
-    public var tlsSession: TLSSessionInfo? { info.tlsSession }
+    package var tlsSession: TLSSessionInfo? { info.tlsSession }
 
     /// The HTTP/3 layer's connection-level facts, when the exchanges were parsed from decrypted packets.
-    public var http3Info: HTTP3ConnectionInfo? {
+    package var http3Info: HTTP3ConnectionInfo? {
         if case let .decrypted(analysis) = exchangeSource { return analysis.info }
         return nil
     }
 
     /// Time from the client's first Initial to the server's first answer (one round trip plus the
     /// server's processing), when both were seen.
-    public var handshakeNanoseconds: Int64? {
+    package var handshakeNanoseconds: Int64? {
         guard let start = clientFirstInitialTime, let end = serverFirstPacketTime, end >= start else { return nil }
         return end.nanoseconds - start.nanoseconds
     }
@@ -197,7 +197,7 @@ public final class QUICConnection: ActivityTracked {
     }
 
     /// True when its exchanges were parsed from decrypted packets (HTTP/3), not estimated.
-    public var isDecrypted: Bool {
+    package var isDecrypted: Bool {
         if case .decrypted = exchangeSource { return true }
         return false
     }
@@ -212,11 +212,11 @@ public final class QUICConnection: ActivityTracked {
     func insert(_ flag: QUICConnectionFlags) { flags.insert(flag) }
 
     /// Exchanges estimated so far.
-    public var exchangeCount: Int { ledger.exchangeCount }
+    package var exchangeCount: Int { ledger.exchangeCount }
 
     /// The estimated exchanges of `range` (not yet discarded), flagged by the caller `encrypted`,
     /// `estimated`; their version is the negotiated application protocol when it is known.
-    public func exchanges(_ range: Range<Int>) -> [HTTPExchange] {
+    package func exchanges(_ range: Range<Int>) -> [HTTPExchange] {
         switch exchangeSource {
         case .undecided: return []
         case .estimated: return estimator.exchanges(range, version: tlsSession?.alpn ?? "")
@@ -244,12 +244,12 @@ public final class QUICConnection: ActivityTracked {
 }
 
 /// One address and port pair a QUIC connection's datagrams used, with its client side.
-public struct QUICPath: Sendable {
+package struct QUICPath: Sendable {
     let key: FlowKey
-    public let client: IPAddress
-    public let clientPort: UInt16
-    public let server: IPAddress
-    public let serverPort: UInt16
+    package let client: IPAddress
+    package let clientPort: UInt16
+    package let server: IPAddress
+    package let serverPort: UInt16
 
     /// True when a datagram from `source`:`sourcePort` was sent by this path's client.
     func isClient(_ source: IPAddress, _ sourcePort: UInt16) -> Bool { source == client && sourcePort == clientPort }

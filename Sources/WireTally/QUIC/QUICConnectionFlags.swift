@@ -1,33 +1,33 @@
 /// Notable facts about a QUIC connection, reported as a list of names in its record.
-public struct QUICConnectionFlags: OptionSet, Hashable, Sendable {
-    public var rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+package struct QUICConnectionFlags: OptionSet, Hashable, Sendable {
+    package var rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
 
     /// Its datagrams used more than one address/port pair (NAT rebinding or connection migration),
     /// recognised by a connection ID the long headers showed.
-    public static let migrated = QUICConnectionFlags(rawValue: 1 << 0)
+    package static let migrated = QUICConnectionFlags(rawValue: 1 << 0)
     /// A CONNECTION_CLOSE was seen.
-    public static let closed = QUICConnectionFlags(rawValue: 1 << 1)
+    package static let closed = QUICConnectionFlags(rawValue: 1 << 1)
     /// Finalised after the idle timeout while still open.
-    public static let idleTimeout = QUICConnectionFlags(rawValue: 1 << 2)
+    package static let idleTimeout = QUICConnectionFlags(rawValue: 1 << 2)
     /// Evicted to respect the cap on live connections.
-    public static let evicted = QUICConnectionFlags(rawValue: 1 << 3)
+    package static let evicted = QUICConnectionFlags(rawValue: 1 << 3)
     /// Still open when the capture ended.
-    public static let openAtEnd = QUICConnectionFlags(rawValue: 1 << 4)
+    package static let openAtEnd = QUICConnectionFlags(rawValue: 1 << 4)
     /// A client Initial with a connection ID this connection never used ended it: a new connection on
     /// the same addresses and ports.
-    public static let pathReused = QUICConnectionFlags(rawValue: 1 << 5)
+    package static let pathReused = QUICConnectionFlags(rawValue: 1 << 5)
     /// Some datagram had a wrong IP or UDP checksum (normal on the sending host or a veth).
-    public static let badChecksum = QUICConnectionFlags(rawValue: 1 << 6)
+    package static let badChecksum = QUICConnectionFlags(rawValue: 1 << 6)
     /// Some of its datagrams were reassembled from IP fragments.
-    public static let fragmented = QUICConnectionFlags(rawValue: 1 << 7)
+    package static let fragmented = QUICConnectionFlags(rawValue: 1 << 7)
 
     /// HTTP/3: request streams beyond `HTTPLimits.maxOpenRequests` open at once got no exchange (their
     /// bytes are the connection's, shared).
-    public static let tooManyOpenRequests = QUICConnectionFlags(rawValue: 1 << 8)
+    package static let tooManyOpenRequests = QUICConnectionFlags(rawValue: 1 << 8)
     /// HTTP/3: stream data waiting past holes reached `HTTP3ConnectionAnalysis.maxBufferedBytes`: a
     /// stream's hole was given up as a gap.
-    public static let streamBufferCap = QUICConnectionFlags(rawValue: 1 << 9)
+    package static let streamBufferCap = QUICConnectionFlags(rawValue: 1 << 9)
 
     private static let names: [(QUICConnectionFlags, String)] = [
         (.migrated, "migrated"), (.closed, "closed"), (.idleTimeout, "idle_timeout"), (.evicted, "evicted"),
@@ -36,5 +36,5 @@ public struct QUICConnectionFlags: OptionSet, Hashable, Sendable {
     ]
 
     /// The names of the flags set, in a fixed order.
-    public var names: [String] { Self.names.compactMap { contains($0.0) ? $0.1 : nil } }
+    package var names: [String] { Self.names.compactMap { contains($0.0) ? $0.1 : nil } }
 }

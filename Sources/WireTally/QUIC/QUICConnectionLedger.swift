@@ -9,17 +9,17 @@
 /// Exchanges are written while the connection is open once sealed (`seal(before:)`): a datagram for a
 /// sealed exchange afterwards goes to the unattributed rest (`lateAfterSealing`). Reported exchanges can
 /// be dropped (`discardExchanges(before:)`); their datagrams still count in `isConserved`.
-public struct QUICConnectionLedger: Sendable {
+package struct QUICConnectionLedger: Sendable {
     /// Per direction (`FlowDirection.rawValue`): all datagrams.
-    public private(set) var totals = DirectionPair(DirectionTally(), DirectionTally())
+    package private(set) var totals = DirectionPair(DirectionTally(), DirectionTally())
     /// Per direction: datagrams no exchange owns.
-    public private(set) var unattributed = DirectionPair(TrafficCounters(), TrafficCounters())
+    package private(set) var unattributed = DirectionPair(TrafficCounters(), TrafficCounters())
     /// Per exchange index: the datagrams it owns (from the first exchange not discarded).
-    public private(set) var exchanges = PrefixDiscardingArray<ExchangeWire>()
+    package private(set) var exchanges = PrefixDiscardingArray<ExchangeWire>()
     /// Exchanges 0..<sealedCount are final.
-    public private(set) var sealedCount = 0
+    package private(set) var sealedCount = 0
     /// Datagrams that went to the unattributed rest because their exchange was sealed.
-    public private(set) var lateAfterSealing = TrafficCounters()
+    package private(set) var lateAfterSealing = TrafficCounters()
     /// Per direction: what the discarded exchanges owned.
     private var discardedOwned = DirectionPair(TrafficCounters(), TrafficCounters())
     /// Datagrams waiting for the first exchange, teardown datagrams waiting for the end.
@@ -28,10 +28,10 @@ public struct QUICConnectionLedger: Sendable {
     /// Latest capture times of the datagrams held for the first exchange, per direction.
     private var heldForFirstTimes = DirectionPair<Timestamp?>(nil, nil)
 
-    public init() {}
+    package init() {}
 
     /// Exchanges ever added.
-    public var exchangeCount: Int { exchanges.endIndex }
+    package var exchangeCount: Int { exchanges.endIndex }
 
     /// Counts one datagram of `direction` seen at `time` with a single owner (see `record(_:shares:direction:at:)`).
     mutating func record(
@@ -118,7 +118,7 @@ public struct QUICConnectionLedger: Sendable {
     }
 
     /// The datagrams exchange `index` owns (empty once discarded).
-    public func exchange(_ index: Int) -> ExchangeWire {
+    package func exchange(_ index: Int) -> ExchangeWire {
         index >= exchanges.startIndex && index < exchanges.endIndex ? exchanges[index] : ExchangeWire()
     }
 
@@ -136,7 +136,7 @@ public struct QUICConnectionLedger: Sendable {
 
     /// True when, per direction and level, the exchanges' datagrams plus the unattributed rest and the
     /// held ones equal the totals.
-    public var isConserved: Bool {
+    package var isConserved: Bool {
         FlowDirection.allCases.allSatisfy { direction in
             let d = direction.rawValue
             let owned = exchanges.reduce(discardedOwned[d] + unattributed[d] + heldForFirst[d].total + heldTeardown[d].total) {

@@ -1,51 +1,51 @@
 /// Notable facts about a connection, reported as a list of names in its record.
-public struct ConnectionFlags: OptionSet, Hashable, Sendable {
-    public var rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct ConnectionFlags: OptionSet, Hashable, Sendable {
+    package var rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// No SYN was seen: the capture started after the connection did.
-    public static let midstream = ConnectionFlags(rawValue: 1 << 0)
+    package static let midstream = ConnectionFlags(rawValue: 1 << 0)
     /// The three-way handshake was seen complete.
-    public static let established = ConnectionFlags(rawValue: 1 << 1)
+    package static let established = ConnectionFlags(rawValue: 1 << 1)
     /// A RST was seen.
-    public static let reset = ConnectionFlags(rawValue: 1 << 2)
+    package static let reset = ConnectionFlags(rawValue: 1 << 2)
     /// The client sent a FIN.
-    public static let clientFIN = ConnectionFlags(rawValue: 1 << 3)
+    package static let clientFIN = ConnectionFlags(rawValue: 1 << 3)
     /// The server sent a FIN.
-    public static let serverFIN = ConnectionFlags(rawValue: 1 << 4)
+    package static let serverFIN = ConnectionFlags(rawValue: 1 << 4)
     /// Some stream bytes were never captured.
-    public static let gap = ConnectionFlags(rawValue: 1 << 5)
+    package static let gap = ConnectionFlags(rawValue: 1 << 5)
     /// A retransmission carried bytes different from the first copy (the first copy was kept).
-    public static let conflictingOverlap = ConnectionFlags(rawValue: 1 << 6)
+    package static let conflictingOverlap = ConnectionFlags(rawValue: 1 << 6)
     /// The snaplen cut some payload: its length is known, its content is not.
-    public static let payloadTruncated = ConnectionFlags(rawValue: 1 << 7)
+    package static let payloadTruncated = ConnectionFlags(rawValue: 1 << 7)
     /// Some packet had a wrong IP or TCP checksum (normal on the sending host or a veth).
-    public static let badChecksum = ConnectionFlags(rawValue: 1 << 8)
+    package static let badChecksum = ConnectionFlags(rawValue: 1 << 8)
     /// A segment lay implausibly far from the expected sequence number and was not reassembled.
-    public static let outOfWindow = ConnectionFlags(rawValue: 1 << 9)
+    package static let outOfWindow = ConnectionFlags(rawValue: 1 << 9)
     /// The first data did not follow the SYN's ISN and the stream was re-based on it.
-    public static let rebased = ConnectionFlags(rawValue: 1 << 10)
+    package static let rebased = ConnectionFlags(rawValue: 1 << 10)
     /// The out-of-order buffer cap forced the stream past a hole.
-    public static let bufferOverflow = ConnectionFlags(rawValue: 1 << 11)
+    package static let bufferOverflow = ConnectionFlags(rawValue: 1 << 11)
     /// Evicted to respect the cap on live connections.
-    public static let evicted = ConnectionFlags(rawValue: 1 << 12)
+    package static let evicted = ConnectionFlags(rawValue: 1 << 12)
     /// Finalised after the idle timeout while still open.
-    public static let idleTimeout = ConnectionFlags(rawValue: 1 << 13)
+    package static let idleTimeout = ConnectionFlags(rawValue: 1 << 13)
     /// Still open when the capture ended.
-    public static let openAtEnd = ConnectionFlags(rawValue: 1 << 14)
+    package static let openAtEnd = ConnectionFlags(rawValue: 1 << 14)
     /// A new SYN on the same addresses and ports ended this connection (port reuse).
-    public static let portReused = ConnectionFlags(rawValue: 1 << 15)
+    package static let portReused = ConnectionFlags(rawValue: 1 << 15)
     /// Some of its packets were reassembled from IP fragments.
-    public static let fragmented = ConnectionFlags(rawValue: 1 << 16)
+    package static let fragmented = ConnectionFlags(rawValue: 1 << 16)
 
     /// Packets came for an exchange after its record was sealed (spurious retransmissions, late
     /// duplicates): they are counted in the unattributed rest.
-    public static let lateAfterSealing = ConnectionFlags(rawValue: 1 << 17)
+    package static let lateAfterSealing = ConnectionFlags(rawValue: 1 << 17)
     /// The cap on out-of-order bytes buffered across all connections forced a stream past a hole.
-    public static let totalBufferOverflow = ConnectionFlags(rawValue: 1 << 18)
+    package static let totalBufferOverflow = ConnectionFlags(rawValue: 1 << 18)
     /// A request came while `HTTPLimits.maxOpenRequests` requests waited for their response: from it
     /// on, the client direction was not parsed (its bytes are unattributed).
-    public static let tooManyOpenRequests = ConnectionFlags(rawValue: 1 << 19)
+    package static let tooManyOpenRequests = ConnectionFlags(rawValue: 1 << 19)
 
     private static let names: [(ConnectionFlags, String)] = [
         (.midstream, "midstream"), (.established, "established"), (.reset, "reset"),
@@ -59,5 +59,5 @@ public struct ConnectionFlags: OptionSet, Hashable, Sendable {
     ]
 
     /// The flag names, in a fixed order.
-    public var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
+    package var names: [String] { Self.names.filter { contains($0.0) }.map(\.1) }
 }

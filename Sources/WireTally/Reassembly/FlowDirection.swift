@@ -11,11 +11,11 @@ public enum FlowDirection: Int, Sendable, CaseIterable {
 
 /// The packet that first delivered some stream bytes, so every reassembled byte can be traced back to
 /// its frame (like gopacket's `ScatterGather.CaptureInfo`).
-public struct PacketOrigin: Hashable, Sendable {
-    public var frameNumber: Int
-    public var timestamp: Timestamp
+package struct PacketOrigin: Hashable, Sendable {
+    package var frameNumber: Int
+    package var timestamp: Timestamp
 
-    public init(frameNumber: Int, timestamp: Timestamp) {
+    package init(frameNumber: Int, timestamp: Timestamp) {
         self.frameNumber = frameNumber
         self.timestamp = timestamp
     }

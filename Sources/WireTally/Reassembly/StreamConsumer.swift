@@ -1,5 +1,5 @@
 /// Why part of a TCP stream could not be delivered.
-public enum StreamGapReason: String, Sendable {
+package enum StreamGapReason: String, Sendable {
     /// The capture never saw these sequence numbers (packet loss at the capture point, capture started
     /// or ended mid-transfer, or an out-of-order buffer overflow forced the stream on).
     case missing
@@ -11,7 +11,7 @@ public enum StreamGapReason: String, Sendable {
 ///
 /// Calls for one direction come in stream order with no overlap: each byte offset is reported exactly
 /// once, either as data or inside a gap. Buffers passed to `streamData` are valid only during the call.
-public protocol TCPStreamConsumer: AnyObject {
+package protocol TCPStreamConsumer: AnyObject {
     /// In-order stream bytes starting at stream offset `offset` (0 = first byte after the SYN, or the
     /// first byte seen when the connection was picked up mid-stream), first delivered by `origin`.
     func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin)

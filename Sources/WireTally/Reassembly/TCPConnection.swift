@@ -1,14 +1,14 @@
 /// One TCP connection: its endpoints, both stream directions, its ledger and its state.
-public final class TCPConnection: ActivityTracked {
+package final class TCPConnection: ActivityTracked {
     /// Who is the client: the sender of the SYN (or receiver of the SYN-ACK); without either, the side
     /// with the higher port (ephemeral ports are high), and on equal ports the first sender.
-    public struct Endpoints: Hashable, Sendable {
-        public var client: IPAddress
-        public var clientPort: UInt16
-        public var server: IPAddress
-        public var serverPort: UInt16
+    package struct Endpoints: Hashable, Sendable {
+        package var client: IPAddress
+        package var clientPort: UInt16
+        package var server: IPAddress
+        package var serverPort: UInt16
 
-        public init(client: IPAddress, clientPort: UInt16, server: IPAddress, serverPort: UInt16) {
+        package init(client: IPAddress, clientPort: UInt16, server: IPAddress, serverPort: UInt16) {
             self.client = client
             self.clientPort = clientPort
             self.server = server
@@ -32,37 +32,37 @@ public final class TCPConnection: ActivityTracked {
     }
 
     /// Unique in one analysis, in order of first packet.
-    public let id: Int
-    public let client: IPAddress
-    public let clientPort: UInt16
-    public let server: IPAddress
-    public let serverPort: UInt16
-    public let firstTimestamp: Timestamp
-    public private(set) var lastTimestamp: Timestamp
-    public private(set) var flags: ConnectionFlags = []
+    package let id: Int
+    package let client: IPAddress
+    package let clientPort: UInt16
+    package let server: IPAddress
+    package let serverPort: UInt16
+    package let firstTimestamp: Timestamp
+    package private(set) var lastTimestamp: Timestamp
+    package private(set) var flags: ConnectionFlags = []
     /// The process or app the capture names for its packets (PKTAP, Apple or PCAPdroid pcapng,
     /// PCAPdroid trailers), set when its records are written.
-    public internal(set) var owner: TrafficOwner?
-    public private(set) var ledger = ConnectionLedger()
+    package internal(set) var owner: TrafficOwner?
+    package private(set) var ledger = ConnectionLedger()
     /// When the client's first SYN was seen.
-    public private(set) var synTime: Timestamp?
+    package private(set) var synTime: Timestamp?
     /// When the client's ACK completing the three-way handshake was seen.
-    public private(set) var establishedTime: Timestamp?
+    package private(set) var establishedTime: Timestamp?
     /// When the server's first FIN was seen (the end of a close-delimited response).
-    public private(set) var serverFINTime: Timestamp?
+    package private(set) var serverFINTime: Timestamp?
     /// Nanoseconds from the client's SYN to the handshake-completing ACK, when both were seen: about
     /// one round trip from either vantage point (client: SYN→SYN-ACK; server: SYN-ACK→ACK).
-    public var handshakeNanoseconds: Int64? {
+    package var handshakeNanoseconds: Int64? {
         guard let synTime, let establishedTime else { return nil }
         return establishedTime.nanoseconds - synTime.nanoseconds
     }
 
     /// Receives the reassembled streams, if anything wants them.
-    public let consumer: (any TCPStreamConsumer)?
+    package let consumer: (any TCPStreamConsumer)?
     /// The consumer's view of which exchange owns which stream bytes, when it is an application-layer
     /// analyzer (the same object as `consumer`, which owns it: unowned, no reference counting on every
     /// packet).
-    public unowned(unsafe) let attribution: (any StreamAttribution)?
+    package unowned(unsafe) let attribution: (any StreamAttribution)?
     /// `consumer` when it is the application-layer analysis (the default), unretained: the per-packet
     /// ledger calls go through it.
     private let applicationLayer: Unmanaged<ApplicationLayerAnalysis>?
@@ -111,11 +111,11 @@ public final class TCPConnection: ActivityTracked {
     }
 
     /// `ip:port` of the client and server (`[ip]:port` for IPv6).
-    public var clientEndpoint: String { client.endpoint(port: clientPort) }
-    public var serverEndpoint: String { server.endpoint(port: serverPort) }
+    package var clientEndpoint: String { client.endpoint(port: clientPort) }
+    package var serverEndpoint: String { server.endpoint(port: serverPort) }
 
     /// True after a RST, or FINs from both sides.
-    public var isClosed: Bool { flags.contains(.reset) || flags.isSuperset(of: [.clientFIN, .serverFIN]) }
+    package var isClosed: Bool { flags.contains(.reset) || flags.isSuperset(of: [.clientFIN, .serverFIN]) }
 
     /// The direction of a packet sent from `address`:`port`.
     func direction(from address: IPAddress, port: UInt16) -> FlowDirection {

@@ -1,17 +1,17 @@
 /// Tracks every TCP connection of a capture: finds or creates the connection of each segment (a new SYN
 /// after a close starts a new one), reassembles it, and hands each connection over when it is done —
 /// closed and lingered, idle too long, evicted by the cap, or at the end of the capture.
-public final class TCPReassembler {
-    public let limits: ReassemblyLimits
+package final class TCPReassembler {
+    package let limits: ReassemblyLimits
     /// Connections evicted to respect `limits.maxConnections`.
-    public private(set) var evictions = 0
+    package private(set) var evictions = 0
     /// Connections finalised by the idle timeout while still open.
-    public private(set) var idleExpirations = 0
+    package private(set) var idleExpirations = 0
     /// Holes declared missing to respect `limits.maxBufferedBytesTotal`.
-    public private(set) var bufferCapGaps = 0
+    package private(set) var bufferCapGaps = 0
     /// Out-of-order bytes buffered now by all live connections (never above
     /// `limits.maxBufferedBytesTotal` between packets).
-    public var bufferedBytes: Int { bufferedTotal.pointee }
+    package var bufferedBytes: Int { bufferedTotal.pointee }
 
     /// Kept up to date by every connection's out-of-order buffers as they grow and shrink: an add
     /// only when a segment is held or released, nothing on in-order packets.
@@ -31,7 +31,7 @@ public final class TCPReassembler {
     ///   - makeConsumer: gives each new connection the consumer of its streams (nil: count only).
     ///   - sealed: receives a connection still open when some of its exchanges were sealed.
     ///   - finished: receives each connection once it is finalised.
-    public init(
+    package init(
         limits: ReassemblyLimits, nextID: @escaping () -> Int,
         makeConsumer: @escaping (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { _ in nil },
         sealed: @escaping (TCPConnection) -> Void = { _ in },
@@ -49,10 +49,10 @@ public final class TCPReassembler {
     deinit { bufferedTotal.deallocate() }
 
     /// Live connections.
-    public var connectionCount: Int { table.count }
+    package var connectionCount: Int { table.count }
 
     /// Counts and reassembles one TCP segment.
-    public func process(_ ip: IPPacket, _ tcp: TCPSegment) {
+    package func process(_ ip: IPPacket, _ tcp: TCPSegment) {
         let key = FlowKey(transportProtocol: 6, ip.source, tcp.sourcePort, ip.destination, tcp.destinationPort)
         // Unretained: the table keeps the connection alive while it is processed (only a port reuse
         // removes it, and that branch holds it strongly), so no reference counting on every packet.
@@ -110,7 +110,7 @@ public final class TCPReassembler {
     /// after the connections an earlier sweep visited and that saw no packet since (nothing can change
     /// for them but through a packet or the buffer cap), so many idle connections cost once, not per sweep.
     @inline(__always)
-    public func settle(now: Timestamp) {
+    package func settle(now: Timestamp) {
         guard now.nanoseconds >= nextSettle, let settle = limits.settleNanoseconds else { return }
         sweepIdle(now: now, settle: settle)
     }
@@ -130,7 +130,7 @@ public final class TCPReassembler {
     }
 
     /// Finalises connections idle past their timeout at capture time `now`.
-    public func expire(now: Timestamp) {
+    package func expire(now: Timestamp) {
         while let stalest = table.stalest {
             let timeout = stalest.isClosed ? limits.closedLingerSeconds : limits.idleTimeoutSeconds
             guard stalest.lastActivity.nanoseconds + timeout * 1_000_000_000 < now.nanoseconds else { return }
@@ -142,7 +142,7 @@ public final class TCPReassembler {
     }
 
     /// Finalises every live connection (end of capture), in order of first packet.
-    public func finishAll() {
+    package func finishAll() {
         for connection in table.removeAll().sorted(by: { $0.id < $1.id }) {
             connection.finish(reason: connection.isClosed ? [] : .openAtEnd)
             finished(connection)

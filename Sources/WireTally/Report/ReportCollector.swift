@@ -119,25 +119,25 @@ final class ReportCollector: RecordWriter {
 }
 
 /// Wire and message byte totals of a capture, for the report's summary.
-public struct ReportTotals: Sendable {
+package struct ReportTotals: Sendable {
     /// IP bytes of every connection and flow, client → server and back.
-    public var upIPBytes = 0
-    public var downIPBytes = 0
+    package var upIPBytes = 0
+    package var downIPBytes = 0
     /// IP bytes attributed to HTTP exchanges.
-    public var httpUpIPBytes = 0
-    public var httpDownIPBytes = 0
+    package var httpUpIPBytes = 0
+    package var httpDownIPBytes = 0
     /// HTTP messages as the application sent them (start lines, headers, bodies, chunk framing).
-    public var messageBytes = 0
+    package var messageBytes = 0
     /// HTTP exchanges, and those with an error status (≥ 400) or no response.
-    public var requests = 0
-    public var httpErrors = 0
+    package var requests = 0
+    package var httpErrors = 0
 
     /// Wire bytes that are not HTTP message bytes: headers of IP and TCP, handshakes, ACKs,
     /// retransmissions, TLS, DNS, other traffic.
-    public var overheadBytes: Int { upIPBytes + downIPBytes - messageBytes }
+    package var overheadBytes: Int { upIPBytes + downIPBytes - messageBytes }
 
     /// `overheadBytes` as a share of all IP bytes (0 without traffic).
-    public var overheadShare: Double {
+    package var overheadShare: Double {
         upIPBytes + downIPBytes > 0 ? Double(overheadBytes) / Double(upIPBytes + downIPBytes) : 0
     }
 }

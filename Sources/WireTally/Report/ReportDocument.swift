@@ -1,8 +1,8 @@
 /// The HTML report as one self-contained document: inline style and scripts, the model's data as a
 /// JSON block the script renders, nothing fetched (a Content-Security-Policy forbids any fetch).
-public enum ReportDocument {
+package enum ReportDocument {
     /// The whole page for `model`.
-    public static func html(_ model: ReportModel) -> String {
+    package static func html(_ model: ReportModel) -> String {
         let title = "wiretally report — " + model.files.map { $0.split(separator: "/").last.map(String.init) ?? $0 }.joined(separator: ", ")
         return """
         <!DOCTYPE html>
@@ -59,14 +59,14 @@ public enum ReportDocument {
 
     /// JSON text that cannot end its `<script>` element or open a comment there: `<`, `>` and `&`
     /// (which JSON only has inside strings) become `\u` escapes, as do the line separators.
-    public static func scriptSafeJSON(_ value: JSONValue) -> String {
+    package static func scriptSafeJSON(_ value: JSONValue) -> String {
         replacing(value.serialized, [
             "<": "\\u003c", ">": "\\u003e", "&": "\\u0026", "\u{2028}": "\\u2028", "\u{2029}": "\\u2029",
         ])
     }
 
     /// Text safe in HTML content and quoted attribute values.
-    public static func escapeHTML(_ text: String) -> String {
+    package static func escapeHTML(_ text: String) -> String {
         replacing(text, ["&": "&amp;", "<": "&lt;", ">": "&gt;", "\"": "&quot;", "'": "&#39;"])
     }
 

@@ -4,17 +4,17 @@
 /// `json` is the data block the page renders: rows are arrays whose cells are named once by the
 /// `columns` next to them (compact for big captures). Exchange rows come in waterfall order
 /// (`WaterfallOrder`: by start, the streams of an HTTP/2 connection together).
-public struct ReportModel {
-    public var files: [String]
-    public var level: WireLevel
-    public var summary: CaptureSummary
-    public var totals: ReportTotals
+package struct ReportModel {
+    package var files: [String]
+    package var level: WireLevel
+    package var summary: CaptureSummary
+    package var totals: ReportTotals
     /// Problems met: input errors of the capture, app logs that could not be read.
-    public var errors: [String]
-    public var json: JSONValue
+    package var errors: [String]
+    package var json: JSONValue
 
     /// Timing phases of the waterfall, in the order they are drawn.
-    public static let phases = ["dns", "connect", "ssl", "send", "wait", "receive"]
+    package static let phases = ["dns", "connect", "ssl", "send", "wait", "receive"]
     /// Exchange rows; HTTP/2 streams also have `version` `HTTP/2`, `stream` (id), `pushed_by` and the
     /// connection-level frame bytes the exchange was given (`share_up`, `share_down`: payload bytes,
     /// part of `up`/`down`).

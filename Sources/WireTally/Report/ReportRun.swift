@@ -1,17 +1,17 @@
 /// `wiretally report`: analyses the capture once — through `CompareRun` when the accuracy comparison
 /// is asked for (app logs or the built-in estimators), else through `AnalysisRun` — and collects the
 /// report's model on the way.
-public struct ReportRun {
-    public var files: [String]
-    public var appLogs: [String]
+package struct ReportRun {
+    package var files: [String]
+    package var appLogs: [String]
     /// Include the built-in estimators (naive, rebuilt, metrics, http) in the accuracy comparison.
-    public var estimators: Bool
-    public var level: WireLevel
-    public var options: CaptureAnalyzer.Options
+    package var estimators: Bool
+    package var level: WireLevel
+    package var options: CaptureAnalyzer.Options
     /// Told how far reading the capture has got (see `AnalysisRun.progress`).
-    public var progress: ((ReadProgress) -> Void)?
+    package var progress: ((ReadProgress) -> Void)?
 
-    public init(files: [String], appLogs: [String] = [], estimators: Bool = false, level: WireLevel = .ip,
+    package init(files: [String], appLogs: [String] = [], estimators: Bool = false, level: WireLevel = .ip,
                 options: CaptureAnalyzer.Options = .init()) {
         self.files = files
         self.appLogs = appLogs
@@ -22,7 +22,7 @@ public struct ReportRun {
 
     /// Runs the analysis (and comparison) and returns the report's model; input problems are in its
     /// `errors` and shown on the page.
-    public func run() -> ReportModel {
+    package func run() -> ReportModel {
         var options = self.options
         // request bodies tell repeats from different requests in the duplicate test (as `--summary`)
         if options.http.retainedBodyBytes == 0 { options.http.retainedBodyBytes = 4096 }

@@ -1,12 +1,12 @@
 /// Derives an exchange's timing phases from what the wire showed: the connection's handshake, the
 /// first and last packets carrying its request and response bytes (as the ledger attributed them,
 /// retransmissions included), and (when known) the DNS lookup and TLS handshake that preceded it.
-public enum ExchangeTimer {
+package enum ExchangeTimer {
     /// An interval seen on the wire.
-    public struct Interval: Sendable {
-        public var start: Timestamp
-        public var end: Timestamp
-        public init(start: Timestamp, end: Timestamp) {
+    package struct Interval: Sendable {
+        package var start: Timestamp
+        package var end: Timestamp
+        package init(start: Timestamp, end: Timestamp) {
             self.start = start
             self.end = end
         }
@@ -19,7 +19,7 @@ public enum ExchangeTimer {
     /// the client takes to build its ClientHello is part of it, as in curl's `appconnect − connect` and
     /// URLSessionTaskMetrics' `secureConnectionStartDate`), or at the ClientHello without a handshake.
     /// `serverFIN`: when the server's FIN was seen, the end of a close-delimited response.
-    public static func timing(
+    package static func timing(
         of exchange: HTTPExchange, wire: ExchangeWire, dns: Interval? = nil, connect: Interval? = nil, tls: Interval? = nil,
         serverFIN: Timestamp? = nil
     ) -> ExchangeTiming {

@@ -15,21 +15,21 @@
 ///   (it is complete only then);
 /// - `total`: from the start of the first phase that happened to the exchange's last packet carrying
 ///   payload (normally its last response packet).
-public struct ExchangeTiming: Hashable, Sendable {
-    public var blocked: Double = -1
-    public var dns: Double = -1
-    public var connect: Double = -1
-    public var ssl: Double = -1
-    public var send: Double = -1
-    public var wait: Double = -1
-    public var receive: Double = -1
-    public var total: Double = -1
+package struct ExchangeTiming: Hashable, Sendable {
+    package var blocked: Double = -1
+    package var dns: Double = -1
+    package var connect: Double = -1
+    package var ssl: Double = -1
+    package var send: Double = -1
+    package var wait: Double = -1
+    package var receive: Double = -1
+    package var total: Double = -1
     /// When the first phase that happened started (for HAR's `startedDateTime`).
-    public var start: Timestamp?
+    package var start: Timestamp?
     /// First to last packet carrying request bytes, and response bytes (for formats that need phases
     /// that do not overlap, like HAR).
-    public var requestSpan: ClosedRange<Timestamp>?
-    public var responseSpan: ClosedRange<Timestamp>?
+    package var requestSpan: ClosedRange<Timestamp>?
+    package var responseSpan: ClosedRange<Timestamp>?
 
-    public init() {}
+    package init() {}
 }

@@ -23,46 +23,46 @@ public struct AppLogPhases: Hashable, Sendable {
 }
 
 /// One request an app (or client) logged, in a format-independent form.
-public struct AppLogEntry: Hashable, Sendable {
+package struct AppLogEntry: Hashable, Sendable {
     /// Position in the log (0-based, log order).
-    public var sequence: Int
+    package var sequence: Int
     /// Where it came from: 1-based line (JSON Lines) or 0-based `log.entries` index (HAR).
-    public var line: Int
+    package var line: Int
     /// The source text (JSON Lines: the line; HAR: `entries[i]`).
-    public var source: String
+    package var source: String
 
     /// Request method, uppercase; nil when the log does not say.
-    public var method: String?
+    package var method: String?
     /// True when `method` is a guess (old curl without `method`): the matcher does not require it.
-    public var methodIsGuess = false
+    package var methodIsGuess = false
     /// The absolute URL requested.
-    public var url: String
+    package var url: String
     /// Final status code; nil or 0 when there was no response.
-    public var status: Int?
+    package var status: Int?
     /// Start of the request on the app's clock, seconds since the epoch; nil when the log has no
     /// absolute time (curl).
-    public var start: Double?
+    package var start: Double?
     /// Start relative to the first entry of the log, in seconds, when only that is known (curl:
     /// the sum of the earlier transfers' `time_total`, transfers being sequential).
-    public var relativeStart: Double?
+    package var relativeStart: Double?
 
     /// Byte counts as the app reported them; nil where unknown (HAR's -1).
-    public var requestHeaderBytes: Int?
-    public var requestBodyBytes: Int?
-    public var responseHeaderBytes: Int?
-    public var responseBodyBytes: Int?
+    package var requestHeaderBytes: Int?
+    package var requestBodyBytes: Int?
+    package var responseHeaderBytes: Int?
+    package var responseBodyBytes: Int?
     /// Response bytes on the network when the log has them separately (HAR `_transferSize`).
-    public var responseTransferBytes: Int?
+    package var responseTransferBytes: Int?
 
-    public var phases = AppLogPhases()
+    package var phases = AppLogPhases()
 
     /// The connection the app used, when it logs it (curl `local_port`, `remote_ip`, `remote_port`):
     /// lets the matcher pair by connection and sequence instead of time.
-    public var localPort: Int?
-    public var remoteAddress: String?
-    public var remotePort: Int?
+    package var localPort: Int?
+    package var remoteAddress: String?
+    package var remotePort: Int?
 
-    public init(
+    package init(
         sequence: Int, line: Int, source: String, method: String?, url: String, status: Int? = nil,
         start: Double? = nil, relativeStart: Double? = nil, requestHeaderBytes: Int? = nil, requestBodyBytes: Int? = nil,
         responseHeaderBytes: Int? = nil, responseBodyBytes: Int? = nil, responseTransferBytes: Int? = nil,
@@ -90,7 +90,7 @@ public struct AppLogEntry: Hashable, Sendable {
     /// What the entry says the exchange cost: up = request header + body bytes, down = the response's
     /// transfer size when logged (HAR `_transferSize`), else response header + body bytes. Unknown
     /// parts count 0; nil when the entry has no byte count at all.
-    public var estimate: TrafficEstimate? {
+    package var estimate: TrafficEstimate? {
         let upKnown = requestHeaderBytes != nil || requestBodyBytes != nil
         let downKnown = responseTransferBytes != nil || responseHeaderBytes != nil || responseBodyBytes != nil
         guard upKnown || downKnown else { return nil }
@@ -103,7 +103,7 @@ public struct AppLogEntry: Hashable, Sendable {
 }
 
 /// The app log formats wiretally reads.
-public enum AppLogFormat: String, CaseIterable, Sendable {
+package enum AppLogFormat: String, CaseIterable, Sendable {
     /// HAR 1.2 (Charles, Proxyman, Chrome, in-app loggers, wiretally's own `--format har`).
     case har
     /// curl `--write-out '%{json}'`, one object per line.
@@ -113,13 +113,13 @@ public enum AppLogFormat: String, CaseIterable, Sendable {
 
     /// Sniffs the content of `path`: one JSON object with `log` → HAR; JSON lines with
     /// `url_effective` → curl; lines with `request_header_bytes` (or `url` and `start`) → wiretally.
-    public static func detect(path: String) throws -> AppLogFormat {
+    package static func detect(path: String) throws -> AppLogFormat {
         guard let format = detect(bytes: try AppLogFile.read(path)) else { throw AppLogError.unknownFormat(path: path) }
         return format
     }
 
     /// Sniffs `bytes` (nil: none of the formats).
-    public static func detect(bytes: [UInt8]) -> AppLogFormat? {
+    package static func detect(bytes: [UInt8]) -> AppLogFormat? {
         let lines = AppLogFile.lines(bytes)
         guard let first = lines.first else { return nil }
         // A HAR document is one object with `log` (usually pretty-printed over many lines).
@@ -140,19 +140,19 @@ public enum AppLogFormat: String, CaseIterable, Sendable {
 }
 
 /// An app log read from a file.
-public struct AppLog: Sendable {
-    public var path: String
-    public var format: AppLogFormat
-    public var entries: [AppLogEntry]
+package struct AppLog: Sendable {
+    package var path: String
+    package var format: AppLogFormat
+    package var entries: [AppLogEntry]
 
-    public init(path: String, format: AppLogFormat, entries: [AppLogEntry]) {
+    package init(path: String, format: AppLogFormat, entries: [AppLogEntry]) {
         self.path = path
         self.format = format
         self.entries = entries
     }
 
     /// Reads `path`, detecting its format unless `format` is given.
-    public static func read(path: String, format: AppLogFormat? = nil) throws -> AppLog {
+    package static func read(path: String, format: AppLogFormat? = nil) throws -> AppLog {
         let bytes = try AppLogFile.read(path)
         guard let format = format ?? AppLogFormat.detect(bytes: bytes) else { throw AppLogError.unknownFormat(path: path) }
         let entries: [AppLogEntry]

@@ -300,14 +300,14 @@ enum AppLogFile {
 }
 
 /// Why an app log could not be read.
-public enum AppLogError: Error, Equatable, CustomStringConvertible {
+package enum AppLogError: Error, Equatable, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
     /// The content is none of the formats `AppLogFormat` knows.
     case unknownFormat(path: String)
     /// The file is in a known format but broken at `line` (1-based line, or HAR entry index).
     case malformed(path: String, line: Int, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .cannotOpen(path, reason): return "\(path): cannot open: \(reason)"
         case let .unknownFormat(path): return "\(path): not a HAR, curl --write-out '%{json}' or wiretally app log"

@@ -1,7 +1,7 @@
 /// One app log entry paired with one wire exchange.
-public struct AppLogMatch: Hashable, Sendable {
+package struct AppLogMatch: Hashable, Sendable {
     /// How the pair was found.
-    public enum Kind: String, Sendable {
+    package enum Kind: String, Sendable {
         /// Same method and normalised URL, nearest start after the clock offset.
         case url
         /// Only the host could be compared (encrypted `estimated` exchange), nearest start.
@@ -13,15 +13,15 @@ public struct AppLogMatch: Hashable, Sendable {
     }
 
     /// Index into the entries and into the wire exchanges given to the matcher.
-    public var entry: Int
-    public var wire: Int
-    public var kind: Kind
+    package var entry: Int
+    package var wire: Int
+    package var kind: Kind
     /// |app start − clock offset − wire start| in ms, when the entry has a start and the offset is known.
-    public var distanceMs: Double?
+    package var distanceMs: Double?
     /// True when only the host was compared (the wire exchange is encrypted and estimated).
-    public var hostOnly: Bool
+    package var hostOnly: Bool
 
-    public init(entry: Int, wire: Int, kind: Kind, distanceMs: Double? = nil, hostOnly: Bool = false) {
+    package init(entry: Int, wire: Int, kind: Kind, distanceMs: Double? = nil, hostOnly: Bool = false) {
         self.entry = entry
         self.wire = wire
         self.kind = kind
@@ -31,16 +31,16 @@ public struct AppLogMatch: Hashable, Sendable {
 }
 
 /// The outcome of matching one app log with the wire.
-public struct AppLogMatchResult: Sendable {
+package struct AppLogMatchResult: Sendable {
     /// Sorted by entry.
-    public var matches: [AppLogMatch]
+    package var matches: [AppLogMatch]
     /// Entries no exchange matched (indices into the entries, in order).
-    public var unmatchedEntries: [Int]
+    package var unmatchedEntries: [Int]
     /// Wire exchanges no entry matched (indices into the wire exchanges, in order).
-    public var unmatchedWire: [Int]
+    package var unmatchedWire: [Int]
     /// App clock − capture clock, in ms (an entry's app start − offset is its capture time); nil when
     /// the log has no absolute times (curl) or nothing could be paired by time.
-    public var clockOffsetMs: Double?
+    package var clockOffsetMs: Double?
 }
 
 /// Pairs app log entries with wire exchanges, one-to-one.
@@ -69,15 +69,15 @@ public struct AppLogMatchResult: Sendable {
 ///    more with it (this is the reported `clock_offset_ms`).
 /// 3. *Sequence*: entries with no start (curl without a connection) in log order ↔ the remaining
 ///    exchanges in start order, each taking the next compatible one.
-public struct AppLogMatcher: Sendable {
+package struct AppLogMatcher: Sendable {
     /// Largest distance (seconds, after the offset correction) of a time pair.
-    public var maxDistance: Double
+    package var maxDistance: Double
 
-    public init(maxDistance: Double = 5) {
+    package init(maxDistance: Double = 5) {
         self.maxDistance = maxDistance
     }
 
-    public func match(_ entries: [AppLogEntry], _ wire: [AppLogWireExchange]) -> AppLogMatchResult {
+    package func match(_ entries: [AppLogEntry], _ wire: [AppLogWireExchange]) -> AppLogMatchResult {
         let urls = entries.map { AppLogURL($0.url) }
         var entryTaken = [Bool](repeating: false, count: entries.count)
         var wireTaken = [Bool](repeating: false, count: wire.count)

@@ -10,13 +10,13 @@
 /// ```
 /// Build the `AppLogWireExchange`s once the run is over (the ledger has then attributed every
 /// packet, teardown included).
-public struct AppLogReport: Sendable {
-    public var log: AppLog
-    public var wire: [AppLogWireExchange]
-    public var result: AppLogMatchResult
-    public var timings: AppLogTimingComparison
+package struct AppLogReport: Sendable {
+    package var log: AppLog
+    package var wire: [AppLogWireExchange]
+    package var result: AppLogMatchResult
+    package var timings: AppLogTimingComparison
 
-    public init(log: AppLog, wire: [AppLogWireExchange], matcher: AppLogMatcher = AppLogMatcher()) {
+    package init(log: AppLog, wire: [AppLogWireExchange], matcher: AppLogMatcher = AppLogMatcher()) {
         self.log = log
         self.wire = wire
         result = matcher.match(log.entries, wire)
@@ -25,7 +25,7 @@ public struct AppLogReport: Sendable {
 
     /// What each matched entry says its exchange cost (entries without byte counts are left out),
     /// with the wire exchange it was matched to.
-    public var estimates: [(entry: AppLogEntry, wire: AppLogWireExchange, estimate: TrafficEstimate, match: AppLogMatch)] {
+    package var estimates: [(entry: AppLogEntry, wire: AppLogWireExchange, estimate: TrafficEstimate, match: AppLogMatch)] {
         result.matches.compactMap { match in
             log.entries[match.entry].estimate.map { (log.entries[match.entry], wire[match.wire], $0, match) }
         }
@@ -34,7 +34,7 @@ public struct AppLogReport: Sendable {
     /// `{"path","format","entries","matched","host_only","unmatched_app","unmatched_wire","clock_offset_ms",
     /// <extra>…,"timings":{…},"unmatched":{"app":[{"line","method","url","start"}],"wire":[{"id","conn","index","method","url","start"}]}}`.
     /// `extra` (the integrator's `up`, `down`, `gap_by_cause`) goes before `timings`.
-    public func json(extra: [(String, JSONValue)] = []) -> JSONValue {
+    package func json(extra: [(String, JSONValue)] = []) -> JSONValue {
         var members: [(String, JSONValue)] = [
             ("path", .string(log.path)),
             ("format", .string(log.format.rawValue)),
@@ -73,7 +73,7 @@ public struct AppLogReport: Sendable {
     }
 
     /// One `{"type":"app_log_match",…}`-style pair description, for detailed output.
-    public func pairJSON(_ match: AppLogMatch) -> JSONValue {
+    package func pairJSON(_ match: AppLogMatch) -> JSONValue {
         let entry = log.entries[match.entry], exchange = wire[match.wire]
         return .object([
             ("line", .integer(entry.line)),

@@ -4,22 +4,22 @@
 /// (first request packet → first response packet), total = `total`; -1 (did not happen) is skipped,
 /// as is a phase the entry lacks. Per phase: how many pairs were compared and the median and 95th
 /// percentile (nearest rank) of |app − wire| in ms.
-public struct AppLogTimingComparison: Sendable {
-    public enum Phase: String, CaseIterable, Sendable {
+package struct AppLogTimingComparison: Sendable {
+    package enum Phase: String, CaseIterable, Sendable {
         case dns, connect, ssl, ttfb, total
     }
 
-    public struct Statistics: Hashable, Sendable {
-        public var compared: Int
-        public var medianDiffMs: Double?
-        public var p95DiffMs: Double?
+    package struct Statistics: Hashable, Sendable {
+        package var compared: Int
+        package var medianDiffMs: Double?
+        package var p95DiffMs: Double?
         /// Median of app − wire (signed): positive when the app reports longer phases.
-        public var medianSignedDiffMs: Double?
+        package var medianSignedDiffMs: Double?
     }
 
-    public var phases: [Phase: Statistics]
+    package var phases: [Phase: Statistics]
 
-    public init(entries: [AppLogEntry], wire: [AppLogWireExchange], matches: [AppLogMatch]) {
+    package init(entries: [AppLogEntry], wire: [AppLogWireExchange], matches: [AppLogMatch]) {
         var differences: [Phase: [Double]] = [:]
         for match in matches {
             let app = entries[match.entry].phases, timing = wire[match.wire].timing
@@ -63,7 +63,7 @@ public struct AppLogTimingComparison: Sendable {
 
     /// `{"dns":{"compared","median_diff_ms","p95_diff_ms","median_signed_diff_ms"},…}` (null when
     /// nothing was compared).
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object(Phase.allCases.map { phase in
             let statistics = phases[phase] ?? Statistics(compared: 0)
             return (phase.rawValue, .object([

@@ -1,12 +1,12 @@
 /// A URL reduced to what matching compares: scheme, lowercase host, port (nil when the scheme's
 /// default), and path + query (fragment dropped, `/` when empty).
-public struct AppLogURL: Hashable, Sendable, CustomStringConvertible {
-    public var scheme: String
-    public var host: String
-    public var port: Int?
-    public var pathAndQuery: String
+package struct AppLogURL: Hashable, Sendable, CustomStringConvertible {
+    package var scheme: String
+    package var host: String
+    package var port: Int?
+    package var pathAndQuery: String
 
-    public init(scheme: String, host: String, port: Int?, pathAndQuery: String) {
+    package init(scheme: String, host: String, port: Int?, pathAndQuery: String) {
         self.scheme = scheme.lowercased()
         var host = host.lowercased()
         if host.hasSuffix("."), host.count > 1 { host.removeLast() }
@@ -16,7 +16,7 @@ public struct AppLogURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// Parses an absolute `http(s)://` URL (userinfo ignored); nil when it is not one.
-    public init?(_ text: String) {
+    package init?(_ text: String) {
         guard let schemeEnd = text.firstRange(of: "://") else { return nil }
         let scheme = String(text[..<schemeEnd.lowerBound])
         let rest = text[schemeEnd.upperBound...]
@@ -58,7 +58,7 @@ public struct AppLogURL: Hashable, Sendable, CustomStringConvertible {
     }
 
     /// The authority part used for host-only matching: host and (non-default) port.
-    public var authority: String { port.map { "\(host):\($0)" } ?? host }
+    package var authority: String { port.map { "\(host):\($0)" } ?? host }
 
-    public var description: String { scheme + "://" + authority + pathAndQuery }
+    package var description: String { scheme + "://" + authority + pathAndQuery }
 }

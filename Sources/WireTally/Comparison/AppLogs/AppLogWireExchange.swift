@@ -1,29 +1,29 @@
 /// What the matcher needs of one wire exchange (built from an `http` record's exchange and connection).
-public struct AppLogWireExchange: Sendable {
+package struct AppLogWireExchange: Sendable {
     /// The `http` record's id.
-    public var id: Int
-    public var connectionID: Int
+    package var id: Int
+    package var connectionID: Int
     /// The exchange's position on its connection (`conn.index`).
-    public var index: Int
-    public var clientPort: Int
-    public var serverAddress: String
-    public var serverPort: Int
+    package var index: Int
+    package var clientPort: Int
+    package var serverAddress: String
+    package var serverPort: Int
     /// Nil for estimated (encrypted) exchanges and exchanges without request.
-    public var method: String?
+    package var method: String?
     /// The URL requested; for estimated exchanges only scheme + host are known (`hostOnly`).
-    public var url: AppLogURL?
+    package var url: AppLogURL?
     /// True when only the host is known (TLS without keys: `estimated` exchanges).
-    public var hostOnly: Bool
-    public var status: Int?
+    package var hostOnly: Bool
+    package var status: Int?
     /// Start on the capture clock, seconds since the epoch (`timing.start`, else the first packet of
     /// the request or response).
-    public var start: Double
-    public var timing: ExchangeTiming
+    package var start: Double
+    package var timing: ExchangeTiming
     /// The exchange's bytes on the wire per direction (the ledger's tallies), for the estimate comparison.
-    public var up: TrafficCounters
-    public var down: TrafficCounters
+    package var up: TrafficCounters
+    package var down: TrafficCounters
 
-    public init(
+    package init(
         id: Int, connectionID: Int = 0, index: Int = 0, clientPort: Int = 0, serverAddress: String = "",
         serverPort: Int = 0, method: String?, url: AppLogURL?, hostOnly: Bool = false, status: Int? = nil,
         start: Double, timing: ExchangeTiming = ExchangeTiming(), up: TrafficCounters = TrafficCounters(),
@@ -51,7 +51,7 @@ public struct AppLogWireExchange: Sendable {
     ///   name or address); an encrypted estimated exchange has `serverName` (SNI / DNS answer) or the
     ///   server address, and is `hostOnly`;
     /// - path and query: the request target (origin form, or the path of an absolute-form target).
-    public init(_ exchange: HTTPExchange, id: Int, connection: ExchangeConnection) {
+    package init(_ exchange: HTTPExchange, id: Int, connection: ExchangeConnection) {
         let isTLS = connection.tlsSession != nil || connection.serverPort == 443
         let scheme = isTLS ? "https" : "http"
         let address = connection.server.isIPv6 ? "[\(connection.server)]" : connection.server.description

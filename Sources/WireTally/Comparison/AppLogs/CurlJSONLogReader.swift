@@ -18,12 +18,12 @@
 /// sequential curl invocation, not for `--parallel`). The matcher therefore pairs curl entries by
 /// connection and sequence: the k-th transfer with local port P is the k-th exchange of the
 /// connection whose client port is P; transfers without a port match in log order (see `AppLogMatcher`).
-public enum CurlJSONLogReader {
-    public static func entries(path: String) throws -> [AppLogEntry] {
+package enum CurlJSONLogReader {
+    package static func entries(path: String) throws -> [AppLogEntry] {
         try entries(bytes: AppLogFile.read(path), path: path)
     }
 
-    public static func entries(bytes: [UInt8], path: String = "<curl>") throws -> [AppLogEntry] {
+    package static func entries(bytes: [UInt8], path: String = "<curl>") throws -> [AppLogEntry] {
         var entries: [AppLogEntry] = []
         var elapsed = 0.0
         for (number, line, object) in try AppLogFile.jsonObjects(bytes, path: path) {

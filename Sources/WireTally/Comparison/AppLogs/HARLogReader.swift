@@ -10,12 +10,12 @@
 /// - `timings`: `dns`, `ssl`, `connect` minus `ssl` (HAR's connect includes TLS), ttfb = `send + wait`,
 ///   total = `time`.
 /// -1 (HAR's "unknown / does not apply") becomes nil everywhere.
-public enum HARLogReader {
-    public static func entries(path: String) throws -> [AppLogEntry] {
+package enum HARLogReader {
+    package static func entries(path: String) throws -> [AppLogEntry] {
         try entries(bytes: AppLogFile.read(path), path: path)
     }
 
-    public static func entries(bytes: [UInt8], path: String = "<har>") throws -> [AppLogEntry] {
+    package static func entries(bytes: [UInt8], path: String = "<har>") throws -> [AppLogEntry] {
         let document: JSONValue
         do {
             document = try AppLogJSON.parse(bytes[...])

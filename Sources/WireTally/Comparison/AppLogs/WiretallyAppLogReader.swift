@@ -31,12 +31,12 @@
 /// connectStart` (TCP only); ssl = `connectEnd − secureConnectionStart`; ttfb = `responseStart −
 /// requestStart`; total = `responseEnd − fetchStart` (or − `start`).
 /// Also accepted: `start_ms` (epoch milliseconds) instead of `start`.
-public enum WiretallyAppLogReader {
-    public static func entries(path: String) throws -> [AppLogEntry] {
+package enum WiretallyAppLogReader {
+    package static func entries(path: String) throws -> [AppLogEntry] {
         try entries(bytes: AppLogFile.read(path), path: path)
     }
 
-    public static func entries(bytes: [UInt8], path: String = "<app log>") throws -> [AppLogEntry] {
+    package static func entries(bytes: [UInt8], path: String = "<app log>") throws -> [AppLogEntry] {
         var entries: [AppLogEntry] = []
         for (number, line, object) in try AppLogFile.jsonObjects(bytes, path: path) {
             guard let url = object.appMember("url")?.appString else {

@@ -6,13 +6,13 @@ import CBrotli
 /// `DefaultCompression`); the library's default 11 is for files compressed once ahead of time and
 /// runs at about 1 MB/s, too slow for every body of a capture. Python's `brotli.compress(data,
 /// quality=6)` gives the same size.
-public enum Brotli {
+package enum Brotli {
     /// The quality and window (log2) used.
-    public static let quality: Int32 = 6
-    public static let window: Int32 = 22
+    package static let quality: Int32 = 6
+    package static let window: Int32 = 22
 
     /// The brotli stream for `input` (nil only if the encoder fails).
-    public static func compress(_ input: [UInt8]) -> [UInt8]? {
+    package static func compress(_ input: [UInt8]) -> [UInt8]? {
         let bound = BrotliEncoderMaxCompressedSize(input.count)
         guard bound > 0 else { return nil }
         var output = [UInt8](repeating: 0, count: bound)

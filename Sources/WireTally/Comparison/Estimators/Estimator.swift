@@ -39,25 +39,25 @@
 /// Encrypted exchanges (TLS without keys, method nil) only have a plaintext size: `http` and `metrics`
 /// give the estimated plaintext (`bytes.body`; for `metrics` chunk framing cannot be told apart), while
 /// `naive` and `rebuilt` need headers and give nil (the exchange is skipped).
-public enum Estimator: String, CaseIterable, Sendable {
+package enum Estimator: String, CaseIterable, Sendable {
     case naive
     case rebuilt
     case metrics
     case http
 
     /// Request headers the network stack adds itself, which an NSURLProtocol rebuild cannot see.
-    public static let stackHeaders: Set<String> = [
+    package static let stackHeaders: Set<String> = [
         "host", "connection", "accept-encoding", "accept", "accept-language", "user-agent", "content-length",
     ]
 
     /// The estimate for `exchange`, or nil when this estimator cannot say anything about it.
-    public func estimate(_ exchange: HTTPExchange) -> TrafficEstimate? {
+    package func estimate(_ exchange: HTTPExchange) -> TrafficEstimate? {
         guard let breakdown = breakdown(exchange) else { return nil }
         return breakdown.estimate
     }
 
     /// The estimate with its per-message accounting (what it counted and what it could not see).
-    public func breakdown(_ exchange: HTTPExchange) -> EstimateBreakdown? {
+    package func breakdown(_ exchange: HTTPExchange) -> EstimateBreakdown? {
         let encrypted = EstimateBreakdown.isEncrypted(exchange)
         if encrypted && (self == .naive || self == .rebuilt) { return nil }
         var result = EstimateBreakdown(estimator: self, encrypted: encrypted)
@@ -145,7 +145,7 @@ public enum Estimator: String, CaseIterable, Sendable {
     /// Re-encodes an encoded message's retained body with its own codings, keeps the figures in
     /// `reencoded` and drops the body (the analysis calls this as each message completes when
     /// `measureReencodedBodies` is on).
-    public static func measureReencodedBody(_ m: inout HTTPMessage) {
+    package static func measureReencodedBody(_ m: inout HTTPMessage) {
         guard let retained = m.retainedBody else { return }
         if !retained.isEmpty, let codings = ContentCoding.reencoded(m.contentEncoding),
             let size = ContentCoding.reencodedSize(retained, codings)
@@ -157,7 +157,7 @@ public enum Estimator: String, CaseIterable, Sendable {
 }
 
 /// Where the body difference of a message goes.
-public enum BodyCause: Sendable {
+package enum BodyCause: Sendable {
     /// Content coding: the body as sent vs the (re-)encoded or decoded size counted.
     case compression
     /// The length source did not report the body (naive's missing `Content-Length`).
@@ -165,37 +165,37 @@ public enum BodyCause: Sendable {
 }
 
 /// One message as an estimator counted it, next to what was on the stream.
-public struct MessageEstimate: Sendable {
+package struct MessageEstimate: Sendable {
     /// On the stream: start line + header block (+ interim 1xx for a response), body as sent, chunk framing.
-    public var wireHead = 0
-    public var wireBody = 0
-    public var wireFraming = 0
+    package var wireHead = 0
+    package var wireBody = 0
+    package var wireFraming = 0
     /// What the estimator counted for the head, the body and the framing.
-    public var head = 0
-    public var body = 0
-    public var framing = 0
+    package var head = 0
+    package var body = 0
+    package var framing = 0
     /// Header bytes on the stream the estimator could not see, and cookie header bytes it did not count.
-    public var hiddenHeaders = 0
-    public var cookies = 0
-    public var bodyCause = BodyCause.compression
+    package var hiddenHeaders = 0
+    package var cookies = 0
+    package var bodyCause = BodyCause.compression
     /// The re-encoded size was approximated (body not retained completely).
-    public var approximated = false
+    package var approximated = false
     /// Encrypted: `wireBody` is the plaintext estimate; nothing else is known.
-    public var isPlaintext = false
+    package var isPlaintext = false
     /// The source gave one total for the message that cannot be split into head and body (an app log
     /// without its own split): `head` is that total against the whole message in `wireHead`, and the
     /// difference is `other`, never a named cause.
-    public var isUnsplit = false
+    package var isUnsplit = false
     /// The message went as HTTP/2 (`HTTPMessage.http2`): its head is an HPACK block (the rest of the
     /// head difference is `hpack`) and its framing is frames (`http2_framing`).
-    public var isHTTP2 = false
+    package var isHTTP2 = false
     /// The message went as HTTP/3 (`HTTPMessage.http3`): its head is a QPACK field section (`qpack`)
     /// and its framing is HTTP/3 frame headers (`http3_framing`).
-    public var isHTTP3 = false
+    package var isHTTP3 = false
     /// HTTP/2 or HTTP/3: the head is a compressed header block, not header text.
-    public var hasCompressedHead: Bool { isHTTP2 || isHTTP3 }
+    package var hasCompressedHead: Bool { isHTTP2 || isHTTP3 }
 
-    public init(wireHead: Int = 0, wireBody: Int = 0, wireFraming: Int = 0) {
+    package init(wireHead: Int = 0, wireBody: Int = 0, wireFraming: Int = 0) {
         self.wireHead = wireHead
         self.wireBody = wireBody
         self.wireFraming = wireFraming
@@ -221,25 +221,25 @@ public struct MessageEstimate: Sendable {
     }
 
     /// Bytes the estimator reports.
-    public var estimated: Int { head + body + framing }
+    package var estimated: Int { head + body + framing }
     /// The HTTP bytes on the stream (plaintext estimate when encrypted).
-    public var wire: Int { wireHead + wireBody + wireFraming }
+    package var wire: Int { wireHead + wireBody + wireFraming }
 }
 
 /// An estimator's view of one exchange: the two messages (zero when missing).
-public struct EstimateBreakdown: Sendable {
+package struct EstimateBreakdown: Sendable {
     /// The built-in estimator, nil for an app log's own figures.
-    public var estimator: Estimator?
-    public var encrypted: Bool
-    public var up = MessageEstimate()
-    public var down = MessageEstimate()
+    package var estimator: Estimator?
+    package var encrypted: Bool
+    package var up = MessageEstimate()
+    package var down = MessageEstimate()
 
-    public var estimate: TrafficEstimate {
+    package var estimate: TrafficEstimate {
         TrafficEstimate(up: up.estimated, down: down.estimated, upHeaders: up.head, upBody: up.body + up.framing,
                         downHeaders: down.head, downBody: down.body + down.framing)
     }
 
-    public var approximated: Bool { up.approximated || down.approximated }
+    package var approximated: Bool { up.approximated || down.approximated }
 
     /// An exchange estimated from TLS record bursts (no parsed HTTP: method and status nil).
     static func isEncrypted(_ exchange: HTTPExchange) -> Bool {

@@ -10,13 +10,13 @@ import Glibc
 ///     let run = EstimatorRun(level: .ip)
 ///     // in the RecordWriter: case let .exchange(exchange, _, connection): run.add(exchange, connection)
 ///     let json = run.reports().map(\.json)          // one object per estimator
-public final class EstimatorRun {
+package final class EstimatorRun {
     /// Decoded bytes of each body kept for the re-encoding of `rebuilt` (bodies larger than this are
     /// approximated from their first bytes).
-    public static let retainedBodyBytes = 64 << 20
+    package static let retainedBodyBytes = 64 << 20
 
     /// `limits` with body decoding on and retention large enough for `rebuilt`'s re-encoding.
-    public static func requiredHTTPLimits(_ limits: HTTPLimits = HTTPLimits()) -> HTTPLimits {
+    package static func requiredHTTPLimits(_ limits: HTTPLimits = HTTPLimits()) -> HTTPLimits {
         var limits = limits
         limits.decodeBodies = true
         limits.retainedBodyBytes = max(limits.retainedBodyBytes, retainedBodyBytes)
@@ -24,11 +24,11 @@ public final class EstimatorRun {
         return limits
     }
 
-    public let level: WireLevel
-    public let estimators: [Estimator]
+    package let level: WireLevel
+    package let estimators: [Estimator]
     private var reportsByEstimator: [EstimatorReport]
 
-    public init(level: WireLevel = .ip, estimators: [Estimator] = Estimator.allCases) {
+    package init(level: WireLevel = .ip, estimators: [Estimator] = Estimator.allCases) {
         self.level = level
         self.estimators = estimators
         reportsByEstimator = estimators.map { EstimatorReport(estimator: $0, level: level) }
@@ -36,26 +36,26 @@ public final class EstimatorRun {
 
     /// Adds one exchange (as emitted in `AnalysisRecord.exchange`) to every estimator's report. Only the
     /// figures are kept, not the bodies.
-    public func add(_ exchange: HTTPExchange, _ connection: ExchangeConnection) {
+    package func add(_ exchange: HTTPExchange, _ connection: ExchangeConnection) {
         for index in reportsByEstimator.indices { reportsByEstimator[index].add(exchange, connection) }
     }
 
-    public func reports() -> [EstimatorReport] { reportsByEstimator }
+    package func reports() -> [EstimatorReport] { reportsByEstimator }
 }
 
 /// One exchange as an estimator saw it: its estimate, the wire and the gap by cause.
-public struct EstimatedRequest: Sendable {
-    public var method: String
-    public var url: String
-    public var gap: GapAttribution
-    public var approximated: Bool
+package struct EstimatedRequest: Sendable {
+    package var method: String
+    package var url: String
+    package var gap: GapAttribution
+    package var approximated: Bool
 
     /// estimated − wire (negative: the estimator under-counted).
-    public var errorBytes: Int { gap.estimated - gap.wire }
+    package var errorBytes: Int { gap.estimated - gap.wire }
     /// 100 · error / wire (nil when wire is 0).
-    public var errorPercent: Double? { EstimatorReport.errorPercent(estimated: gap.estimated, wire: gap.wire) }
+    package var errorPercent: Double? { EstimatorReport.errorPercent(estimated: gap.estimated, wire: gap.wire) }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         .object([
             ("method", .string(method)), ("url", .string(url)), ("estimated", .integer(gap.estimated)),
             ("wire", .integer(gap.wire)), ("error_bytes", .integer(errorBytes)),
@@ -87,45 +87,45 @@ public struct EstimatedRequest: Sendable {
 /// Memory does not grow with the capture beyond one `Double` per request (the error percents the
 /// median and the 95th percentile need): sums are kept as requests are added, and only the current
 /// worst requests are kept whole.
-public struct EstimatorReport: Sendable {
+package struct EstimatorReport: Sendable {
     /// The estimator's name (or, for an app log, the name the report is given).
-    public let name: String
+    package let name: String
     /// The built-in estimator, nil when the estimates come from elsewhere (an app log).
-    public let estimator: Estimator?
-    public let level: WireLevel
+    package let estimator: Estimator?
+    package let level: WireLevel
     /// Requests estimated (skipped ones not included).
-    public private(set) var requestCount = 0
-    public private(set) var skipped = 0
+    package private(set) var requestCount = 0
+    package private(set) var skipped = 0
     /// Requests whose re-encoded size was approximated.
-    public private(set) var approximatedCount = 0
-    public private(set) var estimatedUp = 0
-    public private(set) var estimatedDown = 0
-    public private(set) var wireUp = 0
-    public private(set) var wireDown = 0
-    public private(set) var dnsWire = 0
+    package private(set) var approximatedCount = 0
+    package private(set) var estimatedUp = 0
+    package private(set) var estimatedDown = 0
+    package private(set) var wireUp = 0
+    package private(set) var wireDown = 0
+    package private(set) var dnsWire = 0
     /// Sum of every request's causes (empty before the first request).
-    public private(set) var gapByCause: [String: Int] = [:]
+    package private(set) var gapByCause: [String: Int] = [:]
     /// The requests with the largest absolute error in bytes, largest first (earlier first on a tie).
-    public private(set) var worst: [EstimatedRequest] = []
+    package private(set) var worst: [EstimatedRequest] = []
     /// Signed error percent of each request with wire > 0, in the order added.
     private var errorPercents: [Double] = []
-    public static let worstCount = 5
+    package static let worstCount = 5
 
-    public init(estimator: Estimator, level: WireLevel) {
+    package init(estimator: Estimator, level: WireLevel) {
         name = estimator.rawValue
         self.estimator = estimator
         self.level = level
     }
 
     /// A report of estimates that come from elsewhere (an app log), added with `add(_:breakdown:…)`.
-    public init(name: String, level: WireLevel) {
+    package init(name: String, level: WireLevel) {
         self.name = name
         estimator = nil
         self.level = level
     }
 
     /// Adds the built-in estimator's estimate of one exchange (or counts it skipped).
-    public mutating func add(_ exchange: HTTPExchange, _ connection: ExchangeConnection) {
+    package mutating func add(_ exchange: HTTPExchange, _ connection: ExchangeConnection) {
         guard let breakdown = estimator?.breakdown(exchange) else {
             skipped += 1
             return
@@ -134,7 +134,7 @@ public struct EstimatorReport: Sendable {
     }
 
     /// Adds one exchange with an estimate given as a breakdown.
-    public mutating func add(_ exchange: HTTPExchange, _ connection: ExchangeConnection, breakdown: EstimateBreakdown) {
+    package mutating func add(_ exchange: HTTPExchange, _ connection: ExchangeConnection, breakdown: EstimateBreakdown) {
         let gap = GapAttribution(exchange: exchange, connection: connection, breakdown: breakdown, level: level)
         requestCount += 1
         if breakdown.approximated { approximatedCount += 1 }
@@ -162,7 +162,7 @@ public struct EstimatorReport: Sendable {
     }
 
     /// Median of the signed error percent over requests with wire > 0.
-    public var medianErrorPercent: Double? {
+    package var medianErrorPercent: Double? {
         let values = errorPercents.sorted()
         guard !values.isEmpty else { return nil }
         let middle = values.count / 2
@@ -170,7 +170,7 @@ public struct EstimatorReport: Sendable {
     }
 
     /// 95th percentile (nearest rank) of the absolute error percent over requests with wire > 0.
-    public var p95ErrorPercent: Double? {
+    package var p95ErrorPercent: Double? {
         let values = errorPercents.map(abs).sorted()
         guard !values.isEmpty else { return nil }
         let rank = Int((0.95 * Double(values.count)).rounded(.up))
@@ -198,7 +198,7 @@ public struct EstimatorReport: Sendable {
         ])
     }
 
-    public var json: JSONValue {
+    package var json: JSONValue {
         let causes = gapByCause
         return .object([
             ("name", .string(name)),

@@ -75,35 +75,35 @@
 ///   of the exchange that are not part of its parsed messages (upgraded protocols, gaps, unparsed bytes,
 ///   and payload a sender kept sending after its peer had reset the connection: on the wire, never
 ///   delivered — the recorded `resets` capture's 64 KB POST to `return 444`, 21,720 bytes).
-public struct GapAttribution: Sendable {
+package struct GapAttribution: Sendable {
     /// Cause names in output order.
-    public static let causes = [
+    package static let causes = [
         "hidden_headers", "cookies", "compression_estimate", "body_length", "chunk_framing", "hpack", "http2_framing",
         "qpack", "http3_framing", "tls_overhead", "quic_overhead", "tcp_ip_headers", "pure_acks", "setup_teardown", "retransmissions", "dns",
         "after_cancel", "other",
     ]
 
-    public var level: WireLevel
-    public var estimate: TrafficEstimate
+    package var level: WireLevel
+    package var estimate: TrafficEstimate
     /// Wire truth per direction (the exchange's packets, plus at IP level the DNS lookup's queries up
     /// and answer down) and the DNS lookup's bytes alone.
-    public var wireUp: Int
-    public var wireDown: Int
-    public var dns: Int
+    package var wireUp: Int
+    package var wireDown: Int
+    package var dns: Int
     /// Bytes per cause (every name of `causes` present).
-    public private(set) var byCause: [String: Int]
+    package private(set) var byCause: [String: Int]
 
     /// wire up + wire down (the DNS lookup included at IP level).
-    public var wire: Int { wireUp + wireDown }
+    package var wire: Int { wireUp + wireDown }
     /// estimated up + down.
-    public var estimated: Int { estimate.up + estimate.down }
+    package var estimated: Int { estimate.up + estimate.down }
     /// wire − estimated: what `byCause` adds up to.
-    public var gap: Int { wire - estimated }
+    package var gap: Int { wire - estimated }
     /// Sum of the causes (equal to `gap` by construction).
-    public var causeTotal: Int { byCause.values.reduce(0, +) }
+    package var causeTotal: Int { byCause.values.reduce(0, +) }
 
     /// Attributes the gap of `breakdown` (from `Estimator.breakdown(exchange)`) against the exchange's wire.
-    public init(exchange: HTTPExchange, connection: ExchangeConnection, breakdown: EstimateBreakdown, level: WireLevel) {
+    package init(exchange: HTTPExchange, connection: ExchangeConnection, breakdown: EstimateBreakdown, level: WireLevel) {
         self.level = level
         estimate = breakdown.estimate
         let wire = connection.wire(ofExchange: exchange.index)
@@ -159,11 +159,11 @@ public struct GapAttribution: Sendable {
     }
 
     /// Convenience: the estimator's breakdown and its gap; nil when the estimator skips the exchange.
-    public init?(exchange: HTTPExchange, connection: ExchangeConnection, estimator: Estimator, level: WireLevel = .ip) {
+    package init?(exchange: HTTPExchange, connection: ExchangeConnection, estimator: Estimator, level: WireLevel = .ip) {
         guard let breakdown = estimator.breakdown(exchange) else { return nil }
         self.init(exchange: exchange, connection: connection, breakdown: breakdown, level: level)
     }
 
     /// `{CAUSE: bytes,…}` in `causes` order.
-    public var json: JSONValue { .object(Self.causes.map { ($0, .integer(byCause[$0] ?? 0)) }) }
+    package var json: JSONValue { .object(Self.causes.map { ($0, .integer(byCause[$0] ?? 0)) }) }
 }

@@ -3,9 +3,9 @@ import CZlib
 /// gzip compression as a client re-compressing a body would do it: zlib `deflateInit2_` with
 /// windowBits 31 (gzip wrapper), level `Z_DEFAULT_COMPRESSION` (6), memLevel 8, default strategy — the
 /// same deflate stream as python's `gzip.compress(data, 6)`, so the same size.
-public enum Gzip {
+package enum Gzip {
     /// The gzip member for `input` (nil only if zlib fails).
-    public static func compress(_ input: [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION) -> [UInt8]? {
+    package static func compress(_ input: [UInt8], level: Int32 = Z_DEFAULT_COMPRESSION) -> [UInt8]? {
         var stream = z_stream()
         guard deflateInit2_(&stream, level, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY, zlibVersion(),
                             Int32(MemoryLayout<z_stream>.size)) == Z_OK else { return nil }
@@ -29,5 +29,5 @@ public enum Gzip {
     }
 
     /// The size of `compress(input)`.
-    public static func compressedSize(_ input: [UInt8]) -> Int? { compress(input)?.count }
+    package static func compressedSize(_ input: [UInt8]) -> Int? { compress(input)?.count }
 }

@@ -14,7 +14,7 @@
 ///   that does has that count set against the promise, in `down`.
 extension HTTPExchange {
     /// The exchange is an HTTP/2 server push (its request came in a PUSH_PROMISE).
-    public var isPushed: Bool { request?.http2?.pushedBy != nil }
+    package var isPushed: Bool { request?.http2?.pushedBy != nil }
 }
 
 extension EstimateBreakdown {

@@ -4,12 +4,12 @@ import CZstd
 /// (`ZSTD_compress`, one frame with its content size) at level 3, the library's default
 /// (`ZSTD_CLEVEL_DEFAULT`), which the zstd tool, python's `zstandard` and servers encoding on the fly
 /// use unless told otherwise.
-public enum Zstd {
+package enum Zstd {
     /// The compression level used.
-    public static let level: Int32 = 3
+    package static let level: Int32 = 3
 
     /// The zstd frame for `input` (nil only if the encoder fails).
-    public static func compress(_ input: [UInt8]) -> [UInt8]? {
+    package static func compress(_ input: [UInt8]) -> [UInt8]? {
         let bound = ZSTD_compressBound(input.count)
         guard ZSTD_isError(bound) == 0 else { return nil }
         var output = [UInt8](repeating: 0, count: bound)

@@ -1,8 +1,8 @@
 /// Calendar arithmetic for HAR's ISO 8601 dates (UTC, proleptic Gregorian), without Foundation.
-public enum HARDate {
+package enum HARDate {
     /// `2026-11-22T05:16:21.123Z`: milliseconds, truncated (not rounded) so that an entry never
     /// appears to start after its first packet.
-    public static func iso8601(_ timestamp: Timestamp) -> String {
+    package static func iso8601(_ timestamp: Timestamp) -> String {
         var seconds = timestamp.nanoseconds / 1_000_000_000
         var nanos = timestamp.nanoseconds % 1_000_000_000
         if nanos < 0 {
@@ -23,7 +23,7 @@ public enum HARDate {
     /// Parses an HTTP date as found in `Expires` cookie attributes: IMF-fixdate
     /// (`Sun, 06 Nov 1994 08:49:37 GMT`), RFC 850 (`Sunday, 06-Nov-94 08:49:37 GMT`), asctime
     /// (`Sun Nov  6 08:49:37 1994`) and the Netscape cookie form (`Sun, 06-Nov-1994 08:49:37 GMT`).
-    public static func parseHTTPDate(_ text: String) -> Timestamp? {
+    package static func parseHTTPDate(_ text: String) -> Timestamp? {
         let tokens = text.split { $0 == " " || $0 == "," || $0 == "-" || $0 == "\t" }
         var day: Int64?, month: Int64?, year: Int64?, time: (Int64, Int64, Int64)?
         for token in tokens {

@@ -1,5 +1,5 @@
 /// HAR's `timings` object from an `ExchangeTiming`.
-public enum HARTimings {
+package enum HARTimings {
     /// The HAR phases in microseconds (-1: not applicable). HAR's `connect` includes `ssl`, whereas
     /// `ExchangeTiming.connect` is the TCP handshake only; `send`, `wait` and `receive` must not be
     /// negative in HAR (a phase that did not happen is 0 there).

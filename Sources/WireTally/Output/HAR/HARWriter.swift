@@ -18,11 +18,11 @@
 /// A missing request is synthesised (method and url `""`, sizes -1) and a missing response has status
 /// 0 (sizes -1, `_transferSize` 0); `_flags` says `no_request` / `no_response`.
 /// `text` (`content`, `postData`) needs `HTTPLimits.retainedBodyBytes` (see `OutputFormat.analyzerOptions`).
-public final class HARWriter: RecordWriter {
+package final class HARWriter: RecordWriter {
     /// The `creator.version` written.
-    public static let version = "0.1.0"
+    package static let version = "0.1.0"
 
-    public typealias Timing = (HTTPExchange, ExchangeConnection) -> ExchangeTiming
+    package typealias Timing = (HTTPExchange, ExchangeConnection) -> ExchangeTiming
 
     private let output: TextOutput
     private let timing: Timing
@@ -33,19 +33,19 @@ public final class HARWriter: RecordWriter {
     ///   - output: where the HAR document is written once the run is over.
     ///   - timing: the phases of each exchange; by default those the analyzer computed
     ///     (`HTTPExchange.timing`).
-    public init(output: TextOutput, timing: @escaping Timing = { exchange, _ in exchange.timing }) {
+    package init(output: TextOutput, timing: @escaping Timing = { exchange, _ in exchange.timing }) {
         self.output = output
         self.timing = timing
     }
 
-    public func write(_ record: AnalysisRecord, timestampDigits: Int) {
+    package func write(_ record: AnalysisRecord, timestampDigits: Int) {
         guard case let .exchange(exchange, id, connection) = record else { return }
         let entry = HAREntry.entry(
             exchange, id: id, connection: connection, timing: timing(exchange, connection), pageref: Self.pageID)
         entries.append((entry.start, id, entry.json.serialized))
     }
 
-    public func finish(summary: CaptureSummary, files: [String]) {
+    package func finish(summary: CaptureSummary, files: [String]) {
         output.write(document(summary: summary, files: files))
         output.flush()
     }
@@ -77,7 +77,7 @@ public final class HARWriter: RecordWriter {
 extension OutputFormat {
     /// Analyzer options this format needs on top of `options`: HAR decodes bodies (`content.size` is
     /// the decoded size) and retains the first 64 KiB of every decoded body for `content.text` / `postData`.
-    public func analyzerOptions(_ options: CaptureAnalyzer.Options) -> CaptureAnalyzer.Options {
+    package func analyzerOptions(_ options: CaptureAnalyzer.Options) -> CaptureAnalyzer.Options {
         var options = options
         guard self == .har else { return options }
         options.http.decodeBodies = true
@@ -88,5 +88,5 @@ extension OutputFormat {
 
 extension HARWriter {
     /// Body bytes retained per message for HAR `text` (64 KiB).
-    public static let retainedBodyBytes = 64 << 10
+    package static let retainedBodyBytes = 64 << 10
 }

@@ -1,15 +1,15 @@
 /// Cookies as HAR lists them: sent ones from `Cookie` request headers, set ones from `Set-Cookie`.
-public struct HARCookie: Equatable, Sendable {
-    public var name: String
-    public var value: String
-    public var path: String?
-    public var domain: String?
+package struct HARCookie: Equatable, Sendable {
+    package var name: String
+    package var value: String
+    package var path: String?
+    package var domain: String?
     /// ISO 8601, from `Max-Age` (relative to the response) or else `Expires`.
-    public var expires: String?
-    public var httpOnly: Bool?
-    public var secure: Bool?
+    package var expires: String?
+    package var httpOnly: Bool?
+    package var secure: Bool?
 
-    public init(name: String, value: String, path: String? = nil, domain: String? = nil, expires: String? = nil,
+    package init(name: String, value: String, path: String? = nil, domain: String? = nil, expires: String? = nil,
                 httpOnly: Bool? = nil, secure: Bool? = nil) {
         self.name = name
         self.value = value
@@ -21,9 +21,9 @@ public struct HARCookie: Equatable, Sendable {
     }
 }
 
-public enum HTTPCookies {
+package enum HTTPCookies {
     /// The cookies of every `Cookie` header (`a=1; b=2`), in order; values as sent (not decoded).
-    public static func requestCookies(_ headers: [HTTPHeader]) -> [HARCookie] {
+    package static func requestCookies(_ headers: [HTTPHeader]) -> [HARCookie] {
         headers.filter { $0.name.lowercased() == "cookie" }.flatMap { header in
             header.value.split(separator: ";").compactMap { piece -> HARCookie? in
                 let pair = pairParts(piece)
@@ -33,7 +33,7 @@ public enum HTTPCookies {
     }
 
     /// One cookie per `Set-Cookie` header with its attributes; `received` turns `Max-Age` into a date.
-    public static func responseCookies(_ headers: [HTTPHeader], received: Timestamp?) -> [HARCookie] {
+    package static func responseCookies(_ headers: [HTTPHeader], received: Timestamp?) -> [HARCookie] {
         headers.filter { $0.name.lowercased() == "set-cookie" }.compactMap { header in
             let pieces = header.value.split(separator: ";", omittingEmptySubsequences: false)
             guard let first = pieces.first else { return nil }

@@ -1,10 +1,10 @@
 /// Percent-decoding (RFC 3986) and `application/x-www-form-urlencoded` pairs, as HAR's `queryString`
 /// and `postData.params` need them.
-public enum PercentDecoding {
+package enum PercentDecoding {
     /// `text` with every `%XX` replaced by its byte; the bytes are read as UTF-8 (invalid sequences
     /// become U+FFFD). A `%` not followed by two hex digits is kept as is. With `plusAsSpace` (form
     /// encoding) `+` decodes to a space.
-    public static func decode<S: StringProtocol>(_ text: S, plusAsSpace: Bool = false) -> String {
+    package static func decode<S: StringProtocol>(_ text: S, plusAsSpace: Bool = false) -> String {
         let utf8 = Array(text.utf8)
         guard utf8.contains(UInt8(ascii: "%")) || (plusAsSpace && utf8.contains(UInt8(ascii: "+"))) else {
             return String(text)
@@ -29,7 +29,7 @@ public enum PercentDecoding {
 
     /// The `name=value` pairs of a query string or form body, split on `&` (empty pieces skipped), each
     /// split at its first `=` (a piece without one has an empty value) and decoded with `+` as space.
-    public static func formPairs<S: StringProtocol>(_ text: S) -> [(name: String, value: String)] {
+    package static func formPairs<S: StringProtocol>(_ text: S) -> [(name: String, value: String)] {
         text.split(separator: "&", omittingEmptySubsequences: true).map { piece in
             if let equals = piece.firstIndex(of: "=") {
                 return (decode(piece[..<equals], plusAsSpace: true),
@@ -40,7 +40,7 @@ public enum PercentDecoding {
     }
 
     /// The query of a request target (after the first `?`, without any `#fragment`), or nil.
-    public static func query(ofTarget target: String) -> Substring? {
+    package static func query(ofTarget target: String) -> Substring? {
         guard let mark = target.firstIndex(of: "?") else { return nil }
         let rest = target[target.index(after: mark)...]
         return rest.prefix { $0 != "#" }

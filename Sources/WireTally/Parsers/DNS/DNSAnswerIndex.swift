@@ -1,24 +1,24 @@
 /// An answered DNS query, as the rest of the pipeline looks it up.
-public struct DNSResolution: Hashable, Sendable {
+package struct DNSResolution: Hashable, Sendable {
     /// The name asked for (lower-cased, no trailing dot): what the client meant to reach.
-    public var name: String
+    package var name: String
     /// The `dns` record's id.
-    public var transactionID: Int
+    package var transactionID: Int
     /// The first query's time; nil when the capture missed the query.
-    public var queryTimestamp: Timestamp?
-    public var answerTimestamp: Timestamp
+    package var queryTimestamp: Timestamp?
+    package var answerTimestamp: Timestamp
     /// When the whole lookup ended: the last answer to the same client socket for the same name whose
     /// query went out before this answer came (a resolver's A and AAAA queries of one lookup, sent
     /// back to back; the client connects only after both answers). `answerTimestamp` when alone.
-    public var lookupEndTimestamp: Timestamp
+    package var lookupEndTimestamp: Timestamp
     /// The client socket that asked (joins the A and AAAA transactions of one lookup).
-    public var client: DNSEndpoint
+    package var client: DNSEndpoint
     /// The addresses the name resolved to after following the CNAME chain, then the `ipv4hint`/`ipv6hint`
     /// addresses of its SVCB/HTTPS answers (a client may connect to those without an A/AAAA lookup).
-    public var addresses: [IPAddress]
+    package var addresses: [IPAddress]
     /// The lookup's packets (queries, retries, answer) when it was reported, and the answer's part.
-    public var wire: TrafficCounters
-    public var responseWire: TrafficCounters
+    package var wire: TrafficCounters
+    package var responseWire: TrafficCounters
 }
 
 /// The recent answers of a capture, by address and by name: names TLS connections and times the `dns`
@@ -28,8 +28,8 @@ public struct DNSResolution: Hashable, Sendable {
 /// kept (NXDOMAIN, empty AAAA answers and unanswered queries cannot have led to a connection); a
 /// response whose query was not captured counts (with no query time), a second answer to an answered
 /// query does not. Memory is bounded: beyond `capacity` resolutions the oldest is forgotten.
-public final class DNSAnswerIndex {
-    public let capacity: Int
+package final class DNSAnswerIndex {
+    package let capacity: Int
     /// Kept resolutions by sequence number; sequence `s` lives at `s % capacity`.
     private var ring: [DNSResolution?]
     private var firstSequence = 0
@@ -39,13 +39,13 @@ public final class DNSAnswerIndex {
     private var byName: [String: [Int]] = [:]
 
     /// - Parameter capacity: how many resolutions are remembered (at least 1).
-    public init(capacity: Int = 4096) {
+    package init(capacity: Int = 4096) {
         self.capacity = max(1, capacity)
         ring = Array(repeating: nil, count: self.capacity)
     }
 
     /// Number of resolutions remembered.
-    public var count: Int { nextSequence - firstSequence }
+    package var count: Int { nextSequence - firstSequence }
 
     /// The last answered transaction, with or without addresses: the sibling of the next one when both
     /// belong to one lookup (an empty AAAA answer before the A answer).
@@ -54,7 +54,7 @@ public final class DNSAnswerIndex {
     /// Remembers `transaction` if it was answered with addresses (the analyzer adds every transaction);
     /// an answer of the same lookup (same client socket and name, asked before the other was answered)
     /// extends that resolution's `lookupEndTimestamp`.
-    public func add(_ transaction: DNSTransaction) {
+    package func add(_ transaction: DNSTransaction) {
         guard let answered = transaction.answerTimestamp, let question = transaction.question,
               transaction.response?.rcode == .noError, !transaction.flags.contains(.duplicateResponse)
         else { return }
@@ -91,13 +91,13 @@ public final class DNSAnswerIndex {
 
     /// The most recent resolution whose addresses include `address` and whose answer came at or before
     /// `before` (e.g. the SYN of a connection to `address`); nil when none is remembered.
-    public func lookup(address: IPAddress, before: Timestamp) -> DNSResolution? {
+    package func lookup(address: IPAddress, before: Timestamp) -> DNSResolution? {
         latest(in: byAddress[address], before: before)
     }
 
     /// The most recent resolution of `name` (a Host header: case and a trailing dot or `:port` do not
     /// matter) answered at or before `before`; nil when none is remembered.
-    public func lookup(name: String, before: Timestamp) -> DNSResolution? {
+    package func lookup(name: String, before: Timestamp) -> DNSResolution? {
         latest(in: byName[Self.normalized(name)], before: before)
     }
 

@@ -4,23 +4,23 @@
 /// its 12-byte header is missing; when a later section is cut or impossible, the records before the
 /// damage are kept and `isMalformed` is set. An SVCB/HTTPS record whose data breaks RFC 9460 is kept
 /// (flagged, or as raw data) and also sets `isMalformed`, without stopping the reading.
-public struct DNSMessage: Hashable, Sendable {
-    public var header: DNSHeader
-    public var questions: [DNSQuestion]
-    public var answers: [DNSResourceRecord]
-    public var authorities: [DNSResourceRecord]
+package struct DNSMessage: Hashable, Sendable {
+    package var header: DNSHeader
+    package var questions: [DNSQuestion]
+    package var answers: [DNSResourceRecord]
+    package var authorities: [DNSResourceRecord]
     /// The additional section without the OPT pseudo-record (see `edns`).
-    public var additionals: [DNSResourceRecord]
+    package var additionals: [DNSResourceRecord]
     /// The EDNS OPT record, when present.
-    public var edns: DNSEDNS?
+    package var edns: DNSEDNS?
     /// True when the counts in the header promise more than the bytes hold, or a name or record is
     /// impossible (bad compression pointer, label beyond the message), or an SVCB/HTTPS record's data is
     /// malformed (of the sections parsed: with `allSections: false`, the answers).
-    public var isMalformed: Bool
+    package var isMalformed: Bool
     /// The message's length in bytes.
-    public var length: Int
+    package var length: Int
 
-    public init(
+    package init(
         header: DNSHeader, questions: [DNSQuestion] = [], answers: [DNSResourceRecord] = [],
         authorities: [DNSResourceRecord] = [], additionals: [DNSResourceRecord] = [], edns: DNSEDNS? = nil,
         isMalformed: Bool = false, length: Int = DNSHeader.length
@@ -36,12 +36,12 @@ public struct DNSMessage: Hashable, Sendable {
     }
 
     /// The response code, extended by the OPT record's upper bits when present.
-    public var rcode: DNSResponseCode {
+    package var rcode: DNSResponseCode {
         DNSResponseCode(rawValue: UInt16(edns?.extendedRcodeHigh ?? 0) << 4 | UInt16(header.headerRcode))
     }
 
     /// The first question (DNS messages carry one in practice).
-    public var question: DNSQuestion? { questions.first }
+    package var question: DNSQuestion? { questions.first }
 
     /// Parses `bytes` as one DNS message; nil when they cannot hold a header.
     ///
@@ -50,7 +50,7 @@ public struct DNSMessage: Hashable, Sendable {
     ///   - allSections: false to step over the authority and additional sections checking only
     ///     their bounds (`authorities` and `additionals` stay empty; `edns` is still read): what a
     ///     transaction keeps, without allocating names it would drop.
-    public static func parse(_ bytes: UnsafeRawBufferPointer, allSections: Bool = true) -> DNSMessage? {
+    package static func parse(_ bytes: UnsafeRawBufferPointer, allSections: Bool = true) -> DNSMessage? {
         guard let id = bytes.uint16BigEndian(at: 0), let flags = bytes.uint16BigEndian(at: 2),
               let questionCount = bytes.uint16BigEndian(at: 4), let answerCount = bytes.uint16BigEndian(at: 6),
               let authorityCount = bytes.uint16BigEndian(at: 8), let additionalCount = bytes.uint16BigEndian(at: 10)

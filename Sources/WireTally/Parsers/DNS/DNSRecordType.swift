@@ -1,16 +1,16 @@
 /// A DNS RR type (RFC 1035 and successors), shown by its mnemonic, or `TYPE<n>` (RFC 3597) when unknown.
-public struct DNSRecordType: Hashable, Sendable, CustomStringConvertible {
-    public var rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+package struct DNSRecordType: Hashable, Sendable, CustomStringConvertible {
+    package var rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
 
-    public static let a = DNSRecordType(rawValue: 1)
-    public static let ns = DNSRecordType(rawValue: 2)
-    public static let cname = DNSRecordType(rawValue: 5)
-    public static let ptr = DNSRecordType(rawValue: 12)
-    public static let aaaa = DNSRecordType(rawValue: 28)
-    public static let opt = DNSRecordType(rawValue: 41)
-    public static let svcb = DNSRecordType(rawValue: 64)
-    public static let https = DNSRecordType(rawValue: 65)
+    package static let a = DNSRecordType(rawValue: 1)
+    package static let ns = DNSRecordType(rawValue: 2)
+    package static let cname = DNSRecordType(rawValue: 5)
+    package static let ptr = DNSRecordType(rawValue: 12)
+    package static let aaaa = DNSRecordType(rawValue: 28)
+    package static let opt = DNSRecordType(rawValue: 41)
+    package static let svcb = DNSRecordType(rawValue: 64)
+    package static let https = DNSRecordType(rawValue: 65)
 
     private static let mnemonics: [UInt16: String] = [
         1: "A", 2: "NS", 5: "CNAME", 6: "SOA", 12: "PTR", 13: "HINFO", 15: "MX", 16: "TXT", 17: "RP",
@@ -23,16 +23,16 @@ public struct DNSRecordType: Hashable, Sendable, CustomStringConvertible {
     ]
 
     /// `A`, `AAAA`, `HTTPS`…, or `TYPE<n>` for a type without a mnemonic here.
-    public var description: String { Self.mnemonics[rawValue] ?? "TYPE\(rawValue)" }
+    package var description: String { Self.mnemonics[rawValue] ?? "TYPE\(rawValue)" }
 }
 
 /// A DNS response code (RFC 1035, 2136, 6891): header rcode, extended by EDNS.
-public struct DNSResponseCode: Hashable, Sendable, CustomStringConvertible {
-    public var rawValue: UInt16
-    public init(rawValue: UInt16) { self.rawValue = rawValue }
+package struct DNSResponseCode: Hashable, Sendable, CustomStringConvertible {
+    package var rawValue: UInt16
+    package init(rawValue: UInt16) { self.rawValue = rawValue }
 
-    public static let noError = DNSResponseCode(rawValue: 0)
-    public static let nameError = DNSResponseCode(rawValue: 3)
+    package static let noError = DNSResponseCode(rawValue: 0)
+    package static let nameError = DNSResponseCode(rawValue: 3)
 
     private static let names: [UInt16: String] = [
         0: "NOERROR", 1: "FORMERR", 2: "SERVFAIL", 3: "NXDOMAIN", 4: "NOTIMP", 5: "REFUSED", 6: "YXDOMAIN",
@@ -41,5 +41,5 @@ public struct DNSResponseCode: Hashable, Sendable, CustomStringConvertible {
     ]
 
     /// `NOERROR`, `NXDOMAIN`, `SERVFAIL`…, or `RCODE<n>`.
-    public var description: String { Self.names[rawValue] ?? "RCODE\(rawValue)" }
+    package var description: String { Self.names[rawValue] ?? "RCODE\(rawValue)" }
 }

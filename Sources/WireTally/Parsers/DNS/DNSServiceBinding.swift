@@ -5,40 +5,40 @@
 /// A parameter whose value does not have its expected format is left out and the binding is
 /// `isMalformed`; so is one whose keys are not strictly increasing, or whose parameter runs past the
 /// RDATA (the parameters from there on are left out). RFC 9460 §2.2 has clients ignore such records.
-public struct DNSServiceBinding: Hashable, Sendable {
+package struct DNSServiceBinding: Hashable, Sendable {
     /// SvcPriority: 0 is AliasMode (the target is an alias of the owner name), else ServiceMode, lower
     /// values preferred.
-    public var priority: UInt16
+    package var priority: UInt16
     /// TargetName: lower-cased, no trailing dot; "" for the root (".": in ServiceMode, the owner itself).
-    public var target: String
+    package var target: String
     /// `mandatory` (key 0): keys a client must understand to use the record, in wire order.
-    public var mandatory: [UInt16] = []
+    package var mandatory: [UInt16] = []
     /// `alpn` (key 1): the protocol ids, bytes outside printable ASCII (and backslashes) as `\DDD`.
-    public var alpn: [String] = []
+    package var alpn: [String] = []
     /// `no-default-alpn` (key 2): the scheme's default protocol (HTTPS: http/1.1) is not offered.
-    public var noDefaultALPN = false
+    package var noDefaultALPN = false
     /// `port` (key 3).
-    public var port: UInt16?
+    package var port: UInt16?
     /// `ipv4hint` (key 4) and `ipv6hint` (key 6): addresses of the target a client may connect to.
-    public var ipv4Hints: [IPAddress] = []
-    public var ipv6Hints: [IPAddress] = []
+    package var ipv4Hints: [IPAddress] = []
+    package var ipv6Hints: [IPAddress] = []
     /// `ech` (key 5): the ECHConfigList's length in bytes (its content is opaque here).
-    public var echLength: Int?
+    package var echLength: Int?
     /// Parameters of other keys with their value lengths, in wire order.
-    public var otherParameters: [DNSServiceParameter] = []
+    package var otherParameters: [DNSServiceParameter] = []
     /// True when the RDATA broke RFC 9460 §2.2 (see the type's description).
-    public var isMalformed = false
+    package var isMalformed = false
 
-    public init(priority: UInt16, target: String) {
+    package init(priority: UInt16, target: String) {
         self.priority = priority
         self.target = target
     }
 
     /// AliasMode (priority 0): the record only names another name to look up.
-    public var isAliasMode: Bool { priority == 0 }
+    package var isAliasMode: Bool { priority == 0 }
 
     /// The target as in presentation format without its trailing dot: "." for the root.
-    public var targetText: String { target.isEmpty ? "." : target }
+    package var targetText: String { target.isEmpty ? "." : target }
 
     /// A usable record (ServiceMode, well formed) advertising HTTP/3.
     var advertisesH3: Bool { !isAliasMode && !isMalformed && alpn.contains("h3") }
@@ -48,7 +48,7 @@ public struct DNSServiceBinding: Hashable, Sendable {
 
     /// Close to presentation format (RFC 9460 §2.1), e.g. `1 . alpn=h3,h2 port=8443 ipv4hint=192.0.2.1`;
     /// `ech` and other keys show their length (`ech=<62 bytes>`, `key65333=<3 bytes>`).
-    public var text: String {
+    package var text: String {
         var parts = [String(priority), targetText]
         if !mandatory.isEmpty { parts.append("mandatory=" + mandatory.map(DNSServiceParameter.name(ofKey:)).joined(separator: ",")) }
         if !alpn.isEmpty { parts.append("alpn=" + alpn.joined(separator: ",")) }
@@ -63,17 +63,17 @@ public struct DNSServiceBinding: Hashable, Sendable {
 }
 
 /// An SvcParam wiretally does not decode: its key and the length of its value.
-public struct DNSServiceParameter: Hashable, Sendable {
-    public var key: UInt16
-    public var length: Int
+package struct DNSServiceParameter: Hashable, Sendable {
+    package var key: UInt16
+    package var length: Int
 
-    public init(key: UInt16, length: Int) {
+    package init(key: UInt16, length: Int) {
         self.key = key
         self.length = length
     }
 
     /// `key65333` (RFC 9460 §2.1's name for a key without a mnemonic).
-    public var name: String { Self.name(ofKey: key) }
+    package var name: String { Self.name(ofKey: key) }
 
     /// The keys RFC 9460 §14.3.2 registers.
     static let mandatory: UInt16 = 0, alpn: UInt16 = 1, noDefaultALPN: UInt16 = 2, port: UInt16 = 3,

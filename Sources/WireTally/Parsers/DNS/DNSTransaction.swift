@@ -1,40 +1,40 @@
 /// One side of a DNS exchange: an address and a port.
-public struct DNSEndpoint: Hashable, Sendable, CustomStringConvertible {
-    public var address: IPAddress
-    public var port: UInt16
+package struct DNSEndpoint: Hashable, Sendable, CustomStringConvertible {
+    package var address: IPAddress
+    package var port: UInt16
 
-    public init(address: IPAddress, port: UInt16) {
+    package init(address: IPAddress, port: UInt16) {
         self.address = address
         self.port = port
     }
 
     /// `ip:port`, IPv6 as `[ip]:port`.
-    public var description: String { address.endpoint(port: port) }
+    package var description: String { address.endpoint(port: port) }
 }
 
 /// How the DNS messages travelled.
-public enum DNSTransport: String, Hashable, Sendable {
+package enum DNSTransport: String, Hashable, Sendable {
     case udp, tcp
 }
 
 /// What went unusually in a transaction.
-public struct DNSTransactionFlags: OptionSet, Hashable, Sendable {
-    public var rawValue: UInt8
-    public init(rawValue: UInt8) { self.rawValue = rawValue }
+package struct DNSTransactionFlags: OptionSet, Hashable, Sendable {
+    package var rawValue: UInt8
+    package init(rawValue: UInt8) { self.rawValue = rawValue }
     /// A response whose query the capture does not hold (the capture started late, or missed it).
-    public static let noQuery = DNSTransactionFlags(rawValue: 1 << 0)
+    package static let noQuery = DNSTransactionFlags(rawValue: 1 << 0)
     /// A query never answered before the timeout or the end of the capture.
-    public static let noResponse = DNSTransactionFlags(rawValue: 1 << 1)
+    package static let noResponse = DNSTransactionFlags(rawValue: 1 << 1)
     /// The query or the response could not be parsed completely.
-    public static let malformed = DNSTransactionFlags(rawValue: 1 << 2)
+    package static let malformed = DNSTransactionFlags(rawValue: 1 << 2)
     /// Pushed out unanswered because too many queries were waiting.
-    public static let evicted = DNSTransactionFlags(rawValue: 1 << 3)
+    package static let evicted = DNSTransactionFlags(rawValue: 1 << 3)
     /// A further response to a query already answered (each copy of a retried query got an answer): its
     /// packet is reported here, the first answer stays the transaction's.
-    public static let duplicateResponse = DNSTransactionFlags(rawValue: 1 << 4)
+    package static let duplicateResponse = DNSTransactionFlags(rawValue: 1 << 4)
 
     /// Names in record order.
-    public var names: [String] {
+    package var names: [String] {
         [
             (Self.noQuery, "no_query"), (.noResponse, "no_response"), (.malformed, "malformed"),
             (.evicted, "evicted"), (.duplicateResponse, "duplicate_response"),
@@ -44,38 +44,38 @@ public struct DNSTransactionFlags: OptionSet, Hashable, Sendable {
 }
 
 /// A DNS query and its answer (either may be missing), with every packet they cost.
-public struct DNSTransaction: Hashable, Sendable {
+package struct DNSTransaction: Hashable, Sendable {
     /// Record id: 1, 2, … in emission order (0 until emitted).
-    public internal(set) var id: Int = 0
+    package internal(set) var id: Int = 0
     /// The DNS message id shared by the query and its response.
-    public var messageID: UInt16
+    package var messageID: UInt16
     /// The querier (the sender of the query; for a response without query, its destination).
-    public var client: DNSEndpoint
-    public var server: DNSEndpoint
-    public var transport: DNSTransport
+    package var client: DNSEndpoint
+    package var server: DNSEndpoint
+    package var transport: DNSTransport
     /// The question asked (from the query, else from the response); nil when the message had none.
-    public var question: DNSQuestion?
+    package var question: DNSQuestion?
     /// The matching response, nil when unanswered.
-    public var response: DNSMessage?
+    package var response: DNSMessage?
     /// Queries for the same question re-sent (same endpoints and id) before the answer came.
-    public var retries = 0
+    package var retries = 0
     /// The first query's time; nil for a response without query.
-    public var queryTimestamp: Timestamp?
+    package var queryTimestamp: Timestamp?
     /// The matching response's time; nil when unanswered.
-    public var answerTimestamp: Timestamp?
+    package var answerTimestamp: Timestamp?
     /// Every packet of the transaction (queries, retries, response). Over UDP: packets, IP, frame and UDP
     /// payload bytes of each datagram. Over TCP: the connection's packets the ledger attributed to the
     /// transaction (its messages, their ACKs, and handshake/teardown for the first/last), filled in
     /// when the connection ends.
-    public var wire = TrafficCounters()
+    package var wire = TrafficCounters()
     /// The part of `wire` the server sent (responses; over TCP the connection's down direction).
-    public var responseWire = TrafficCounters()
+    package var responseWire = TrafficCounters()
     /// Over TCP: the connection's record id and the transaction's position on it.
-    public var connectionID: Int?
-    public var connectionIndex: Int?
-    public var flags: DNSTransactionFlags = []
+    package var connectionID: Int?
+    package var connectionIndex: Int?
+    package var flags: DNSTransactionFlags = []
 
-    public init(
+    package init(
         messageID: UInt16, client: DNSEndpoint, server: DNSEndpoint, transport: DNSTransport, question: DNSQuestion?
     ) {
         self.messageID = messageID
@@ -86,26 +86,26 @@ public struct DNSTransaction: Hashable, Sendable {
     }
 
     /// Response time in nanoseconds (first query to response); nil when either is missing.
-    public var rttNanoseconds: Int64? {
+    package var rttNanoseconds: Int64? {
         guard let queryTimestamp, let answerTimestamp else { return nil }
         return answerTimestamp.nanoseconds &- queryTimestamp.nanoseconds
     }
 
     /// True when the response had TC set (truncated: the client should ask again over TCP).
-    public var isTruncated: Bool { response?.header.isTruncated ?? false }
+    package var isTruncated: Bool { response?.header.isTruncated ?? false }
 
     /// The CNAME chain from the question's name, in order, followed through the answer section (bounded
     /// by its size, so a CNAME loop ends).
-    public var cnames: [String] { chain.cnames }
+    package var cnames: [String] { chain.cnames }
 
     /// The A and AAAA addresses of the question's name after following the CNAME chain, in answer order.
-    public var addresses: [IPAddress] { chain.addresses }
+    package var addresses: [IPAddress] { chain.addresses }
 
     /// The address hints of the SVCB/HTTPS answers along the CNAME chain (ServiceMode, well formed).
-    public var hintAddresses: [IPAddress] { chain.hints }
+    package var hintAddresses: [IPAddress] { chain.hints }
 
     /// An HTTPS answer along the CNAME chain (ServiceMode, well formed) lists `h3` in its `alpn`.
-    public var advertisesH3: Bool { chain.advertisesH3 }
+    package var advertisesH3: Bool { chain.advertisesH3 }
 
     /// The answer section read from the question's name (build once when several of its parts are read).
     var chain: DNSAnswerChain { DNSAnswerChain(question: question, answers: response?.answers ?? []) }

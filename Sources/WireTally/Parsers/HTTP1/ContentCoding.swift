@@ -1,6 +1,6 @@
 /// A content coding wiretally decodes (`Content-Encoding`, RFC 9110 §8.4.1), each undone by a
 /// `ContentDecodingStage` of its own kind.
-public enum ContentCoding: Sendable, Equatable {
+package enum ContentCoding: Sendable, Equatable {
     /// `gzip` and `x-gzip`: zlib, gzip members back to back.
     case gzip
     /// `deflate`: zlib, the wrapper sniffed (zlib header, gzip magic, else raw deflate).
@@ -24,7 +24,7 @@ public enum ContentCoding: Sendable, Equatable {
 
     /// The codings listed in a `Content-Encoding` value, in the order they were applied (`identity` and
     /// empty elements left out); nil when one of them is unknown.
-    public static func list(_ contentEncoding: String) -> [ContentCoding]? {
+    package static func list(_ contentEncoding: String) -> [ContentCoding]? {
         var codings: [ContentCoding] = []
         for element in contentEncoding.split(separator: ",") {
             let name = element.trimmingHTTPWhitespace().lowercased()

@@ -29,13 +29,13 @@ import Glibc
 ///   corrupt data or a gap in the body (`.undecodable`); after a bomb stop it is the (lower-bound)
 ///   count decoded when decoding stopped; for a body whose compressed stream is cut short it is what
 ///   could be decoded.
-public final class HTTP1ConnectionParser: TCPStreamConsumer {
+package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// True once a valid start line was seen in either direction.
-    public private(set) var isHTTP = false
+    package private(set) var isHTTP = false
     /// True once a request came while `HTTPLimits.maxOpenRequests` requests of this connection (or
     /// `maxOpenRequestsTotal` of all connections) were waiting for their response: from its first byte
     /// on, the client direction is not parsed.
-    public private(set) var reachedOpenRequestCap = false
+    package private(set) var reachedOpenRequestCap = false
 
     private unowned let delegate: any HTTPParserDelegate
     private let limits: HTTPLimits
@@ -48,7 +48,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     private var countedOpenRequests = 0
     private var nextExchange = 0
 
-    public init(limits: HTTPLimits = .init(), delegate: any HTTPParserDelegate) {
+    package init(limits: HTTPLimits = .init(), delegate: any HTTPParserDelegate) {
         self.limits = limits
         self.delegate = delegate
         up = Side(direction: .up, maxLine: limits.maxHeaderBytes)
@@ -61,14 +61,14 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// still being checked (at the start of a stream or while resynchronising a message is announced
     /// only once its start line is seen to be valid, possibly several packets later); nil when every
     /// byte delivered so far has its owner. The ledger must not attribute bytes from here on yet.
-    public func undecidedOffset(_ direction: FlowDirection) -> Int64? {
+    package func undecidedOffset(_ direction: FlowDirection) -> Int64? {
         guard let message = side(direction).message, !message.announced else { return nil }
         return message.start
     }
 
     // MARK: TCPStreamConsumer
 
-    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+    package func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
         guard let base = data.baseAddress, !data.isEmpty else { return }
         let side = side(direction)
         // The reassembler delivers each offset once, in order; anything else is made consistent here.
@@ -78,7 +78,7 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         process(side, base.assumingMemoryBound(to: UInt8.self) + skip, data.count - skip, offset: offset + Int64(skip), origin: origin)
     }
 
-    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+    package func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
         let side = side(direction)
         let start = max(offset, side.position)
         guard offset + length > start else { return }
@@ -86,14 +86,14 @@ public final class HTTP1ConnectionParser: TCPStreamConsumer {
         gap(side, offset: start, length: offset + length - start)
     }
 
-    public func streamEnded(direction: FlowDirection) {
+    package func streamEnded(direction: FlowDirection) {
         end(side(direction))
         if direction == .down { releaseOpenRequests() }
     }
 
     /// The connection is over: every message still open is reported (`.incomplete`, except a
     /// close-delimited body, which the end completes), each exactly once.
-    public func finish() {
+    package func finish() {
         end(down)
         end(up)
         releaseOpenRequests()

@@ -40,80 +40,80 @@ public struct HTTPHeader: Hashable, Sendable {
 }
 
 /// Notable facts about one message.
-public struct HTTPMessageFlags: OptionSet, Hashable, Sendable {
-    public var rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct HTTPMessageFlags: OptionSet, Hashable, Sendable {
+    package var rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
     /// The stream ended (or the connection was reset) before the message was complete.
-    public static let incomplete = HTTPMessageFlags(rawValue: 1 << 0)
+    package static let incomplete = HTTPMessageFlags(rawValue: 1 << 0)
     /// Part of the message was never captured (a gap inside it).
-    public static let gap = HTTPMessageFlags(rawValue: 1 << 1)
+    package static let gap = HTTPMessageFlags(rawValue: 1 << 1)
     /// The decoded body exceeded the cap: decoding stopped (a decompression bomb is flagged, not followed).
-    public static let decompressionBomb = HTTPMessageFlags(rawValue: 1 << 2)
+    package static let decompressionBomb = HTTPMessageFlags(rawValue: 1 << 2)
     /// The content coding could not be decoded (corrupt data, or a coding wiretally does not decode).
-    public static let undecodable = HTTPMessageFlags(rawValue: 1 << 3)
+    package static let undecodable = HTTPMessageFlags(rawValue: 1 << 3)
     /// The header block exceeded the cap; the rest of this direction is not parsed.
-    public static let headersTooLarge = HTTPMessageFlags(rawValue: 1 << 4)
+    package static let headersTooLarge = HTTPMessageFlags(rawValue: 1 << 4)
     /// The message switched the connection to another protocol (101, or a 2xx answer to CONNECT).
-    public static let upgrade = HTTPMessageFlags(rawValue: 1 << 5)
+    package static let upgrade = HTTPMessageFlags(rawValue: 1 << 5)
     /// The parser re-synchronised on this message after a gap or garbage.
-    public static let resynchronized = HTTPMessageFlags(rawValue: 1 << 6)
+    package static let resynchronized = HTTPMessageFlags(rawValue: 1 << 6)
     /// Framing was invalid (bad chunk size, conflicting Content-Length…); parsed as far as possible.
-    public static let malformed = HTTPMessageFlags(rawValue: 1 << 7)
+    package static let malformed = HTTPMessageFlags(rawValue: 1 << 7)
     /// The body ran until the connection closed (no Content-Length, not chunked).
-    public static let closeDelimited = HTTPMessageFlags(rawValue: 1 << 8)
+    package static let closeDelimited = HTTPMessageFlags(rawValue: 1 << 8)
 }
 
 /// A parsed HTTP/1.x request or response with the exact stream offsets and byte counts it covers.
-public struct HTTPMessage: Sendable {
-    public enum Kind: Sendable { case request, response }
+package struct HTTPMessage: Sendable {
+    package enum Kind: Sendable { case request, response }
 
-    public var kind: Kind
+    package var kind: Kind
     /// Which exchange of the connection it belongs to (0-based): requests in order; a response pairs
     /// with the oldest request still waiting for one, or (capture started mid-way) gets a new index.
-    public var exchangeIndex: Int
+    package var exchangeIndex: Int
     /// Stream range covered: for a response, interim (1xx) responses before it are included.
-    public var streamRange: Range<Int64>
+    package var streamRange: Range<Int64>
     /// Request line fields (requests) — method, target, version such as `HTTP/1.1`.
-    public var method: String?
-    public var target: String?
+    package var method: String?
+    package var target: String?
     /// Status line fields (responses).
-    public var status: Int?
-    public var reason: String?
-    public var version: String
+    package var status: Int?
+    package var reason: String?
+    package var version: String
     /// Header fields in order (trailers not included).
-    public var headers: [HTTPHeader]
+    package var headers: [HTTPHeader]
     /// Trailer fields of a chunked body.
-    public var trailers: [HTTPHeader]
+    package var trailers: [HTTPHeader]
     /// Bytes of the final message (interim responses excluded).
-    public var bytes: HTTPByteCounts
+    package var bytes: HTTPByteCounts
     /// Interim 1xx responses before the final response: how many, and their bytes on the stream.
-    public var interimCount: Int
-    public var interimBytes: Int
+    package var interimCount: Int
+    package var interimBytes: Int
     /// The packets that delivered the first and the last byte of `streamRange`.
-    public var firstOrigin: PacketOrigin
-    public var lastOrigin: PacketOrigin
+    package var firstOrigin: PacketOrigin
+    package var lastOrigin: PacketOrigin
     /// `Content-Encoding` as sent (nil when absent), and the body size after decoding it (nil when
     /// there is no coding or it could not be decoded).
-    public var contentEncoding: String?
-    public var decodedBodyBytes: Int?
-    public var flags: HTTPMessageFlags
+    package var contentEncoding: String?
+    package var decodedBodyBytes: Int?
+    package var flags: HTTPMessageFlags
     /// Only when `HTTPLimits.retainedBodyBytes` > 0: the body's first `retainedBodyBytes` bytes,
     /// decoded when it has a content coding, raw (de-chunked) otherwise. Nil when retention is off, or
     /// when the body could not be had exactly (a gap in it, an undecodable or unsupported coding,
     /// decoding switched off, a decompression bomb). Complete when `count` equals the body size
     /// (`decodedBodyBytes ?? bytes.body`).
-    public var retainedBody: [UInt8]?
+    package var retainedBody: [UInt8]?
     /// The retained body re-encoded with the message's own codings (for the `rebuilt` estimator, see
     /// `Estimator`), measured when the message completed so the body need not be kept: how many
     /// decoded bytes were encoded and the encoded size.
-    public var reencoded: (decodedBytes: Int, encodedSize: Int)?
+    package var reencoded: (decodedBytes: Int, encodedSize: Int)?
     /// HTTP/2 only (nil for HTTP/1.x): the stream the message travelled on and what happened to it.
-    public var http2: HTTP2StreamInfo?
+    package var http2: HTTP2StreamInfo?
     /// HTTP/3 only (nil otherwise): the QUIC stream the message travelled on and what happened to it.
-    public var http3: HTTP3StreamInfo?
+    package var http3: HTTP3StreamInfo?
 
-    public init(
+    package init(
         kind: Kind, exchangeIndex: Int, streamRange: Range<Int64>, method: String? = nil, target: String? = nil,
         status: Int? = nil, reason: String? = nil, version: String, headers: [HTTPHeader] = [],
         trailers: [HTTPHeader] = [], bytes: HTTPByteCounts = HTTPByteCounts(), interimCount: Int = 0,
@@ -145,7 +145,7 @@ public struct HTTPMessage: Sendable {
     }
 
     /// The first header named `name` (case-insensitive).
-    public func header(_ name: String) -> String? {
+    package func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 }
@@ -155,7 +155,7 @@ public struct HTTPMessage: Sendable {
 /// Ownership of stream bytes: from the offset given in `httpMessageStarted` on, a direction's bytes
 /// belong to that exchange until the next `httpMessageStarted`, `httpUnparsed` or `httpUpgraded`
 /// call for the same direction.
-public protocol HTTPParserDelegate: AnyObject {
+package protocol HTTPParserDelegate: AnyObject {
     /// A message (for responses: its first interim or final response) starts at `offset`.
     func httpMessageStarted(direction: FlowDirection, offset: Int64, exchangeIndex: Int)
     /// A message is complete, or was cut short by the end of its stream (`.incomplete`). Handed over
@@ -169,35 +169,35 @@ public protocol HTTPParserDelegate: AnyObject {
 }
 
 /// Caps of the HTTP parser.
-public struct HTTPLimits: Sendable {
+package struct HTTPLimits: Sendable {
     /// Largest start line plus header block (and trailer block) accepted.
-    public var maxHeaderBytes = 256 << 10
+    package var maxHeaderBytes = 256 << 10
     /// Requests of one connection still waiting for their response (pipelined, or never answered) at
     /// once. A request beyond them is not parsed, nor is anything the client sends after it: each open
     /// request is an exchange kept until its response completes, so a client pipelining requests to a
     /// server that never answers would otherwise grow the connection without bound. Real pipelining
     /// is a few requests deep (curl allowed 5, apt 10, pipelined benchmarks 16).
-    public var maxOpenRequests = 1000
+    package var maxOpenRequests = 1000
     /// Requests waiting for their response on all connections together; past it, the connection whose
     /// request would exceed it stops like one past `maxOpenRequests`. 100,000 open requests take about
     /// 130 MB (1.3 KB each).
-    public var maxOpenRequestsTotal = 100_000
+    package var maxOpenRequestsTotal = 100_000
     /// The running count against `maxOpenRequestsTotal`, shared by the parsers of one analysis
     /// (`CaptureAnalyzer` sets it; nil: no total cap, as for a parser used on its own).
-    public var openRequestsTotal: OpenRequestBudget?
+    package var openRequestsTotal: OpenRequestBudget?
     /// Largest decoded body counted; beyond it decoding stops and the message is flagged a bomb.
-    public var maxDecodedBodyBytes = 256 << 20
+    package var maxDecodedBodyBytes = 256 << 20
     /// Decoded/encoded ratio beyond which decoding stops as a bomb (once past 1 MiB decoded).
-    public var maxDecodingRatio = 1000
+    package var maxDecodingRatio = 1000
     /// Whether to decode content codings at all (to measure `decoded_body`). The `analyze` command
     /// turns it on only with `--decode` (and for HAR and `--summary`); decoding dominates its run time.
-    public var decodeBodies = true
+    package var decodeBodies = true
     /// Body retention: keep each message's first this-many body bytes (decoded) in
     /// `HTTPMessage.retainedBody`, e.g. for HAR's `text`. 0 (the default) keeps nothing.
-    public var retainedBodyBytes = 0
+    package var retainedBodyBytes = 0
     /// Measure each encoded body re-encoded with its codings when its message completes, then drop
     /// the retained body (what the estimators need, without holding bodies until their connection ends).
-    public var measureReencodedBodies = false
+    package var measureReencodedBodies = false
 
-    public init() {}
+    package init() {}
 }

@@ -2,13 +2,13 @@
 /// cap (`HTTPLimits.maxOpenRequestsTotal`): each is an exchange kept until its response completes, so
 /// many connections each below their own cap (`HTTPLimits.maxOpenRequests`) could still hold more than
 /// memory allows. Shared by the parsers of one `CaptureAnalyzer`, used on its thread only.
-public final class OpenRequestBudget: @unchecked Sendable {
+package final class OpenRequestBudget: @unchecked Sendable {
     /// Open requests allowed at once on all connections together.
-    public let limit: Int
+    package let limit: Int
     /// Open requests now.
-    public private(set) var open = 0
+    package private(set) var open = 0
 
-    public init(limit: Int) { self.limit = max(1, limit) }
+    package init(limit: Int) { self.limit = max(1, limit) }
 
     /// True when no further request may be opened.
     var isExhausted: Bool { open >= limit }

@@ -1,5 +1,5 @@
 /// Who owns a run of HTTP/2 bytes of one direction.
-public enum HTTP2ByteOwner: Hashable, Sendable {
+package enum HTTP2ByteOwner: Hashable, Sendable {
     /// A frame of a stream (HEADERS, CONTINUATION, DATA, RST_STREAM, PRIORITY, WINDOW_UPDATE on the stream,
     /// PUSH_PROMISE → the promised stream's exchange) — the exchange index the parser gave that stream.
     case exchange(Int)
@@ -19,7 +19,7 @@ public enum HTTP2ByteOwner: Hashable, Sendable {
 extension HTTP2ByteOwner {
     /// True for owners decided frame by frame (reported at every such frame, also after one alike):
     /// connection-level frames and the preface, and frames on streams already over.
-    public var isDecidedPerFrame: Bool {
+    package var isDecidedPerFrame: Bool {
         switch self {
         case .connection, .endedStream: return true
         case .exchange, .unparsed: return false
@@ -29,20 +29,20 @@ extension HTTP2ByteOwner {
 
 /// A WINDOW_UPDATE, RST_STREAM or PRIORITY frame read on a stream that was already over
 /// (`HTTP2ByteOwner.endedStream`).
-public struct HTTP2ControlFrameAfterEnd: Hashable, Sendable {
+package struct HTTP2ControlFrameAfterEnd: Hashable, Sendable {
     /// The stream's exchange index.
-    public var exchange: Int
-    public var direction: FlowDirection
+    package var exchange: Int
+    package var direction: FlowDirection
     /// The frame type (RFC 9113 §6: 2 PRIORITY, 3 RST_STREAM, 8 WINDOW_UPDATE).
-    public var type: UInt8
+    package var type: UInt8
     /// The whole frame: 9-byte header + payload.
-    public var bytes: Int
+    package var bytes: Int
     /// RST_STREAM's error code (nil for the other types, or when its field was lost).
-    public var resetErrorCode: UInt32?
+    package var resetErrorCode: UInt32?
 }
 
 /// What connection-level HTTP/2 bytes are.
-public enum HTTP2ConnectionByteKind: Hashable, Sendable {
+package enum HTTP2ConnectionByteKind: Hashable, Sendable {
     /// The client connection preface `PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n` (24 bytes).
     case preface
     /// SETTINGS frames, acknowledgements included.
@@ -64,7 +64,7 @@ public enum HTTP2ConnectionByteKind: Hashable, Sendable {
 }
 
 /// Receives what an `HTTP2ConnectionParser` finds, in stream order per direction.
-public protocol HTTP2ParserDelegate: AnyObject {
+package protocol HTTP2ParserDelegate: AnyObject {
     /// From `offset` on, `direction`'s bytes belong to `owner`, until the next call for that direction.
     /// Called in stream order per direction, at every frame boundary where the owner changes and at every
     /// connection-level frame, also after one of the same kind (a frame's 9-byte header belongs to the
@@ -81,8 +81,8 @@ public protocol HTTP2ParserDelegate: AnyObject {
 
 /// h2c by `Upgrade: h2c` (RFC 9113 §3.2 / RFC 7540 §3.2): the HTTP/1.1 request that upgraded is stream 1,
 /// already sent (half-closed local); its response comes as HTTP/2 on stream 1. The client preface follows the 101.
-public struct HTTP2UpgradedStream: Sendable {
+package struct HTTP2UpgradedStream: Sendable {
     /// The exchange index the HTTP/1.1 request got; stream 1 keeps it, later streams count on from it.
-    public var exchangeIndex: Int
-    public init(exchangeIndex: Int) { self.exchangeIndex = exchangeIndex }
+    package var exchangeIndex: Int
+    package init(exchangeIndex: Int) { self.exchangeIndex = exchangeIndex }
 }

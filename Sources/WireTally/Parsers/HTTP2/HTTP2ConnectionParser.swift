@@ -37,13 +37,13 @@
 /// - Open streams are capped at `HTTPLimits.maxOpenRequests`: a stream beyond it is not followed (its
 ///   frames are `.connection(.other)`, `connectionInfo.streamsOverCap`). Closed stream state is
 ///   dropped, except the ids of the last 64.
-public final class HTTP2ConnectionParser: TCPStreamConsumer {
+package final class HTTP2ConnectionParser: TCPStreamConsumer {
     private unowned let delegate: any HTTP2ParserDelegate
     let limits: HTTPLimits
     let up: HTTP2DirectionState
     let down: HTTP2DirectionState
     var streams: HTTP2StreamTable
-    public internal(set) var connectionInfo = HTTP2ConnectionInfo()
+    package internal(set) var connectionInfo = HTTP2ConnectionInfo()
     /// The start of the connection was not seen, or bytes were lost since: streams may be found
     /// without their opening frame.
     var historyLost = false
@@ -51,7 +51,7 @@ public final class HTTP2ConnectionParser: TCPStreamConsumer {
     /// The 24-byte client connection preface.
     static let preface = Array("PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".utf8)
 
-    public init(limits: HTTPLimits, delegate: HTTP2ParserDelegate, upgradedStream: HTTP2UpgradedStream? = nil) {
+    package init(limits: HTTPLimits, delegate: HTTP2ParserDelegate, upgradedStream: HTTP2UpgradedStream? = nil) {
         self.limits = limits
         self.delegate = delegate
         up = HTTP2DirectionState(direction: .up, maxHeaderBytes: limits.maxHeaderBytes)
@@ -64,19 +64,19 @@ public final class HTTP2ConnectionParser: TCPStreamConsumer {
     }
 
     /// Per direction and frame type: frames and bytes (9-byte header included); the client preface separately.
-    public var frameTotals: DirectionPair<HTTP2FrameTotals> { DirectionPair(up.totals, down.totals) }
+    package var frameTotals: DirectionPair<HTTP2FrameTotals> { DirectionPair(up.totals, down.totals) }
 
     /// Where the bytes of `direction` whose owner is not decided yet begin (a frame header not complete
     /// yet, a PUSH_PROMISE whose promised stream id is not read yet, bytes that may begin a frame while
     /// resynchronising, the preface being matched); nil when every byte fed has its owner. An owner run
     /// reported later may start before the end of the bytes fed so far, never before this offset.
-    public func undecidedOffset(_ direction: FlowDirection) -> Int64? { side(direction).undecidedOffset }
+    package func undecidedOffset(_ direction: FlowDirection) -> Int64? { side(direction).undecidedOffset }
 
     func side(_ direction: FlowDirection) -> HTTP2DirectionState { direction == .up ? up : down }
 
     // MARK: Input
 
-    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+    package func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
         guard let base = data.baseAddress, !data.isEmpty else { return }
         let side = side(direction)
         if case .ended = side.phase { return }
@@ -88,7 +88,7 @@ public final class HTTP2ConnectionParser: TCPStreamConsumer {
         read(side, base.assumingMemoryBound(to: UInt8.self) + skip, data.count - skip, origin: origin)
     }
 
-    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+    package func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
         let side = side(direction)
         if case .ended = side.phase { return }
         if !side.started { start(side, at: offset) }
@@ -97,14 +97,14 @@ public final class HTTP2ConnectionParser: TCPStreamConsumer {
         gap(side, length: end - side.position)
     }
 
-    public func streamEnded(direction: FlowDirection) {
+    package func streamEnded(direction: FlowDirection) {
         let side = side(direction)
         if case .ended = side.phase { return }
         endDirection(side)
     }
 
     /// Both directions ended: every stream still open ends (`.incomplete` where no END_STREAM came).
-    public func finish() {
+    package func finish() {
         streamEnded(direction: .up)
         streamEnded(direction: .down)
         for stream in streams.openInOrder { close(stream) }

@@ -7,43 +7,43 @@
 /// PUSH_PROMISE's promised stream id (4 bytes); `control` whole WINDOW_UPDATE, RST_STREAM and PRIORITY
 /// frames of the stream; `total` every byte of every frame of the stream in the message's direction.
 /// Interim (1xx) HEADERS blocks, with their CONTINUATIONs, go to `interimBytes`/`interimCount` instead.
-public struct HTTP2StreamInfo: Hashable, Sendable {
-    public var streamID: UInt32
+package struct HTTP2StreamInfo: Hashable, Sendable {
+    package var streamID: UInt32
     /// The header list as HTTP/1.1 text, what a monitor that rebuilds headers would count. Request:
     /// `METHOD SP path SP "HTTP/1.1" CRLF`, then `Host: authority CRLF` when `:authority` is present,
     /// then `name: value CRLF` for each regular field as decoded (lower-case names; a `host` field only
     /// when there is no `:authority`), then CRLF. Response: `"HTTP/1.1" SP status SP CRLF`, the
     /// regular fields, CRLF. Pseudo-headers other than these, interim responses and trailers are not
     /// counted. 0 when the header block was not decoded.
-    public var headersDecodedBytes: Int
+    package var headersDecodedBytes: Int
     /// The request's `:scheme` (`https`, `http`), nil for a response or when not decoded.
-    public var scheme: String?
+    package var scheme: String?
     /// The stream whose PUSH_PROMISE created this one (server push), nil otherwise.
-    public var pushedBy: UInt32?
+    package var pushedBy: UInt32?
     /// RST_STREAM ended the stream: its error code and which side sent it.
-    public var resetErrorCode: UInt32?
-    public var resetBy: FlowDirection?
+    package var resetErrorCode: UInt32?
+    package var resetBy: FlowDirection?
     /// The RST_STREAM came after the stream was over both ways (curl's STREAM_CLOSED after a finished
     /// transfer): nothing was cancelled.
-    public var resetAfterEnd = false
+    package var resetAfterEnd = false
     /// The stream's id is above the last stream id of a GOAWAY from the side that was to process it
     /// (the peer of its initiator): it was refused, never processed.
-    public var refused: Bool
+    package var refused: Bool
     /// A header block of this message failed to decode (HPACK error with intact state).
-    public var hpackError: Bool
+    package var hpackError: Bool
     /// PRIORITY frames of the stream in this direction and their bytes (included in `control`), and the
     /// bytes of HEADERS priority fields (included in `framing`).
-    public var priorityFrames: Int
-    public var priorityBytes: Int
-    public var headersPriorityBytes: Int
+    package var priorityFrames: Int
+    package var priorityBytes: Int
+    package var headersPriorityBytes: Int
     /// WINDOW_UPDATE frames of the stream in this direction (their bytes are in `control`).
-    public var windowUpdateFrames: Int
+    package var windowUpdateFrames: Int
     /// Frames of the stream in this direction (interim HEADERS and their CONTINUATIONs included).
-    public var frames: Int
+    package var frames: Int
     /// Header blocks: the HEADERS/PUSH_PROMISE blocks of the message (interim and trailers included).
-    public var headerBlocks: Int
+    package var headerBlocks: Int
     /// Padding bytes (with their pad length bytes) in DATA, HEADERS and PUSH_PROMISE frames.
-    public var paddingBytes: Int
+    package var paddingBytes: Int
 
     /// Counts a PRIORITY or WINDOW_UPDATE frame of `bytes` (header included) by its kind (the caller
     /// counts its bytes as `control`).
@@ -56,7 +56,7 @@ public struct HTTP2StreamInfo: Hashable, Sendable {
         }
     }
 
-    public init(
+    package init(
         streamID: UInt32, headersDecodedBytes: Int = 0, pushedBy: UInt32? = nil, resetErrorCode: UInt32? = nil,
         resetBy: FlowDirection? = nil, refused: Bool = false, hpackError: Bool = false, priorityFrames: Int = 0,
         priorityBytes: Int = 0, headersPriorityBytes: Int = 0, windowUpdateFrames: Int = 0, frames: Int = 0,

@@ -1,5 +1,5 @@
 /// Receives what an HTTP3ConnectionParser finds.
-public protocol HTTP3ParserDelegate: AnyObject {
+package protocol HTTP3ParserDelegate: AnyObject {
     /// A request stream's message in one direction is complete (FIN), reset, or cut by the end of the connection.
     func http3MessageFinished(_ message: consuming HTTPMessage, stream: UInt64, direction: FlowDirection)
 }
@@ -28,23 +28,23 @@ public protocol HTTP3ParserDelegate: AnyObject {
 /// - Gaps: inside a payload, sync is kept (DATA: `.gap`; a field section: not decoded, `.gap`); across
 ///   a frame header, the rest of the direction is counted as unframed body (`.gap`). A gap in an
 ///   encoder stream loses its table (`info.qpackEncoderStreamLost`).
-public final class HTTP3ConnectionParser {
+package final class HTTP3ConnectionParser {
     /// Blocked field sections kept at once per encoding side (when the decoder's
     /// SETTINGS_QPACK_BLOCKED_STREAMS allows more, or was not seen), and their bytes on the connection.
-    public static let maxBlockedSections = 100
-    public static let maxBlockedBytes = 1 << 20
+    package static let maxBlockedSections = 100
+    package static let maxBlockedBytes = 1 << 20
     /// DATA bytes kept per message while its head's field section waits for inserts.
-    public static let maxHeldBodyBytes = 64 << 10
+    package static let maxHeldBodyBytes = 64 << 10
     /// Largest control-stream frame payload read (SETTINGS, GOAWAY…); larger ones are skipped.
-    public static let maxControlFrameBytes = 16 << 10
+    package static let maxControlFrameBytes = 16 << 10
     /// Unidirectional streams followed; bytes of further ones count as `unknown`.
-    public static let maxUnidirectionalStreams = 256
+    package static let maxUnidirectionalStreams = 256
     /// Closed request streams remembered (late bytes on them are `bytesAfterEnd`, their index stays known).
     static let recentlyClosedCount = 256
 
     unowned let delegate: any HTTP3ParserDelegate
     let limits: HTTPLimits
-    public internal(set) var info = HTTP3ConnectionInfo()
+    package internal(set) var info = HTTP3ConnectionInfo()
     /// QPACK state by encoding side: `.up` decodes the client's sections (requests), `.down` the server's.
     var qpack: DirectionPair<QPACKDecoderState>
     var decoderStreams = DirectionPair(QPACKDecoderStreamReader(), QPACKDecoderStreamReader())
@@ -61,7 +61,7 @@ public final class HTTP3ConnectionParser {
     var blockedStreams = DirectionPair<[UInt64]>([], [])
     var blockedBytes = 0
 
-    public init(limits: HTTPLimits, delegate: HTTP3ParserDelegate) {
+    package init(limits: HTTPLimits, delegate: HTTP3ParserDelegate) {
         self.limits = limits
         self.delegate = delegate
         qpack = DirectionPair(QPACKDecoderState(maxListSize: limits.maxHeaderBytes), QPACKDecoderState(maxListSize: limits.maxHeaderBytes))
@@ -73,7 +73,7 @@ public final class HTTP3ConnectionParser {
     /// (contiguous with what was delivered before on that stream and direction), `fin` when they end the stream.
     /// Stream ids follow RFC 9000 §2.1: 0b00 client bidi (request streams: client bytes = request, server bytes =
     /// response), 0b10 client uni, 0b11 server uni, 0b01 server bidi (not used by HTTP/3: flag).
-    public func receive(stream: UInt64, fromClient: Bool, offset: Int64, bytes: UnsafeRawBufferPointer, fin: Bool, origin: PacketOrigin) {
+    package func receive(stream: UInt64, fromClient: Bool, offset: Int64, bytes: UnsafeRawBufferPointer, fin: Bool, origin: PacketOrigin) {
         let direction: FlowDirection = fromClient ? .up : .down
         switch stream & 0x3 {
         case 0b00:
@@ -90,7 +90,7 @@ public final class HTTP3ConnectionParser {
     /// `length` bytes at `offset` of that stream and direction will never be delivered (not captured / not decrypted):
     /// the stream loses its framing from there (flag its message `gap`, like HTTP/2's resync rules; an encoder-stream gap
     /// makes later sections that depend on the lost inserts undecodable: flag, keep counting bytes).
-    public func gap(stream: UInt64, fromClient: Bool, offset: Int64, length: Int64) {
+    package func gap(stream: UInt64, fromClient: Bool, offset: Int64, length: Int64) {
         guard length > 0 else { return }
         let direction: FlowDirection = fromClient ? .up : .down
         let count = Int(clamping: length)
@@ -111,7 +111,7 @@ public final class HTTP3ConnectionParser {
     }
 
     /// RESET_STREAM (sender aborts its side: error code, final size) and STOP_SENDING (asks the peer to stop) seen for a stream.
-    public func reset(stream: UInt64, fromClient: Bool, errorCode: UInt64, finalSize: UInt64) {
+    package func reset(stream: UInt64, fromClient: Bool, errorCode: UInt64, finalSize: UInt64) {
         let direction: FlowDirection = fromClient ? .up : .down
         guard stream & 0x3 == 0, let side = requestSide(stream, direction, count: 0) else { return }
         if side.builder.info.resetErrorCode == nil {
@@ -122,7 +122,7 @@ public final class HTTP3ConnectionParser {
         finishIfOver(stream, direction)
     }
 
-    public func stopSending(stream: UInt64, fromClient: Bool, errorCode: UInt64) {
+    package func stopSending(stream: UInt64, fromClient: Bool, errorCode: UInt64) {
         let direction: FlowDirection = fromClient ? .up : .down
         // The peer is asked to stop: its message records it.
         guard stream & 0x3 == 0, let side = requestSide(stream, direction.reversed, count: 0) else { return }
@@ -132,7 +132,7 @@ public final class HTTP3ConnectionParser {
     }
 
     /// The connection ended: messages not finished are delivered flagged `incomplete`.
-    public func finish() {
+    package func finish() {
         for stream in requestStreams.values.sorted(by: { $0.exchangeIndex < $1.exchangeIndex }) {
             for direction in [FlowDirection.up, .down] {
                 guard let side = stream.side(direction), !side.delivered else { continue }
@@ -143,7 +143,7 @@ public final class HTTP3ConnectionParser {
     }
 
     /// The order in which request streams were first seen (0, 1, 2…): the exchange index of each request stream.
-    public func exchangeIndex(ofStream stream: UInt64) -> Int? {
+    package func exchangeIndex(ofStream stream: UInt64) -> Int? {
         if let open = requestStreams[stream] { return open.exchangeIndex }
         return recentlyClosed.last(where: { $0.id == stream })?.exchangeIndex
     }

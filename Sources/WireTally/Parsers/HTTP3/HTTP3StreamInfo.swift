@@ -7,42 +7,42 @@
 /// PUSH_PROMISE's push id; `control` 0. `total` is every byte of the stream in the message's direction
 /// (its final size when all was delivered). Interim (1xx) HEADERS frames go to
 /// `interimBytes`/`interimCount` instead.
-public struct HTTP3StreamInfo: Hashable, Sendable {
+package struct HTTP3StreamInfo: Hashable, Sendable {
     /// The QUIC stream id (a client-initiated bidirectional stream: a multiple of 4).
-    public var streamID: UInt64
+    package var streamID: UInt64
     /// The header list as HTTP/1.1 text, defined as `HTTP2StreamInfo.headersDecodedBytes`.
-    public var headersDecodedBytes = 0
+    package var headersDecodedBytes = 0
     /// The request's `:scheme`, nil for a response or when not decoded.
-    public var scheme: String?
+    package var scheme: String?
     /// Frames of the stream in this direction (interim HEADERS and unknown frames included).
-    public var frames = 0
+    package var frames = 0
     /// HEADERS frames (field sections) of the message, interim and trailers included.
-    public var headerBlocks = 0
+    package var headerBlocks = 0
     /// Frames of unknown or reserved types (skipped, their bytes in `framing`).
-    public var unknownFrames = 0
-    public var unknownFrameBytes = 0
+    package var unknownFrames = 0
+    package var unknownFrameBytes = 0
     /// PUSH_PROMISE frames (server only; their field sections are counted, not decoded).
-    public var pushPromises = 0
+    package var pushPromises = 0
     /// RESET_STREAM ended this direction: its error code and which side sent it.
-    public var resetErrorCode: UInt64?
-    public var resetBy: FlowDirection?
+    package var resetErrorCode: UInt64?
+    package var resetBy: FlowDirection?
     /// STOP_SENDING asked the sender of this direction to stop: its error code and which side sent it.
-    public var stopSendingErrorCode: UInt64?
-    public var stopSendingBy: FlowDirection?
+    package var stopSendingErrorCode: UInt64?
+    package var stopSendingBy: FlowDirection?
     /// A field section of the message waited for encoder-stream inserts not received yet (decoded
     /// once they came, unless `qpackError`).
-    public var qpackBlocked = false
+    package var qpackBlocked = false
     /// A field section could not be decoded: invalid QPACK, a reference to a dynamic table whose
     /// state was lost (a gap in or an invalid encoder stream), too many or too large blocked sections,
     /// or inserts that never came.
-    public var qpackError = false
+    package var qpackError = false
     /// Frames of types not allowed on a request stream (HTTP/2-only types, SETTINGS, GOAWAY…), frames
     /// out of order (DATA before HEADERS, anything after trailers): RFC 9114 errors, counted in `framing`.
-    public var unexpectedFrames = 0
+    package var unexpectedFrames = 0
     /// Bytes read without frame sync (after a gap cut a frame header), counted in `body`.
-    public var unframedBytes = 0
+    package var unframedBytes = 0
 
-    public init(streamID: UInt64) { self.streamID = streamID }
+    package init(streamID: UInt64) { self.streamID = streamID }
 }
 
 extension HTTP3StreamInfo: HTTPStreamDetails {

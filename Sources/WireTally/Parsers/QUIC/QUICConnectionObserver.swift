@@ -1,18 +1,18 @@
 /// What one datagram carried: every packet as the observer read it (decrypted with keys), and what an
 /// observer without keys can tell.
-public struct QUICDatagramContents: Equatable, Sendable {
+package struct QUICDatagramContents: Equatable, Sendable {
     /// Its first packet is an Initial, Handshake, Retry or Version Negotiation packet (or a long
     /// header of an unknown version).
-    public var opensWithHandshakePacket = false
+    package var opensWithHandshakePacket = false
     /// Bytes of its 0-RTT and 1-RTT packets past their headers and packet numbers (taken as one byte)
     /// and AEAD tags: the protected frames, as far as an observer without keys can size them.
-    public var protectedPayloadBytes = 0
+    package var protectedPayloadBytes = 0
     /// One of its packets carried a CONNECTION_CLOSE (without keys only Initial packets can be read).
-    public var closesConnection = false
+    package var closesConnection = false
     /// The datagram is a stateless reset (RFC 9000 §10.3): a short-header-looking datagram ending with a
     /// reset token its sender issued (in its transport parameters or a NEW_CONNECTION_ID frame: only
     /// known with keys). It also `closesConnection`.
-    public var isStatelessReset = false
+    package var isStatelessReset = false
     /// Every packet of the datagram, in order (Σ `range.count` + `trailingBytes` = the UDP payload).
     var packets: [QUICPacketRecord] = []
     /// Datagram bytes after its last packet (aioquic pads datagrams with Initials with zero bytes).
@@ -20,7 +20,7 @@ public struct QUICDatagramContents: Equatable, Sendable {
 
     /// The ledger's category of the datagram: `teardown` with a CONNECTION_CLOSE, else `setup` when it
     /// opens with a handshake packet, else `payload` (protected 0-RTT/1-RTT packets, whatever they carry).
-    public var category: PacketCategory {
+    package var category: PacketCategory {
         closesConnection ? .teardown : opensWithHandshakePacket ? .setup : .payload
     }
 }
@@ -40,7 +40,7 @@ struct QUICSeenConnectionID: Equatable {
 /// EncryptedExtensions with TLSHello's parsers, and CONNECTION_CLOSE frames. Counts packets and bytes
 /// per packet-number space, and decrypted packets. Never traps on hostile input; work per datagram is
 /// bounded (one trial per packet and key candidate; at most `maxInitialDecryptions` Initial packets).
-public final class QUICConnectionObserver {
+package final class QUICConnectionObserver {
     static let maxInitialDecryptions = 64
     static let maxSourceConnectionIDs = 8
     /// Connection IDs taken from NEW_CONNECTION_ID frames (with keys), both sides together.
@@ -48,7 +48,7 @@ public final class QUICConnectionObserver {
     /// Stateless reset tokens remembered per issuing side.
     static let maxStatelessResetTokens = 16
 
-    public private(set) var info = QUICConnectionInfo()
+    package private(set) var info = QUICConnectionInfo()
     /// The DCID the Initial keys derive from (the client's first, or its first after a Retry).
     private var keyConnectionID: [UInt8]?
     private var keys: QUICInitialKeys?
@@ -74,17 +74,17 @@ public final class QUICConnectionObserver {
 
     /// An observer that decrypts what `keys` (a key log) has secrets for: Handshake, 0-RTT and 1-RTT
     /// packets; without keys only Initial packets.
-    public init(keys: TLSKeyStore? = nil) {
+    package init(keys: TLSKeyStore? = nil) {
         decryptor = keys.map { QUICPacketDecryptor(store: $0) }
         if keys != nil { info.decryption = QUICDecryptionCounts() }
     }
 
     /// True once a v1/v2 long header or Version Negotiation packet was seen.
-    public var isQUIC: Bool { info.version != nil || info.versionNegotiationSeen }
+    package var isQUIC: Bool { info.version != nil || info.versionNegotiationSeen }
 
     /// One UDP payload; `fromClient` is its direction.
     @discardableResult
-    public func observe(_ datagram: UnsafeRawBufferPointer, fromClient: Bool) -> QUICDatagramContents {
+    package func observe(_ datagram: UnsafeRawBufferPointer, fromClient: Bool) -> QUICDatagramContents {
         contents = QUICDatagramContents()
         walk(datagram, fromClient: fromClient)
         return contents
@@ -92,7 +92,7 @@ public final class QUICConnectionObserver {
 
     /// Convenience for byte arrays (tests).
     @discardableResult
-    public func observe(_ datagram: [UInt8], fromClient: Bool) -> QUICDatagramContents {
+    package func observe(_ datagram: [UInt8], fromClient: Bool) -> QUICDatagramContents {
         datagram.withUnsafeBytes { observe($0, fromClient: fromClient) }
     }
 

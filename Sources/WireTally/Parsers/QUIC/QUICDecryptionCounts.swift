@@ -1,20 +1,20 @@
 /// What decryption with a key log did to one connection's Handshake, 0-RTT and 1-RTT packets (Initial
 /// packets open without keys and are not counted here).
-public struct QUICDecryptionCounts: Equatable, Sendable {
+package struct QUICDecryptionCounts: Equatable, Sendable {
     /// Packets opened.
-    public var decrypted = 0
+    package var decrypted = 0
     /// Packets whose keys were there but which did not open (wrong key, damaged bytes).
-    public var failed = 0
+    package var failed = 0
     /// Packets with no secret in the key log (yet), or no cipher suite known.
-    public var withoutKey = 0
+    package var withoutKey = 0
     /// 1-RTT key updates (RFC 9001 §6) each side made.
-    public var keyUpdatesUp = 0
-    public var keyUpdatesDown = 0
+    package var keyUpdatesUp = 0
+    package var keyUpdatesDown = 0
 
     /// As TLS over TCP reports `tls.decryption`: `decrypted` (every protected packet opened), `partial`
     /// (some opened, some failed or had no key), `failed` (none opened, some failed), `no_key` (none
     /// opened, none tried: the key log has no secret for the connection).
-    public var status: String {
+    package var status: String {
         if decrypted == 0 { return failed > 0 ? TLSDecryption.failed.rawValue : TLSDecryption.noKey.rawValue }
         return failed + withoutKey > 0 ? "partial" : TLSDecryption.decrypted.rawValue
     }

@@ -1,21 +1,21 @@
 /// A QUIC version number as carried in long headers, with what wiretally knows of it: QUIC v1
 /// (RFC 9000, 0x00000001), QUIC v2 (RFC 9369, 0x6b3343cf) and Version Negotiation (0).
-public struct QUICVersion: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
-    public let rawValue: UInt32
-    public init(rawValue: UInt32) { self.rawValue = rawValue }
+package struct QUICVersion: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    package let rawValue: UInt32
+    package init(rawValue: UInt32) { self.rawValue = rawValue }
 
-    public static let negotiation = QUICVersion(rawValue: 0)
-    public static let v1 = QUICVersion(rawValue: 0x0000_0001)
-    public static let v2 = QUICVersion(rawValue: 0x6b33_43cf)
+    package static let negotiation = QUICVersion(rawValue: 0)
+    package static let v1 = QUICVersion(rawValue: 0x0000_0001)
+    package static let v2 = QUICVersion(rawValue: 0x6b33_43cf)
 
     /// v1 or v2: versions whose Initial packets wiretally can decrypt.
-    public var isKnown: Bool { self == .v1 || self == .v2 }
+    package var isKnown: Bool { self == .v1 || self == .v2 }
 
     /// Reserved versions of the form 0x?a?a?a?a (RFC 9000 §15), sent to exercise negotiation.
-    public var isReservedGrease: Bool { rawValue & 0x0f0f_0f0f == 0x0a0a_0a0a }
+    package var isReservedGrease: Bool { rawValue & 0x0f0f_0f0f == 0x0a0a_0a0a }
 
     /// `1`, `2`, or the hexadecimal number (`0xff00001d`).
-    public var description: String {
+    package var description: String {
         switch self {
         case .v1: return "1"
         case .v2: return "2"
@@ -50,6 +50,6 @@ public struct QUICVersion: RawRepresentable, Hashable, Sendable, CustomStringCon
 }
 
 /// The four long-header packet types (their wire bits depend on the version).
-public enum QUICLongPacketType: String, Sendable {
+package enum QUICLongPacketType: String, Sendable {
     case initial, zeroRTT = "0rtt", handshake, retry
 }

@@ -1,10 +1,10 @@
 /// Guesses a connection's application protocol from the first bytes the client sent.
-public enum ApplicationProtocolGuess {
+package enum ApplicationProtocolGuess {
     /// True when `firstBytes` start like a TLS ClientHello: a handshake record `16 03 0x` (x ≤ 4) with a
     /// plausible length (4…2^14+2048) whose first message is a ClientHello (type 1), or an SSL 2.0-format
     /// ClientHello (`80 LL 01 03 0x` / `80 LL 01 00 02`); false when they cannot be one; nil when more bytes
     /// are needed to tell (fewer than 6).
-    public static func looksLikeTLS(_ firstBytes: UnsafeRawBufferPointer) -> Bool? {
+    package static func looksLikeTLS(_ firstBytes: UnsafeRawBufferPointer) -> Bool? {
         let count = firstBytes.count
         guard count > 0 else { return nil }
         let b0 = firstBytes[0]

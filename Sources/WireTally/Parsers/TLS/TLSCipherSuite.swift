@@ -1,8 +1,8 @@
 /// A TLS cipher suite: its IANA number, name (for the common suites) and what it adds to each
 /// protected record, estimated without keys.
-public struct TLSCipherSuite: Hashable, Sendable {
+package struct TLSCipherSuite: Hashable, Sendable {
     /// How records are protected.
-    public enum Protection: String, Sendable {
+    package enum Protection: String, Sendable {
         /// TLS 1.3 AEAD (AES-GCM, AES-CCM, ChaCha20-Poly1305): tag + inner content type byte.
         case tls13AEAD
         /// TLS 1.2 AES/ARIA/Camellia-GCM or AES-CCM: 8-byte explicit nonce + tag.
@@ -17,21 +17,21 @@ public struct TLSCipherSuite: Hashable, Sendable {
         case unknown
     }
 
-    public let code: UInt16
+    package let code: UInt16
     /// IANA name (`TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`), nil for suites not in the table.
-    public let name: String?
+    package let name: String?
     /// How records are protected.
-    public let protection: Protection
+    package let protection: Protection
     /// AEAD tag length (16, or 8 for the `_CCM_8` suites); 0 for non-AEAD suites.
-    public let tagLength: Int
+    package let tagLength: Int
     /// HMAC length of the non-AEAD suites (MD5 16, SHA-1 20, SHA-256 32, SHA-384 48).
-    public let macLength: Int
+    package let macLength: Int
     /// Cipher block size of the CBC suites (8 for DES/3DES/IDEA, else 16).
-    public let blockSize: Int
+    package let blockSize: Int
 
     /// The suite of IANA number `code`; what it adds to records is worked out once, from its name
     /// (records ask for it one by one).
-    public init(code: UInt16) {
+    package init(code: UInt16) {
         self.code = code
         let name = TLSCipherSuite.names[code]
         self.name = name
@@ -48,13 +48,13 @@ public struct TLSCipherSuite: Hashable, Sendable {
     }
 
     /// `0x1301`-style text.
-    public var hexCode: String {
+    package var hexCode: String {
         let digits = String(code, radix: 16)
         return "0x" + String(repeating: "0", count: max(0, 4 - digits.count)) + digits
     }
 
     /// The name, or the hex code for a suite not in the table.
-    public var displayName: String { name ?? hexCode }
+    package var displayName: String { name ?? hexCode }
 
     private static func protection(code: UInt16, name: String?) -> Protection {
         guard let name else { return .unknown }
@@ -84,7 +84,7 @@ public struct TLSCipherSuite: Hashable, Sendable {
     ///   block (the padding length byte plus 0…block−1 padding bytes; the real value is encrypted);
     /// - RC4 / NULL: MAC only.
     /// Never more than `recordLength`; 0 for an unknown suite.
-    public func protectionOverhead(recordLength: Int, version: UInt16) -> Int {
+    package func protectionOverhead(recordLength: Int, version: UInt16) -> Int {
         let estimate: Int
         switch protection {
         case .tls13AEAD: estimate = tagLength + 1
@@ -166,9 +166,9 @@ public struct TLSCipherSuite: Hashable, Sendable {
 }
 
 /// Names of protocol versions by wire code.
-public enum TLSVersion {
+package enum TLSVersion {
     /// `SSL 3.0`, `TLS 1.0` … `TLS 1.3`, or `0x7f1c`-style text for drafts and unknown codes.
-    public static func name(_ code: UInt16) -> String {
+    package static func name(_ code: UInt16) -> String {
         switch code {
         case 0x0002: return "SSL 2.0"
         case 0x0300: return "SSL 3.0"

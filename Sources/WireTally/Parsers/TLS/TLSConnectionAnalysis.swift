@@ -14,9 +14,9 @@
 /// - bytes after a gap or after data that is not TLS belong to nobody;
 /// - with ALPN `h2` (or another non-HTTP/1 protocol), or TLS 1.3 with the choice unknown and `h2`
 ///   offered, the connection is one session: no exchanges, every byte unattributed.
-public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
+package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     /// How the analysis splits the connection.
-    public enum Mode: String, Sendable {
+    package enum Mode: String, Sendable {
         /// No application data seen yet.
         case undecided
         /// HTTP/1.x assumed: estimated exchanges from the bursts.
@@ -25,12 +25,12 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         case session
     }
 
-    public private(set) var session = TLSSessionInfo()
-    public private(set) var mode = Mode.undecided
+    package private(set) var session = TLSSessionInfo()
+    package private(set) var mode = Mode.undecided
 
     /// True when `exchanges` are estimates from record bursts (the integrator flags them
     /// `encrypted`/`estimated`).
-    public var isEstimated: Bool { mode == .estimatedExchanges && decrypted == nil }
+    package var isEstimated: Bool { mode == .estimatedExchanges && decrypted == nil }
 
     private struct Burst {
         var start: Int64
@@ -79,7 +79,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     private let keys: TLSKeyStore?
     private let httpLimits: HTTPLimits
     /// Whether the connection is decrypted (see `decryptionStatus` for what is reported).
-    public private(set) var decryption: TLSDecryption
+    package private(set) var decryption: TLSDecryption
     /// The plaintext layer, once the connection's secrets were found.
     private(set) var plaintext: TLSPlaintextLayer?
     /// Per direction: where the record being read starts, whether it was kept for decryption.
@@ -93,7 +93,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     private var heldRecords: [(record: TLSProtectedRecord, direction: FlowDirection)] = []
     private var heldBytes = 0
     /// Most record bytes a connection holds while its secrets are not logged yet.
-    public static let maxHeldRecordBytes = 256 << 10
+    package static let maxHeldRecordBytes = 256 << 10
 
     /// The plaintext layer while it is the connection's attribution (decrypted).
     private var decrypted: TLSPlaintextLayer? { decryption == .decrypted ? plaintext : nil }
@@ -110,7 +110,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     ///   - keys: the session secrets to decrypt with; the connection's are looked up by the
     ///     ClientHello's random when its first protected record arrives.
     ///   - httpLimits: caps of the HTTP/1.x parser that reads the decrypted application data.
-    public init(
+    package init(
         maxHandshakeMessage: Int = 64 << 10, unknownALPNWithH2IsSession: Bool = true, keys: TLSKeyStore? = nil,
         httpLimits: HTTPLimits = HTTPLimits()
     ) {
@@ -129,7 +129,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
 
     // MARK: TCPStreamConsumer
 
-    public func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+    package func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
         let d = direction.rawValue
         readers[d].feed(data, offset: offset, origin: origin)
         examined[d] = offset + Int64(data.count)
@@ -139,13 +139,13 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
         }
     }
 
-    public func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
+    package func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
         readers[direction.rawValue].gap(offset: offset, length: length)
         examined[direction.rawValue] = offset + length
         plaintext?.delivered(upTo: offset + length, direction)
     }
 
-    public func streamEnded(direction: FlowDirection) {
+    package func streamEnded(direction: FlowDirection) {
         let d = direction.rawValue
         if inRecord[d], let k = currentRun[d] { update(k, direction) { $0.flags.insert(.incomplete) } }
         endedDirections += 1
@@ -165,38 +165,38 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     /// With keys and no protected record yet, nothing is examined either: the first one tells whether
     /// they open this connection (TLS 1.2 sends the handshake in the clear up to the client's Finished;
     /// decrypted, it goes to the first exchange).
-    public func examinedLength(_ direction: FlowDirection) -> Int64 {
+    package func examinedLength(_ direction: FlowDirection) -> Int64 {
         if let decrypted { return decrypted.examinedLength(direction) }
         return mode == .undecided || isWaitingForKeys || decryption == .awaitingRecord ? 0 : examined[direction.rawValue]
     }
 
-    public func ownership(_ direction: FlowDirection) -> OwnershipRuns {
+    package func ownership(_ direction: FlowDirection) -> OwnershipRuns {
         decrypted?.ownership(direction) ?? runs[direction.rawValue]
     }
 
-    public func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+    package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
         if let decrypted { return decrypted.ownerRun(at: offset, direction) }
         return runs[direction.rawValue].run(containing: offset)
     }
 
-    public func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
+    package func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
         if let decrypted { return decrypted.start(ofExchangeAfter: index, direction) }
         return runs[direction.rawValue].start(ofExchangeAfter: index)
     }
 
-    public func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
+    package func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
         if let decrypted { return decrypted.end(ofExchangesThrough: index, direction) }
         return runs[direction.rawValue].start(ofExchangeAfter: index)  // estimated exchanges follow each other
     }
 
-    public var splitsPacketsByShare: Bool { decrypted?.splitsPacketsByShare ?? false }
+    package var splitsPacketsByShare: Bool { decrypted?.splitsPacketsByShare ?? false }
 
-    public var exchangeInFlight: Int? {
+    package var exchangeInFlight: Int? {
         if let decrypted { return decrypted.exchangeInFlight }
         return endedDirections >= 2 || !hasEstimated || isWaitingForKeys ? nil : estimated.endIndex - 1
     }
 
-    public var exchangeCount: Int {
+    package var exchangeCount: Int {
         if let decrypted { return decrypted.exchangeCount }
         return isWaitingForKeys ? 0 : estimated.endIndex
     }
@@ -205,14 +205,14 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     /// exchange starts with the client's first record after the server's, so exchange k is final once
     /// the server's records for k + 1 began (or a loss ended its response) — no later record changes
     /// it, and its ownership runs are over.
-    public func isFinal(_ index: Int) -> Bool {
+    package func isFinal(_ index: Int) -> Bool {
         if let decrypted { return decrypted.isFinal(index) }
         return index < estimated.endIndex - 1 && currentRun[0] != index && currentRun[1] != index
     }
 
     /// Drops the exchanges before `index`, once their records are written (they are final and sealed).
     /// Indices stay the same; their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).
-    public func discardExchanges(before index: Int) {
+    package func discardExchanges(before index: Int) {
         if let decrypted { return decrypted.discardExchanges(before: index) }
         estimated.discard(before: index)
         for direction in FlowDirection.allCases { runs[direction.rawValue].mergeRuns(before: index) }
@@ -223,7 +223,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
     /// rest of its stream range (record headers, protection overhead, alerts and other records inside
     /// the burst), so `bytes.total` is the burst's stream bytes. `method`, `target`, `status` are nil;
     /// `version` is the ALPN protocol or "". From the first one not discarded.
-    public var exchanges: PrefixDiscardingArray<HTTPExchange> {
+    package var exchanges: PrefixDiscardingArray<HTTPExchange> {
         if let decrypted { return decrypted.child?.exchanges ?? PrefixDiscardingArray() }
         var exchanges = PrefixDiscardingArray<HTTPExchange>()
         exchanges.discard(before: estimated.startIndex)
@@ -497,7 +497,7 @@ public final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution {
 }
 
 /// Whether a TLS connection's records were decrypted.
-public enum TLSDecryption: String, Sendable {
+package enum TLSDecryption: String, Sendable {
     /// No key log was given to the analysis.
     case notAttempted = "not_attempted"
     /// Keys were given; no protected record has come yet.
@@ -517,7 +517,7 @@ extension TLSConnectionAnalysis {
     /// What the connection record reports as `tls.decryption`: `decrypted`, `partial` (decrypted, but
     /// some records were lost or did not open), `no_key`, `failed`, `unsupported_cipher`; nil when no
     /// key log was given.
-    public var decryptionStatus: String? {
+    package var decryptionStatus: String? {
         switch decryption {
         case .notAttempted: return nil
         case .awaitingRecord, .noKey: return TLSDecryption.noKey.rawValue
@@ -529,29 +529,29 @@ extension TLSConnectionAnalysis {
 
     /// Application-data plaintext bytes per direction (what `tshark -z follow,tls` shows), once
     /// decrypted.
-    public var plaintextBytes: DirectionPair<Int64>? { decrypted.map(\.plaintextBytes) }
+    package var plaintextBytes: DirectionPair<Int64>? { decrypted.map(\.plaintextBytes) }
 
     /// The per-direction TLS bytes of the exchanges in `range` beyond their plaintext, when decrypted.
-    public func recordBytes(of range: Range<Int>) -> DirectionPair<[Int: TLSExchangeRecordBytes]>? {
+    package func recordBytes(of range: Range<Int>) -> DirectionPair<[Int: TLSExchangeRecordBytes]>? {
         guard let decrypted else { return nil }
         return DirectionPair(decrypted.recordBytes(of: range, .up), decrypted.recordBytes(of: range, .down))
     }
 
     /// The HTTP/2 analysis of the decrypted application data (ALPN `h2`).
-    public var http2: HTTP2ConnectionAnalysis? { decrypted?.child as? HTTP2ConnectionAnalysis }
+    package var http2: HTTP2ConnectionAnalysis? { decrypted?.child as? HTTP2ConnectionAnalysis }
 
     /// True when the connection decrypted to a protocol wiretally does not parse (an ALPN other than
     /// HTTP/1.x and h2).
-    public var plaintextNotParsed: Bool { decrypted?.isUnparsedProtocol ?? false }
+    package var plaintextNotParsed: Bool { decrypted?.isUnparsedProtocol ?? false }
 
     /// Protected records lost or not opened after decryption started (`tls_gap`).
-    public var decryptionGaps: Int { decrypted?.gaps ?? 0 }
+    package var decryptionGaps: Int { decrypted?.gaps ?? 0 }
 
     /// The connection flags decryption adds: `decrypt_failed` (the secrets did not open its records:
     /// estimated as without keys), `tls_gap` (records lost or not opened after it started),
     /// `plaintext_not_parsed` (decrypted to a protocol wiretally does not parse: one session, its
     /// plaintext counted).
-    public var decryptionFlags: [String] {
+    package var decryptionFlags: [String] {
         var flags: [String] = []
         if decryption == .failed || decryption == .pending { flags.append("decrypt_failed") }
         if decryptionGaps > 0 { flags.append("tls_gap") }
@@ -560,7 +560,7 @@ extension TLSConnectionAnalysis {
     }
 
     /// `mode` as reported: `decrypted` (or `session` for a protocol not parsed) once decrypted.
-    public var reportedMode: String {
+    package var reportedMode: String {
         guard let decrypted else { return mode.rawValue }
         return decrypted.isUnparsedProtocol ? Mode.session.rawValue : "decrypted"
     }

@@ -1,57 +1,57 @@
 /// The fields wiretally reads from a ClientHello (RFC 8446 §4.1.2, RFC 5246 §7.4.1.2).
-public struct TLSClientHello: Hashable, Sendable {
+package struct TLSClientHello: Hashable, Sendable {
     /// `legacy_version` of the message (0x0303 for TLS 1.2 and 1.3 clients).
-    public var legacyVersion: UInt16 = 0
+    package var legacyVersion: UInt16 = 0
     /// The 32-byte random: key logs name a connection's secrets by it (empty for SSL 2.0 format).
-    public var random: [UInt8] = []
-    public var sessionID: [UInt8] = []
-    public var cipherSuites: [UInt16] = []
+    package var random: [UInt8] = []
+    package var sessionID: [UInt8] = []
+    package var cipherSuites: [UInt16] = []
     /// server_name (host_name) extension.
-    public var serverName: String?
+    package var serverName: String?
     /// ALPN protocols offered, in order.
-    public var alpn: [String] = []
+    package var alpn: [String] = []
     /// supported_versions extension (empty when absent).
-    public var supportedVersions: [UInt16] = []
+    package var supportedVersions: [UInt16] = []
     /// pre_shared_key extension present (TLS 1.3 resumption or external PSK offered).
-    public var offersPreSharedKey = false
+    package var offersPreSharedKey = false
     /// psk_key_exchange_modes extension present.
-    public var offersPSKModes = false
+    package var offersPSKModes = false
     /// early_data extension present (0-RTT offered).
-    public var offersEarlyData = false
+    package var offersEarlyData = false
     /// A non-empty session_ticket extension (TLS 1.2 ticket resumption offered).
-    public var offersSessionTicket = false
+    package var offersSessionTicket = false
     /// Extension types in order.
-    public var extensions: [UInt16] = []
+    package var extensions: [UInt16] = []
     /// The quic_transport_parameters extension's data (0x39, RFC 9001 §8.2), as sent; nil when absent.
-    public var quicTransportParameters: [UInt8]?
+    package var quicTransportParameters: [UInt8]?
 
     /// The highest version offered (supported_versions when present, else legacy_version).
-    public var maxVersion: UInt16 {
+    package var maxVersion: UInt16 {
         supportedVersions.filter { $0 & 0x0f0f == $0 && $0 >> 8 == 3 }.max() ?? legacyVersion
     }
 }
 
 /// The fields wiretally reads from a ServerHello.
-public struct TLSServerHello: Hashable, Sendable {
-    public var legacyVersion: UInt16 = 0
+package struct TLSServerHello: Hashable, Sendable {
+    package var legacyVersion: UInt16 = 0
     /// The 32-byte random (an input of the TLS 1.2 key block).
-    public var random: [UInt8] = []
-    public var sessionID: [UInt8] = []
-    public var cipherSuite: UInt16 = 0
+    package var random: [UInt8] = []
+    package var sessionID: [UInt8] = []
+    package var cipherSuite: UInt16 = 0
     /// supported_versions extension (TLS 1.3: the negotiated version).
-    public var selectedVersion: UInt16?
+    package var selectedVersion: UInt16?
     /// ALPN protocol selected (TLS ≤ 1.2; in TLS 1.3 it is in the encrypted EncryptedExtensions).
-    public var alpn: String?
+    package var alpn: String?
     /// pre_shared_key extension present: the server accepted a PSK (TLS 1.3 resumption).
-    public var acceptsPreSharedKey = false
+    package var acceptsPreSharedKey = false
     /// encrypt_then_mac extension (RFC 7366): TLS 1.2 CBC records are MACed after encryption.
-    public var encryptThenMAC = false
+    package var encryptThenMAC = false
     /// This is a HelloRetryRequest (the special random of RFC 8446 §4.1.3).
-    public var isHelloRetryRequest = false
-    public var extensions: [UInt16] = []
+    package var isHelloRetryRequest = false
+    package var extensions: [UInt16] = []
 
     /// The version in use: supported_versions when present, else legacy_version.
-    public var version: UInt16 { selectedVersion ?? legacyVersion }
+    package var version: UInt16 { selectedVersion ?? legacyVersion }
 }
 
 /// Bounds-checked big-endian reading over a byte array; every read returns nil past the end.

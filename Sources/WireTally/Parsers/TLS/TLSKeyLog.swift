@@ -16,24 +16,24 @@
 /// Input may arrive in pieces (a log that grows while capturing): `read` takes any chunk, a line is
 /// taken once its newline arrives, and `finish` takes a last line without one. A malformed line is
 /// recorded as a `Problem` with its line number and skipped; problems never contain a secret.
-public struct TLSKeyLog: Sendable {
+package struct TLSKeyLog: Sendable {
     /// What the log knows of one connection.
-    public struct Secrets: Sendable, Equatable {
+    package struct Secrets: Sendable, Equatable {
         /// TLS ≤ 1.2: the master secret (`CLIENT_RANDOM`).
-        public var masterSecret: [UInt8]?
+        package var masterSecret: [UInt8]?
         /// TLS 1.3 traffic secrets.
-        public var clientEarlyTraffic: [UInt8]?
-        public var clientHandshakeTraffic: [UInt8]?
-        public var serverHandshakeTraffic: [UInt8]?
-        public var clientApplicationTraffic: [UInt8]?
-        public var serverApplicationTraffic: [UInt8]?
+        package var clientEarlyTraffic: [UInt8]?
+        package var clientHandshakeTraffic: [UInt8]?
+        package var serverHandshakeTraffic: [UInt8]?
+        package var clientApplicationTraffic: [UInt8]?
+        package var serverApplicationTraffic: [UInt8]?
 
-        public init() {}
+        package init() {}
 
         /// Whether these are all the secrets a connection of protocol `version` needs to be read in full:
         /// TLS 1.3 its handshake and application traffic secrets both ways (0-RTT's is optional), earlier
         /// versions the master secret.
-        public func areComplete(forVersion version: UInt16) -> Bool {
+        package func areComplete(forVersion version: UInt16) -> Bool {
             guard version == 0x0304 else { return masterSecret != nil }
             return clientHandshakeTraffic != nil && serverHandshakeTraffic != nil
                 && clientApplicationTraffic != nil && serverApplicationTraffic != nil
@@ -57,38 +57,38 @@ public struct TLSKeyLog: Sendable {
     }
 
     /// A line that could not be used, by number (1-based) and why. Holds no secret.
-    public struct Problem: Sendable, Equatable, CustomStringConvertible {
-        public var line: Int
-        public var reason: String
-        public var description: String { "line \(line): \(reason)" }
+    package struct Problem: Sendable, Equatable, CustomStringConvertible {
+        package var line: Int
+        package var reason: String
+        package var description: String { "line \(line): \(reason)" }
     }
 
     /// The lines that could not be used, in order.
-    public private(set) var problems: [Problem] = []
+    package private(set) var problems: [Problem] = []
     /// How many secrets were taken.
-    public private(set) var secretCount = 0
+    package private(set) var secretCount = 0
     private var byClientRandom: [[UInt8]: Secrets] = [:]
     private var partialLine: [UInt8] = []
     private var lineNumber = 0
 
-    public init() {}
+    package init() {}
 
     /// A key log read whole from `bytes`.
-    public init(_ bytes: some Sequence<UInt8>) {
+    package init(_ bytes: some Sequence<UInt8>) {
         read(bytes)
         finish()
     }
 
     /// The secrets of the connection whose ClientHello carried `clientRandom`, if the log has any.
-    public func secrets(clientRandom: some Collection<UInt8>) -> Secrets? {
+    package func secrets(clientRandom: some Collection<UInt8>) -> Secrets? {
         byClientRandom[Array(clientRandom)]
     }
 
     /// How many connections (client randoms) the log has secrets for.
-    public var connectionCount: Int { byClientRandom.count }
+    package var connectionCount: Int { byClientRandom.count }
 
     /// Takes the complete lines of `chunk`; an unfinished last line waits for the next chunk.
-    public mutating func read(_ chunk: some Sequence<UInt8>) {
+    package mutating func read(_ chunk: some Sequence<UInt8>) {
         for byte in chunk {
             if byte == UInt8(ascii: "\n") {
                 takeLine()
@@ -99,7 +99,7 @@ public struct TLSKeyLog: Sendable {
     }
 
     /// Takes a last line that has no newline (the end of the file).
-    public mutating func finish() {
+    package mutating func finish() {
         if !partialLine.isEmpty { takeLine() }
     }
 
@@ -191,7 +191,7 @@ extension TLSKeyLog {
     /// Starts on another version of the log, as when a followed file was truncated or replaced
     /// (`KeyLogFollower`): the secrets taken so far stay (the connections they unlock were already
     /// captured), an unfinished line is dropped and line numbers count from 1 again.
-    public mutating func restartLines() {
+    package mutating func restartLines() {
         partialLine.removeAll(keepingCapacity: true)
         lineNumber = 0
     }

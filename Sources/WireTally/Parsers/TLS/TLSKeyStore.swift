@@ -3,39 +3,39 @@ import Synchronization
 /// The TLS secrets one analysis decrypts with: the key logs it was given (`--keylog` files, pcapng
 /// Decryption Secrets Blocks) and a log that grows while capturing. Shared by every connection of the
 /// analysis; another thread may add to it (a live capture following a key log file).
-public final class TLSKeyStore: Sendable {
+package final class TLSKeyStore: Sendable {
     private let logs: Mutex<[TLSKeyLog]>
     /// The logs grow while the analysis runs (a live capture following key log files): a connection
     /// whose secrets are not there yet when its first protected record comes holds its records a while
     /// (`TLSConnectionAnalysis.maxHeldRecordBytes`) and looks again at each next one.
-    public let isGrowing: Bool
+    package let isGrowing: Bool
 
     /// A store of the given logs (in the order a secret is looked up: the first log having a secret of
     /// a connection gives it); `growing`: see `isGrowing`.
-    public init(_ logs: [TLSKeyLog] = [], growing: Bool = false) {
+    package init(_ logs: [TLSKeyLog] = [], growing: Bool = false) {
         self.logs = Mutex(logs)
         isGrowing = growing
     }
 
     /// Adds a complete key log.
-    public func add(_ log: TLSKeyLog) {
+    package func add(_ log: TLSKeyLog) {
         logs.withLock { $0.append(log) }
     }
 
     /// Changes log `index` in place (a followed log taking the lines appended since the last look).
-    public func update(_ index: Int, _ change: (inout TLSKeyLog) -> Void) {
+    package func update(_ index: Int, _ change: (inout TLSKeyLog) -> Void) {
         logs.withLock { change(&$0[index]) }
     }
 
     /// The logs, as they are now.
-    public var snapshot: [TLSKeyLog] { logs.withLock { $0 } }
+    package var snapshot: [TLSKeyLog] { logs.withLock { $0 } }
 
     /// How many logs the store has.
-    public var logCount: Int { logs.withLock { $0.count } }
+    package var logCount: Int { logs.withLock { $0.count } }
 
     /// Every secret the logs have for the connection whose ClientHello carried `clientRandom`; nil when
     /// none has any.
-    public func secrets(clientRandom: [UInt8]) -> TLSKeyLog.Secrets? {
+    package func secrets(clientRandom: [UInt8]) -> TLSKeyLog.Secrets? {
         logs.withLock { logs in
             var found: TLSKeyLog.Secrets?
             for log in logs {
@@ -57,15 +57,15 @@ public final class TLSKeyStore: Sendable {
     }
 
     /// Secrets taken, over all logs.
-    public var secretCount: Int { logs.withLock { $0.reduce(0) { $0 + $1.secretCount } } }
+    package var secretCount: Int { logs.withLock { $0.reduce(0) { $0 + $1.secretCount } } }
 
     /// The lines that could not be used, per log (by index), without any secret.
-    public var problems: [[TLSKeyLog.Problem]] { logs.withLock { $0.map(\.problems) } }
+    package var problems: [[TLSKeyLog.Problem]] { logs.withLock { $0.map(\.problems) } }
 }
 
 extension TLSKeyStore {
     /// A store of the key log files `paths` (NSS key log format), read whole.
-    public static func reading(files paths: [String]) throws(TLSKeyLogFileError) -> TLSKeyStore {
+    package static func reading(files paths: [String]) throws(TLSKeyLogFileError) -> TLSKeyStore {
         var logs: [TLSKeyLog] = []
         for path in paths {
             do {
@@ -79,10 +79,10 @@ extension TLSKeyStore {
 }
 
 /// Why a key log file could not be read. Never holds a secret.
-public enum TLSKeyLogFileError: Error, CustomStringConvertible {
+package enum TLSKeyLogFileError: Error, CustomStringConvertible {
     case cannotOpen(path: String, reason: String)
 
-    public var description: String {
+    package var description: String {
         switch self {
         case let .cannotOpen(_, reason): "key log \(reason)"
         }

@@ -1,5 +1,5 @@
 /// TLS record content types (RFC 8446 §5.1; 24 is heartbeat).
-public enum TLSContentType: UInt8, Sendable, CaseIterable {
+package enum TLSContentType: UInt8, Sendable, CaseIterable {
     case changeCipherSpec = 20
     case alert = 21
     case handshake = 22

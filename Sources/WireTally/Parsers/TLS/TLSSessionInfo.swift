@@ -1,38 +1,38 @@
 /// Records of one content type on one direction: how many and their bytes on the stream (5-byte
 /// header included).
-public struct TLSRecordTally: Hashable, Sendable {
-    public var records = 0
-    public var bytes = 0
-    public init() {}
+package struct TLSRecordTally: Hashable, Sendable {
+    package var records = 0
+    package var bytes = 0
+    package init() {}
 }
 
 /// One direction's TLS records.
-public struct TLSDirectionStats: Hashable, Sendable {
+package struct TLSDirectionStats: Hashable, Sendable {
     /// Handshake records as sent on the wire (type 22; SSL 2.0-format ClientHello included).
-    public var handshake = TLSRecordTally()
-    public var changeCipherSpec = TLSRecordTally()
-    public var alert = TLSRecordTally()
+    package var handshake = TLSRecordTally()
+    package var changeCipherSpec = TLSRecordTally()
+    package var alert = TLSRecordTally()
     /// Records of type 23 on the wire. In TLS 1.3 this includes the encrypted handshake (counted again
     /// in `encryptedHandshake`).
-    public var applicationData = TLSRecordTally()
+    package var applicationData = TLSRecordTally()
     /// Heartbeat records (type 24).
-    public var heartbeat = TLSRecordTally()
+    package var heartbeat = TLSRecordTally()
     /// TLS 1.3 records of type 23 that carry the handshake (server's EncryptedExtensions…Finished,
     /// client's Finished) or post-handshake messages before the first request (NewSessionTicket): a
     /// subset of `applicationData`.
-    public var encryptedHandshake = TLSRecordTally()
+    package var encryptedHandshake = TLSRecordTally()
     /// Record headers: 5 bytes per record (2 for an SSL 2.0-format ClientHello).
-    public var headerBytes = 0
+    package var headerBytes = 0
     /// Estimated bytes spent on protection (explicit nonce/IV, AEAD tag or MAC, CBC padding, TLS 1.3
     /// inner content type) over the protected records: see `TLSCipherSuite.protectionOverhead`.
-    public var protectionOverheadBytes = 0
+    package var protectionOverheadBytes = 0
     /// Records whose protection overhead was estimated (protected records with a known suite).
-    public var protectedRecords = 0
+    package var protectedRecords = 0
 
-    public init() {}
+    package init() {}
 
     /// All records and their bytes.
-    public var total: TLSRecordTally {
+    package var total: TLSRecordTally {
         var sum = TLSRecordTally()
         for tally in [handshake, changeCipherSpec, alert, applicationData, heartbeat] {
             sum.records += tally.records
@@ -43,18 +43,18 @@ public struct TLSDirectionStats: Hashable, Sendable {
 }
 
 /// An alert seen on the connection.
-public struct TLSAlertInfo: Hashable, Sendable {
-    public var direction: FlowDirection
+package struct TLSAlertInfo: Hashable, Sendable {
+    package var direction: FlowDirection
     /// Level (1 warning, 2 fatal) and description (0 close_notify, 40 handshake_failure…) when the alert
     /// was in clear; nil when encrypted.
-    public var level: UInt8?
-    public var description: UInt8?
-    public var origin: PacketOrigin
-    public var isEncrypted: Bool { level == nil }
+    package var level: UInt8?
+    package var description: UInt8?
+    package var origin: PacketOrigin
+    package var isEncrypted: Bool { level == nil }
 }
 
 /// Where `TLSSessionInfo.alpn` comes from.
-public enum TLSALPNSource: String, Sendable {
+package enum TLSALPNSource: String, Sendable {
     /// The ServerHello's ALPN extension (TLS ≤ 1.2).
     case serverHello = "server_hello"
     /// TLS 1.3: the server's choice is encrypted; the ClientHello offered exactly this one protocol.
@@ -68,23 +68,23 @@ public enum TLSALPNSource: String, Sendable {
 }
 
 /// What is visible of one TLS session without keys.
-public struct TLSSessionInfo: Sendable {
-    public var clientHello: TLSClientHello?
-    public var serverHello: TLSServerHello? {
+package struct TLSSessionInfo: Sendable {
+    package var clientHello: TLSClientHello?
+    package var serverHello: TLSServerHello? {
         didSet { cachedSuite = serverHello.map { TLSCipherSuite(code: $0.cipherSuite) } }
     }
     /// SNI host name from the ClientHello.
-    public var sni: String? { clientHello?.serverName }
+    package var sni: String? { clientHello?.serverName }
     /// Negotiated version (wire code: 0x0300 SSL 3.0 … 0x0304 TLS 1.3), from the ServerHello
     /// (supported_versions for 1.3); nil without a ServerHello.
-    public var version: UInt16? { serverHello?.version }
+    package var version: UInt16? { serverHello?.version }
     /// `TLS 1.2`, `TLS 1.3`, `SSL 3.0`…
-    public var versionName: String? { version.map(TLSVersion.name) }
+    package var versionName: String? { version.map(TLSVersion.name) }
     /// The negotiated application protocol, and where it was learnt.
-    public var alpn: String?
-    public var alpnSource: TLSALPNSource = .none
+    package var alpn: String?
+    package var alpnSource: TLSALPNSource = .none
     /// The cipher suite the server chose (worked out once per ServerHello: records ask for it).
-    public var cipherSuite: TLSCipherSuite? {
+    package var cipherSuite: TLSCipherSuite? {
         guard let serverHello else { return nil }
         if let cached = cachedSuite, cached.code == serverHello.cipherSuite { return cached }
         return TLSCipherSuite(code: serverHello.cipherSuite)
@@ -94,39 +94,39 @@ public struct TLSSessionInfo: Sendable {
     /// The session was resumed: TLS ≤ 1.2 — the ServerHello echoed the client's non-empty session id, or
     /// the handshake was abbreviated (the server's ChangeCipherSpec came without a ServerHelloDone);
     /// TLS 1.3 — the ServerHello accepted a pre_shared_key.
-    public var resumed = false
+    package var resumed = false
     /// A HelloRetryRequest was sent.
-    public var helloRetry = false
+    package var helloRetry = false
     /// Alerts in order (at most 64 kept; `alertCount` counts them all).
-    public var alerts: [TLSAlertInfo] = []
-    public var alertCount = 0
+    package var alerts: [TLSAlertInfo] = []
+    package var alertCount = 0
     /// Per direction (`FlowDirection.rawValue`).
-    public var stats = [TLSDirectionStats(), TLSDirectionStats()]
+    package var stats = [TLSDirectionStats(), TLSDirectionStats()]
     /// The packet carrying the ClientHello's first byte.
-    public var clientHelloOrigin: PacketOrigin?
+    package var clientHelloOrigin: PacketOrigin?
     /// The packet completing the client's Finished as seen on the wire: TLS ≤ 1.2 the client's record
     /// after its ChangeCipherSpec; TLS 1.3 the client's first type-23 record after the server's
     /// encrypted flight.
-    public var clientFinishedOrigin: PacketOrigin?
+    package var clientFinishedOrigin: PacketOrigin?
     /// Handshake messages seen in clear, by type, per direction (for diagnostics).
-    public var handshakeMessages: [[UInt8]] = [[], []]
+    package var handshakeMessages: [[UInt8]] = [[], []]
     /// Where each direction first stopped being parsed (a gap, or bytes that are not TLS records). After
     /// a gap the reader looks for record boundaries again (`resynchronizations`); after bytes that are not
     /// TLS records it stops for good.
-    public var lostAt: [Int64?] = [nil, nil]
+    package var lostAt: [Int64?] = [nil, nil]
     /// Times record boundaries were found again after a gap.
-    public var resynchronizations = 0
+    package var resynchronizations = 0
     /// A handshake message over the buffer cap was skipped.
-    public var handshakeTooLarge = false
+    package var handshakeTooLarge = false
 
-    public init() {}
+    package init() {}
 
-    public func stats(_ direction: FlowDirection) -> TLSDirectionStats { stats[direction.rawValue] }
+    package func stats(_ direction: FlowDirection) -> TLSDirectionStats { stats[direction.rawValue] }
 
     /// Sets the ServerHello and what it tells with the ClientHello: resumption, and the application
     /// protocol where it can be seen (TLS ≤ 1.2: the ServerHello; TLS 1.3: only when the client
     /// offered exactly one).
-    public mutating func noteServerHello(_ hello: TLSServerHello) {
+    package mutating func noteServerHello(_ hello: TLSServerHello) {
         serverHello = hello
         let offered = clientHello?.alpn ?? []
         if hello.version == 0x0304 {
@@ -148,17 +148,17 @@ public struct TLSSessionInfo: Sendable {
         }
     }
 
-    public var clientHelloTime: Timestamp? { clientHelloOrigin?.timestamp }
-    public var clientFinishedTime: Timestamp? { clientFinishedOrigin?.timestamp }
+    package var clientHelloTime: Timestamp? { clientHelloOrigin?.timestamp }
+    package var clientFinishedTime: Timestamp? { clientFinishedOrigin?.timestamp }
 
     /// ClientHello to the client's Finished (the `ssl` phase), in nanoseconds.
-    public var handshakeNanoseconds: Int64? {
+    package var handshakeNanoseconds: Int64? {
         guard let start = clientHelloTime, let end = clientFinishedTime else { return nil }
         return end.nanoseconds - start.nanoseconds
     }
 
     /// The `ssl` phase in milliseconds (-1 when not seen), as `ExchangeTiming.ssl` wants it.
-    public var sslMilliseconds: Double {
+    package var sslMilliseconds: Double {
         handshakeNanoseconds.map { Double($0) / 1_000_000 } ?? -1
     }
 }

@@ -385,17 +385,17 @@ final class TLSPlaintextLayer: StreamAttribution {
 /// The TLS bytes of one exchange in one direction beyond its plaintext: record headers, protection
 /// (explicit nonces and IVs, tags and MACs, padding, TLS 1.3 inner content types), handshake and other
 /// control records (ChangeCipherSpec, post-handshake messages), alerts; and the records it owns.
-public struct TLSExchangeRecordBytes: Hashable, Sendable {
+package struct TLSExchangeRecordBytes: Hashable, Sendable {
     /// Records whose header the exchange owns.
-    public var records = 0
-    public var recordHeaderBytes = 0
-    public var protectionBytes = 0
+    package var records = 0
+    package var recordHeaderBytes = 0
+    package var protectionBytes = 0
     /// Content of handshake, ChangeCipherSpec and other non-application records.
-    public var handshakeBytes = 0
+    package var handshakeBytes = 0
     /// Content of alert records.
-    public var alertBytes = 0
+    package var alertBytes = 0
 
-    public init() {}
+    package init() {}
 
     /// Adds an owner's share of a record whose plaintext several owners have.
     mutating func add(_ share: TLSPlaintextLayer.OverheadShare) {

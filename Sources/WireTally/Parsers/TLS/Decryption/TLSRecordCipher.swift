@@ -13,9 +13,9 @@ import Crypto
 /// - TLS 1.2 (and 1.1) CBC suites: AES-128/256-CBC with HMAC-SHA1/SHA256/SHA384 and a per-record
 ///   explicit IV (RFC 5246 §6.2.3.2); MAC-then-encrypt by default, encrypt-then-MAC when the
 ///   extension was negotiated (RFC 7366). See `TLSRecordCipher+CBC.swift`.
-public struct TLSRecordCipher {
+package struct TLSRecordCipher {
     /// The bulk cipher of the record layer: an AEAD, or AES in CBC mode (then `mac` is its HMAC).
-    public enum Algorithm: Sendable, Equatable {
+    package enum Algorithm: Sendable, Equatable {
         case aes128GCM, aes256GCM, chaCha20Poly1305
         /// AES-CCM with a 16-byte tag, and with an 8-byte tag (the `_CCM_8` suites).
         case aes128CCM, aes256CCM, aes128CCM8, aes256CCM8
@@ -39,15 +39,15 @@ public struct TLSRecordCipher {
         }
 
         /// Whether it is an AEAD (GCM, CCM, ChaCha20-Poly1305) rather than CBC + HMAC.
-        public var isAEAD: Bool { self != .aes128CBC && self != .aes256CBC }
+        package var isAEAD: Bool { self != .aes128CBC && self != .aes256CBC }
     }
 
     /// The HMAC of a CBC suite (RFC 5246 §6.2.3.1; SHA-1 in the `_SHA` suites).
-    public enum MAC: Sendable, Equatable {
+    package enum MAC: Sendable, Equatable {
         case hmacSHA1, hmacSHA256, hmacSHA384
 
         /// The MAC's length on the wire, which is also its key's length (RFC 5246 §6.3).
-        public var length: Int {
+        package var length: Int {
             switch self {
             case .hmacSHA1: return 20
             case .hmacSHA256: return 32
@@ -56,12 +56,12 @@ public struct TLSRecordCipher {
         }
     }
 
-    public let algorithm: Algorithm
+    package let algorithm: Algorithm
     /// The HMAC of a CBC suite; nil for the AEAD suites.
-    public let mac: MAC?
+    package let mac: MAC?
     /// CBC only: records are encrypted then MACed (RFC 7366, the `encrypt_then_mac` extension was in
     /// both hellos); false for the AEAD suites, to which the extension does not apply.
-    public let encryptThenMAC: Bool
+    package let encryptThenMAC: Bool
     let key: SymmetricKey
     let iv: [UInt8]
     /// The HMAC key of a CBC suite (empty for the AEAD suites).
@@ -70,11 +70,11 @@ public struct TLSRecordCipher {
     /// explicit IV (16); 0 for ChaCha20-Poly1305, TLS 1.0 CBC and TLS 1.3.
     let explicitIVLength: Int
     /// TLS 1.0 CBC: no explicit IV, each record's IV is the previous record's last ciphertext block.
-    public let chainedIV: Bool
+    package let chainedIV: Bool
 
     /// The cipher of a TLS 1.3 direction whose traffic secret is `secret` (handshake or application);
     /// nil for a suite that is not a TLS 1.3 AEAD suite.
-    public init?(tls13 suite: TLSCipherSuite, trafficSecret secret: [UInt8]) {
+    package init?(tls13 suite: TLSCipherSuite, trafficSecret secret: [UInt8]) {
         guard suite.protection == .tls13AEAD, let algorithm = suite.aeadAlgorithm else { return nil }
         self.algorithm = algorithm
         mac = nil
@@ -89,7 +89,7 @@ public struct TLSRecordCipher {
     /// The traffic secret that follows `secret` after a KeyUpdate (RFC 8446 §7.2):
     /// HKDF-Expand-Label(secret, "traffic upd", "", hash length), with the suite's hash (`sha384`:
     /// TLS_AES_256_GCM_SHA384, else SHA-256). The sequence number starts again at 0 under it.
-    public static func nextTrafficSecret(_ secret: [UInt8], sha384: Bool) -> [UInt8] {
+    package static func nextTrafficSecret(_ secret: [UInt8], sha384: Bool) -> [UInt8] {
         expandLabel(secret, "traffic upd", length: sha384 ? 48 : 32, sha384: sha384)
     }
 
@@ -101,7 +101,7 @@ public struct TLSRecordCipher {
     /// have no explicit IV: each chains from the previous record's last ciphertext block, the first from
     /// the key block's IV (`chainedIV`; open with `openChainedCBC`). Nil for other suites (3DES,
     /// RC4, NULL, Camellia…).
-    public init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool,
+    package init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool,
                  encryptThenMAC: Bool = false, version: UInt16 = 0x0303) {
         guard suite.protection != .tls13AEAD, let algorithm = suite.aeadAlgorithm ?? suite.cbcAlgorithm else { return nil }
         let mac = algorithm.isAEAD ? nil : suite.recordMAC
@@ -155,13 +155,13 @@ public struct TLSRecordCipher {
 
     /// Opens a TLS 1.0 CBC record (`chainedIV`): `iv` is the previous record's last ciphertext block
     /// of this direction (the key block's IV, `initialIV`, for the first).
-    public func openChainedCBC(header: [UInt8], body: [UInt8], sequence: UInt64, iv: [UInt8]) -> [UInt8]? {
+    package func openChainedCBC(header: [UInt8], body: [UInt8], sequence: UInt64, iv: [UInt8]) -> [UInt8]? {
         guard chainedIV, iv.count == 16 else { return nil }
         return openCBC(header: header, body: body, sequence: sequence, implicitIV: iv)
     }
 
     /// The first IV of a TLS 1.0 CBC direction (from the key block); empty otherwise.
-    public var initialIV: [UInt8] { chainedIV ? iv : [] }
+    package var initialIV: [UInt8] { chainedIV ? iv : [] }
 
     /// Opens TLS 1.2 record number `sequence` of this direction (`header`: its 5 bytes; `body`: for
     /// AES-GCM the explicit nonce, ciphertext and tag, for ChaCha20-Poly1305 ciphertext and tag, for
@@ -169,7 +169,7 @@ public struct TLSRecordCipher {
     /// the IV, the ciphertext of content + padding, then the MAC) and returns its content. Nil when it
     /// does not authenticate: a wrong key or sequence number, a damaged byte, a CBC record whose
     /// padding is malformed (every padding byte must equal the padding length) or whose MAC is wrong.
-    public func openTLS12(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> [UInt8]? {
+    package func openTLS12(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> [UInt8]? {
         let header = Array(header), body = Array(body)
         guard header.count == 5 else { return nil }
         if !algorithm.isAEAD { return openCBC(header: header, body: body, sequence: sequence) }
@@ -190,7 +190,7 @@ public struct TLSRecordCipher {
     /// where the content is the first part of the encrypted data — so `leading + plaintextLength +
     /// trailing == bodyLength`. `bodyLength` is the record's length field (the bytes after its 5-byte header);
     /// `plaintextLength` what opening it gave. Nil when the content cannot fit in the body.
-    public func protectedLayout(bodyLength: Int, plaintextLength: Int) -> (leading: Int, trailing: Int)? {
+    package func protectedLayout(bodyLength: Int, plaintextLength: Int) -> (leading: Int, trailing: Int)? {
         let leading = explicitIVLength
         guard plaintextLength >= 0, leading + plaintextLength <= bodyLength else { return nil }
         return (leading, bodyLength - leading - plaintextLength)
@@ -221,16 +221,16 @@ public struct TLSRecordCipher {
     }
 
     /// What opening a TLS 1.3 record gave: the inner content type and the content without padding.
-    public struct TLS13Plaintext: Sendable, Equatable {
+    package struct TLS13Plaintext: Sendable, Equatable {
         /// The real content type (21 alert, 22 handshake, 23 application data).
-        public var contentType: UInt8
-        public var content: [UInt8]
+        package var contentType: UInt8
+        package var content: [UInt8]
     }
 
     /// Opens TLS 1.3 record number `sequence` of this direction: `header` is its 5-byte header,
     /// `body` the encrypted content and the 16-byte tag. Nil when it does not authenticate (wrong key,
     /// wrong sequence number, damaged bytes) or has no content type (all padding).
-    public func openTLS13(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> TLS13Plaintext? {
+    package func openTLS13(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> TLS13Plaintext? {
         let body = Array(body)  // no copy when it is an array already
         guard body.count > algorithm.tagLength, var plaintext = open(body[...], nonce: nonce(sequence), additionalData: Array(header)),
               let typeIndex = plaintext.lastIndex(where: { $0 != 0 }) else { return nil }
@@ -266,7 +266,7 @@ public struct TLSRecordCipher {
 extension TLSCipherSuite {
     /// The AEAD that protects the suite's records (AES-GCM, AES-CCM, ChaCha20-Poly1305; not ARIA or
     /// Camellia, not CBC or stream suites).
-    public var aeadAlgorithm: TLSRecordCipher.Algorithm? {
+    package var aeadAlgorithm: TLSRecordCipher.Algorithm? {
         guard let name else { return nil }
         if name.contains("CHACHA20_POLY1305") { return .chaCha20Poly1305 }
         if name.contains("AES_128_GCM") { return .aes128GCM }
@@ -278,7 +278,7 @@ extension TLSCipherSuite {
 
     /// The AES-CBC cipher of a CBC suite (`…_WITH_AES_128_CBC_…`, `…_AES_256_CBC_…`); nil for others
     /// (AEAD, 3DES, Camellia, SEED… in CBC mode are not opened).
-    public var cbcAlgorithm: TLSRecordCipher.Algorithm? {
+    package var cbcAlgorithm: TLSRecordCipher.Algorithm? {
         guard protection == .cbc, let name else { return nil }
         if name.contains("_AES_128_CBC_") { return .aes128CBC }
         if name.contains("_AES_256_CBC_") { return .aes256CBC }
@@ -287,7 +287,7 @@ extension TLSCipherSuite {
 
     /// The record HMAC of a CBC suite, from the name's last part (`_SHA` SHA-1, `_SHA256`, `_SHA384`);
     /// nil for AEAD suites (their hash is the PRF's only) and MD5 suites.
-    public var recordMAC: TLSRecordCipher.MAC? {
+    package var recordMAC: TLSRecordCipher.MAC? {
         guard protection == .cbc, let name else { return nil }
         if name.hasSuffix("_SHA384") { return .hmacSHA384 }
         if name.hasSuffix("_SHA256") { return .hmacSHA256 }
@@ -296,5 +296,5 @@ extension TLSCipherSuite {
     }
 
     /// The suite's hash (HKDF in TLS 1.3, the PRF in TLS 1.2) is SHA-384 rather than SHA-256.
-    public var usesSHA384: Bool { name?.hasSuffix("SHA384") == true }
+    package var usesSHA384: Bool { name?.hasSuffix("SHA384") == true }
 }
