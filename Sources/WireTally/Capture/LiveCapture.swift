@@ -15,6 +15,11 @@ package final class LiveCapture {
         package var promiscuous = false
         /// How long a read waits for a packet before returning empty-handed.
         package var timeoutMilliseconds: Int32 = 200
+        /// The kernel's capture buffer. libpcap's default (2 MiB) holds only 32 loopback segments of
+        /// 64 KiB: a burst of them (a response of a few hundred kB on `lo`) while the reader was behind
+        /// (a busy machine) overflowed it and the kernel dropped packets. 32 MiB holds 512 of them
+        /// (tcpdump's `-B` sets the same buffer).
+        package var bufferBytes: Int32 = 32 << 20
 
         package init(interface: String, filter: String? = nil) {
             self.interface = interface
@@ -62,6 +67,7 @@ package final class LiveCapture {
         pcap_set_promisc(handle, settings.promiscuous ? 1 : 0)
         pcap_set_immediate_mode(handle, 1)
         pcap_set_timeout(handle, settings.timeoutMilliseconds)
+        pcap_set_buffer_size(handle, settings.bufferBytes)
         pcap_set_tstamp_precision(handle, Int32(PCAP_TSTAMP_PRECISION_NANO))
         let status = pcap_activate(handle)
         if status < 0 {
