@@ -16,6 +16,9 @@ struct CSVRowEncoder: JSONEncoding {
     /// The column names, one after the other, and where each starts (one more entry: the end).
     private let names: [UInt8]
     private let nameStarts: [Int]
+    /// The columns by the length of their name: a path that is not the next column is compared only
+    /// with the names of its length (a missing part's null is no column at all).
+    private let columnsByLength: [[Int]]
     /// Per column, where its cell starts and ends in `text` (start below 0: no cell in this row).
     private var cellStarts: [Int]
     private var cellEnds: [Int]
@@ -38,6 +41,9 @@ struct CSVRowEncoder: JSONEncoding {
             names.append(contentsOf: column.utf8)
         }
         starts.append(names.count)
+        var byLength = [[Int]](repeating: [], count: (columns.map(\.utf8.count).max() ?? 0) + 1)
+        for (column, name) in columns.enumerated() { byLength[name.utf8.count].append(column) }
+        columnsByLength = byLength
         let text = ByteBuffer(capacity: 4096)
         self.text = text
         self.names = names
@@ -176,13 +182,15 @@ struct CSVRowEncoder: JSONEncoding {
         inner = json
     }
 
-    /// The column named `path`: the next one in the common case, else found by a search.
+    /// The column named `path`: the next one in the common case, else found among the names of its
+    /// length.
     private mutating func column(of path: UnsafeRawBufferPointer) -> Int? {
         if nextColumn < columnCount, name(nextColumn, equals: path) {
             nextColumn += 1
             return nextColumn - 1
         }
-        for column in 0..<columnCount where name(column, equals: path) {
+        guard path.count < columnsByLength.count else { return nil }
+        for column in columnsByLength[path.count] where name(column, equals: path) {
             nextColumn = column + 1
             return column
         }
