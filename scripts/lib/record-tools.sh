@@ -27,6 +27,21 @@ h2_tool_versions() {  # for captures/RECORDING.txt
     echo "h2-peer: python $(python3 -c 'import sys, importlib.metadata as m; print("%d.%d.%d" % sys.version_info[:3], "h2", m.version("h2"), "hpack", m.version("hpack"))' 2>/dev/null)"
 }
 
+# A venv of pinned PyPI packages: ready when its python runs, the pins it was made from are
+# REQUIREMENTS' and the IMPORTS (a python statement) work; install_venv makes it from scratch.
+venv_ready() {  # VENV REQUIREMENTS IMPORTS
+    [ -x "$1/bin/python" ] && cmp -s "$2" "$1/wiretally-requirements.txt" && "$1/bin/python" -c "$3" 2>/dev/null
+}
+install_venv() {  # VENV REQUIREMENTS
+    rm -rf "$1"
+    mkdir -p "$(dirname "$1")"
+    python3 -m venv "$1" >/dev/null 2>&1 || {
+        echo "record-tools: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
+    "$1/bin/python" -m pip install -q --disable-pip-version-check -r "$2" >/dev/null 2>&1 || {
+        echo "record-tools: pip install -r $2 failed (is PyPI reachable?)" >&2; return 1; }
+    cp "$2" "$1/wiretally-requirements.txt"
+}
+
 # The `quic` scenario's HTTP/3 peer (scripts/lib/h3-peer.py) runs on aioquic from PyPI, pinned with its
 # dependencies in scripts/lib/quic-requirements.txt and installed into a venv of its own (it needs a
 # newer `cryptography` than other python tools may want): WIRETALLY_QUIC_VENV, default
@@ -35,20 +50,8 @@ h2_tool_versions() {  # for captures/RECORDING.txt
 QUIC_VENV=${WIRETALLY_QUIC_VENV:-${HOME:-/root}/.cache/wiretally/quic-venv}
 QUIC_PY=$QUIC_VENV/bin/python
 QUIC_REQUIREMENTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/quic-requirements.txt
-quic_tools_ready() {
-    [ -x "$QUIC_PY" ] && cmp -s "$QUIC_REQUIREMENTS" "$QUIC_VENV/wiretally-requirements.txt" \
-        && "$QUIC_PY" -c 'import aioquic.h3.connection, aioquic.asyncio, pylsqpack' 2>/dev/null
-}
-install_quic_tools() {
-    rm -rf "$QUIC_VENV"
-    mkdir -p "$(dirname "$QUIC_VENV")"
-    python3 -m venv "$QUIC_VENV" >/dev/null 2>&1 || {
-        echo "record-tools: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
-    "$QUIC_PY" -m pip install -q --disable-pip-version-check -r "$QUIC_REQUIREMENTS" >/dev/null 2>&1 || {
-        echo "record-tools: pip install -r $QUIC_REQUIREMENTS failed (is PyPI reachable?)" >&2; return 1; }
-    cp "$QUIC_REQUIREMENTS" "$QUIC_VENV/wiretally-requirements.txt"
-    quic_tools_ready
-}
+quic_tools_ready() { venv_ready "$QUIC_VENV" "$QUIC_REQUIREMENTS" 'import aioquic.h3.connection, aioquic.asyncio, pylsqpack'; }
+install_quic_tools() { install_venv "$QUIC_VENV" "$QUIC_REQUIREMENTS" && quic_tools_ready; }
 quic_tool_versions() {  # for captures/RECORDING.txt
     echo "h3-peer: python $("$QUIC_PY" -c 'import sys, importlib.metadata as m; print("%d.%d.%d" % sys.version_info[:3], "aioquic", m.version("aioquic"), "pylsqpack", m.version("pylsqpack"), "cryptography", m.version("cryptography"))' 2>/dev/null)"
 }
@@ -60,20 +63,8 @@ quic_tool_versions() {  # for captures/RECORDING.txt
 CODINGS_VENV=${WIRETALLY_CODINGS_VENV:-${HOME:-/root}/.cache/wiretally/codings-venv}
 CODINGS_PY=$CODINGS_VENV/bin/python
 CODINGS_REQUIREMENTS=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)/codings-requirements.txt
-codings_tools_ready() {
-    [ -x "$CODINGS_PY" ] && cmp -s "$CODINGS_REQUIREMENTS" "$CODINGS_VENV/wiretally-requirements.txt" \
-        && "$CODINGS_PY" -c 'import brotli, zstandard' 2>/dev/null
-}
-install_codings_tools() {
-    rm -rf "$CODINGS_VENV"
-    mkdir -p "$(dirname "$CODINGS_VENV")"
-    python3 -m venv "$CODINGS_VENV" >/dev/null 2>&1 || {
-        echo "record-tools: python3 -m venv failed (Debian: apt-get install python3-venv)" >&2; return 1; }
-    "$CODINGS_PY" -m pip install -q --disable-pip-version-check -r "$CODINGS_REQUIREMENTS" >/dev/null 2>&1 || {
-        echo "record-tools: pip install -r $CODINGS_REQUIREMENTS failed (is PyPI reachable?)" >&2; return 1; }
-    cp "$CODINGS_REQUIREMENTS" "$CODINGS_VENV/wiretally-requirements.txt"
-    codings_tools_ready
-}
+codings_tools_ready() { venv_ready "$CODINGS_VENV" "$CODINGS_REQUIREMENTS" 'import brotli, zstandard'; }
+install_codings_tools() { install_venv "$CODINGS_VENV" "$CODINGS_REQUIREMENTS" && codings_tools_ready; }
 codings_tool_versions() {  # for captures/RECORDING.txt
     echo "codings-server: python $("$CODINGS_PY" -c 'import sys, importlib.metadata as m; print("%d.%d.%d" % sys.version_info[:3], "brotli", m.version("brotli"), "zstandard", m.version("zstandard"))' 2>/dev/null)"
 }
