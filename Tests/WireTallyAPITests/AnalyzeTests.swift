@@ -62,6 +62,16 @@ import WireTally
         #expect(attributedIP == analysis.summary.attributedIPBytes)
     }
 
+    /// Every value the API hands out is a `Sendable` value type (checked by the compiler), named
+    /// without clashing with Foundation (this file imports it).
+    @Test func valuesAreSendable() {
+        func sendable<Value: Sendable>(_: Value.Type) {}
+        sendable(Analysis.self); sendable(AnalysisOptions.self); sendable(Exchange.self); sendable(Connection.self)
+        sendable(DNSLookup.self); sendable(Summary.self); sendable(Wire.self); sendable(Phases.self); sendable(Record.self)
+        sendable(RecordStream.self); sendable(AppRequest.self); sendable(ComparisonReport.self)
+        sendable(RequestComparison.self); sendable(WireTallyError.self)
+    }
+
     @Test func dnsLookupsAreReported() throws {
         let analysis = try Capture.analyze(files: [Captures.path("dns-http.pcap")])
         #expect(analysis.dns.count == analysis.summary.dnsLookups)

@@ -39,6 +39,16 @@ import WireTally
         #expect(analysis.summary.isConserved)
     }
 
+    /// A live capture that cannot start (no such interface; without root, no right to capture).
+    @Test func liveCaptureThatCannotStartThrows() {
+        #expect {
+            try Capture.live(interface: "wt-no-such-if")
+        } throws: { error in
+            guard case let .liveCapture(message) = error as? WireTallyError else { return false }
+            return !message.isEmpty
+        }
+    }
+
     @Test func comparingWithoutKeptExchangesThrows() throws {
         let analysis = try Capture.analyze(
             files: [Captures.path("nginx-curl-keepalive.pcap")], options: AnalysisOptions(keepsExchangesForComparison: false))

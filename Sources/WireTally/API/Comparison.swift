@@ -16,7 +16,7 @@ public enum Comparison {
     ///   ``AnalysisOptions/keepsExchangesForComparison``.
     public static func run(
         _ analysis: Analysis, appLog: [AppRequest], level: WireLevel = .ip
-    ) throws(WireTallyError) -> ComparisonResult {
+    ) throws(WireTallyError) -> ComparisonReport {
         let sources = analysis.exchanges.compactMap(\.source)
         guard sources.count == analysis.exchanges.count else { throw .notComparable }
         let wire = sources.map { AppLogWireExchange($0.exchange, id: $0.id, connection: $0.connection) }
@@ -33,7 +33,7 @@ public enum Comparison {
                 gap: GapAttribution(exchange: source.exchange, connection: source.connection, breakdown: breakdown, level: level)))
         }
         let matchedWithoutCounts = Set(report.result.matches.map(\.entry)).subtracting(report.estimates.map(\.match.entry))
-        return ComparisonResult(
+        return ComparisonReport(
             level: level, requests: requests,
             unmatchedRequests: report.result.unmatchedEntries.map { appLog[$0] },
             requestsWithoutByteCounts: matchedWithoutCounts.sorted().map { appLog[$0] },

@@ -1,6 +1,6 @@
 /// What ``Comparison/run(_:appLog:level:)`` found. Its `description` is a table of every request
 /// (method, URL, app bytes, wire bytes, error, the largest causes), meant for a test's failure message.
-public struct ComparisonResult: Hashable, Sendable, CustomStringConvertible {
+public struct ComparisonReport: Hashable, Sendable, CustomStringConvertible {
     /// The cause names of ``gapByCause``, in report order: `hidden_headers`, `cookies`,
     /// `compression_estimate`, `body_length`, `chunk_framing`, `hpack`, `http2_framing`, `qpack`,
     /// `http3_framing`, `tls_overhead`, `quic_overhead`, `tcp_ip_headers`, `pure_acks`,
@@ -8,6 +8,7 @@ public struct ComparisonResult: Hashable, Sendable, CustomStringConvertible {
     /// what each counts).
     public static var causes: [String] { GapAttribution.causes }
 
+    /// The wire level the byte counts were compared at.
     public var level: WireLevel
     /// The paired requests that have byte counts, in app-log order.
     public var requests: [RequestComparison]
@@ -17,13 +18,15 @@ public struct ComparisonResult: Hashable, Sendable, CustomStringConvertible {
     public var requestsWithoutByteCounts: [AppRequest]
     /// Exchanges no request matched (traffic the monitor did not see).
     public var unmatchedExchanges: [Exchange]
-    /// Sums over ``requests``.
+    /// Bytes the app counted for ``requests``.
     public var estimatedBytes: Int
+    /// Bytes the wire carried for ``requests`` at ``level``.
     public var wireBytes: Int
     /// wire − estimated by cause, summed over ``requests``; adds up exactly to `wireBytes − estimatedBytes`.
     public var gapByCause: [String: Int]
-    /// Median of the requests' signed error percent, and the 95th percentile of its absolute value.
+    /// Median of the requests' signed error percent.
     public var medianErrorPercent: Double?
+    /// The 95th percentile of the requests' absolute error percent.
     public var p95ErrorPercent: Double?
     /// App clock − capture clock, in milliseconds, when the requests had start times.
     public var clockOffsetMilliseconds: Double?
