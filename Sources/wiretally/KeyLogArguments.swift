@@ -11,21 +11,18 @@ struct KeyLogArguments: ParsableArguments {
         """, valueName: "file"))
     var files: [String] = []
 
-    /// The secrets of the `--keylog` files; nil when none was given. A line that cannot be used is
-    /// reported (file and line number, never its content) and skipped; an unreadable file ends the run.
-    func store() throws -> TLSKeyStore? {
-        guard !files.isEmpty else { return nil }
-        let store: TLSKeyStore
+    /// The pipeline's options of `options` with the secrets of the `--keylog` files, read by the
+    /// library (`AnalysisOptions.analyzerOptions`). A line that cannot be used is reported (file and
+    /// line number, never its content) and skipped; an unreadable file ends the run (status 1).
+    func analyzerOptions(_ options: AnalysisOptions) throws -> CaptureAnalyzer.Options {
         do {
-            store = try TLSKeyStore.reading(files: files)
+            return try options.analyzerOptions(keyLogs: files) { path, problems in
+                for problem in problems.prefix(20) { printError("wiretally: key log \(path): \(problem) (line skipped)") }
+                if problems.count > 20 { printError("wiretally: key log \(path): \(problems.count - 20) more lines skipped") }
+            }
         } catch {
             printError("wiretally: \(error)")
             throw ExitCode(1)
         }
-        for (path, problems) in zip(files, store.problems) {
-            for problem in problems.prefix(20) { printError("wiretally: key log \(path): \(problem) (line skipped)") }
-            if problems.count > 20 { printError("wiretally: key log \(path): \(problems.count - 20) more lines skipped") }
-        }
-        return store
     }
 }

@@ -70,6 +70,14 @@ struct Live: ParsableCommand {
         if snaplen <= 0 { throw ValidationError("--snaplen must be positive") }
     }
 
+    /// The analysis these flags ask for (the library's options).
+    var analysisOptions: AnalysisOptions {
+        var options = AnalysisOptions(filter: filter, decodeBodies: decode, keepsExchangesForComparison: false)
+        options.appName = app.name
+        options.settleSeconds = settle
+        return options
+    }
+
     func run() throws {
         if listInterfaces { return try list() }
         var settings = LiveCapture.Settings(interface: interface ?? "", filter: filter)
@@ -89,16 +97,11 @@ struct Live: ParsableCommand {
         if let warning = capture.activationWarning { printError("wiretally: warning: \(warning)") }
         printError("wiretally: listening on \(settings.interface), link-type \(capture.linkType), snapshot length \(snaplen) bytes")
 
-        var limits = ReassemblyLimits()
-        limits.settleNanoseconds = Int64(settle * 1e9)
-        var http = HTTPLimits()
-        http.decodeBodies = decode
-        var options = CaptureAnalyzer.Options(limits: limits, http: http)
-        options.appName = app.name
-        let run = LiveAnalysisRun(
-            capture: capture, options: format.value.analyzerOptions(options), raw: rawWriter, durationSeconds: duration)
         // Live, every --keylog file is followed: a browser or curl appends a line per connection.
-        run.keyLogFollowers = keyLog.files.map { KeyLogFollower(path: $0) }
+        let run = Capture.liveRun(
+            capture: capture, options: format.value.analyzerOptions(analysisOptions.livePipelineOptions),
+            keyLogs: keyLog.files, durationSeconds: duration)
+        run.raw = rawWriter
         let statusLine = isatty(STDERR_FILENO) == 1 ? StatusLine() : nil
         installStopHandlers()
         let writer = format.value.makeWriter(output: destination)

@@ -39,12 +39,13 @@ struct Report: ParsableCommand {
     var quiet = false
 
     func run() throws {
-        var options = CaptureAnalyzer.Options(filter: filter)
-        options.tlsKeys = try keyLog.store()
+        // the estimators and the endpoints' duplicates read decoded bodies
+        var options = AnalysisOptions(filter: filter, decodeBodies: true, keepsExchangesForComparison: false)
         options.appName = app.name
+        let analyzerOptions = try keyLog.analyzerOptions(options)
         let progress = ProgressDisplay(quiet: quiet)
         var reportRun = ReportRun(files: files, appLogs: appLogs, estimators: estimators, level: level.value,
-                                  options: options)
+                                  options: analyzerOptions)
         reportRun.progress = progress.callback
         let model = reportRun.run()
         progress.clear()
@@ -56,6 +57,6 @@ struct Report: ParsableCommand {
             printError("wiretally: \(error)")
             throw ExitCode(1)
         }
-        try endRun(errors: model.errors, summary: model.summary)
+        try endRun(problems: model.errors, summary: model.summary)
     }
 }

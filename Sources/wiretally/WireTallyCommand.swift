@@ -68,16 +68,16 @@ struct Analyze: ParsableCommand {
     var connections = false
 
     @Option(help: "Live TCP connections (and, separately, other flows) kept at once; the stalest is evicted beyond.")
-    var maxConnections: Int = ReassemblyLimits().maxConnections
+    var maxConnections: Int = AnalysisOptions().maxConnections
 
     @Option(help: "Out-of-order bytes buffered per connection direction before a hole is declared missing.")
-    var maxBufferedBytes: Int = ReassemblyLimits().maxBufferedBytesPerDirection
+    var maxBufferedBytes: Int = AnalysisOptions().maxBufferedBytesPerDirection
 
     @Option(help: "Out-of-order bytes buffered across all connections before the connections holding the most have a hole declared missing.")
-    var maxBufferedBytesTotal: Int = ReassemblyLimits().maxBufferedBytesTotal
+    var maxBufferedBytesTotal: Int = AnalysisOptions().maxBufferedBytesTotal
 
     @Option(help: "Seconds without packets after which an open connection is reported.")
-    var idleTimeout: Int64 = ReassemblyLimits().idleTimeoutSeconds
+    var idleTimeout: Int64 = AnalysisOptions().idleTimeoutSeconds
 
     @Flag(help: "No progress bar (it is shown on a terminal for files over a few MB).")
     var quiet = false
@@ -86,19 +86,19 @@ struct Analyze: ParsableCommand {
     var settle: Double?
 
     @Option(help: "Largest HTTP start line plus header (or trailer) block; beyond it the message is flagged headers_too_large and the rest of its direction is not parsed.")
-    var maxHeaderBytes: Int = HTTPLimits().maxHeaderBytes
+    var maxHeaderBytes: Int = AnalysisOptions().maxHeaderBytes
 
     @Option(help: "HTTP requests of one connection waiting for their response at once; a request beyond them and the rest of the client's direction are not parsed (connection flag too_many_open_requests).")
-    var maxOpenRequests: Int = HTTPLimits().maxOpenRequests
+    var maxOpenRequests: Int = AnalysisOptions().maxOpenRequests
 
     @Option(help: "HTTP requests waiting for their response at once on all connections together; past it, a connection whose request would exceed it stops like one past --max-open-requests.")
-    var maxOpenRequestsTotal: Int = HTTPLimits().maxOpenRequestsTotal
+    var maxOpenRequestsTotal: Int = AnalysisOptions().maxOpenRequestsTotal
 
     @Option(help: "Largest decoded HTTP body counted; beyond it decoding stops and the message is flagged decompression_bomb.")
-    var maxDecodedBodyBytes: Int = HTTPLimits().maxDecodedBodyBytes
+    var maxDecodedBodyBytes: Int = AnalysisOptions().maxDecodedBodyBytes
 
     @Option(help: "Decoded/encoded size ratio (checked once 1 MiB is decoded) beyond which decoding stops as a decompression_bomb.")
-    var maxDecodingRatio: Int = HTTPLimits().maxDecodingRatio
+    var maxDecodingRatio: Int = AnalysisOptions().maxDecodingRatio
 
     // --- endpoint summary (Insights): checked before any output file is created
     func validate() throws {
@@ -111,48 +111,52 @@ struct Analyze: ParsableCommand {
     }
     // --- end endpoint summary
 
-    func run() throws {
-        var limits = ReassemblyLimits()
-        limits.maxConnections = max(1, maxConnections)
-        limits.maxBufferedBytesPerDirection = max(0, maxBufferedBytes)
-        limits.maxBufferedBytesTotal = max(0, maxBufferedBytesTotal)
-        limits.idleTimeoutSeconds = max(1, idleTimeout)
-        limits.settleNanoseconds = settle.map { Int64(max(0, $0) * 1e9) }
-        var http = HTTPLimits()
-        http.decodeBodies = decode
-        http.maxHeaderBytes = max(1, maxHeaderBytes)
-        http.maxOpenRequests = max(1, maxOpenRequests)
-        http.maxOpenRequestsTotal = max(1, maxOpenRequestsTotal)
-        http.maxDecodedBodyBytes = max(0, maxDecodedBodyBytes)
-        http.maxDecodingRatio = max(1, maxDecodingRatio)
-        var options = CaptureAnalyzer.Options(filter: filter, limits: limits, http: http)
-        options.tlsKeys = try keyLog.store()
+    /// The analysis these flags ask for (the library's options; their defaults are the flags').
+    var analysisOptions: AnalysisOptions {
+        var options = AnalysisOptions(filter: filter, decodeBodies: decode, keepsExchangesForComparison: false)
         options.appName = app.name
+        options.settleSeconds = settle
+        options.threads = threads.count
+        options.maxConnections = maxConnections
+        options.maxBufferedBytesPerDirection = maxBufferedBytes
+        options.maxBufferedBytesTotal = maxBufferedBytesTotal
+        options.idleTimeoutSeconds = idleTimeout
+        options.maxHeaderBytes = maxHeaderBytes
+        options.maxOpenRequests = maxOpenRequests
+        options.maxOpenRequestsTotal = maxOpenRequestsTotal
+        options.maxDecodedBodyBytes = maxDecodedBodyBytes
+        options.maxDecodingRatio = maxDecodingRatio
+        return options
+    }
+
+    func run() throws {
+        let options = analysisOptions
+        let analyzerOptions = try keyLog.analyzerOptions(options)
         let progress = ProgressDisplay(quiet: quiet)
-        var run = AnalysisRun(
-            files: files, options: format.value.analyzerOptions(options), threads: threads.count(for: files))
-        run.progress = progress.callback
         let result: AnalysisRun.Result
         do {
             let destination = try output.map { try TextOutput(path: $0) } ?? TextOutput()
             // --- endpoint summary (Insights)
             if summary, let summaryFormat = format.summaryFormat {
-                var options = run.options
-                if options.http.retainedBodyBytes == 0 { options.http.retainedBodyBytes = 4096 }  // duplicate identity
-                options.http.decodeBodies = true  // duplicates are told by their decoded bodies
-                var summaryRun = run
-                summaryRun.options = options
-                result = summaryRun.run(writer: EndpointSummaryWriter(output: destination, format: summaryFormat))
+                var summaryOptions = analyzerOptions
+                if summaryOptions.http.retainedBodyBytes == 0 { summaryOptions.http.retainedBodyBytes = 4096 }  // duplicate identity
+                summaryOptions.http.decodeBodies = true  // duplicates are told by their decoded bodies
+                result = Capture.run(
+                    files: files, options: summaryOptions, threads: options.threads, progress: progress.callback,
+                    writer: EndpointSummaryWriter(output: destination, format: summaryFormat))
             } else {
             // --- end endpoint summary
-            result = run.run(writer: format.value.makeWriter(output: destination, view: connections ? .connections : .exchanges))
+            result = Capture.run(
+                files: files, options: format.value.analyzerOptions(analyzerOptions), threads: options.threads,
+                progress: progress.callback,
+                writer: format.value.makeWriter(output: destination, view: connections ? .connections : .exchanges))
             }
         } catch {
             printError("wiretally: \(error)")
             throw ExitCode(1)
         }
         progress.clear()
-        try endRun(errors: result.summary.errors, summary: result.summary)
+        try endRun(problems: result.summary.errors, summary: result.summary)
     }
 }
 
@@ -198,10 +202,11 @@ struct Compare: ParsableCommand {
 
     func run() throws {
         let progress = ProgressDisplay(quiet: quiet)
-        var options = CaptureAnalyzer.Options(filter: filter)
-        options.tlsKeys = try keyLog.store()
+        // the estimators and the endpoints' duplicates read decoded bodies
+        var options = AnalysisOptions(filter: filter, decodeBodies: true, keepsExchangesForComparison: false)
         options.appName = app.name
-        var comparison = CompareRun(files: files, appLogs: appLogs, level: level.value, options: options)
+        var comparison = CompareRun(
+            files: files, appLogs: appLogs, level: level.value, options: try keyLog.analyzerOptions(options))
         comparison.progress = progress.callback
         let result = comparison.run()
         progress.clear()
@@ -216,7 +221,7 @@ struct Compare: ParsableCommand {
             printError("wiretally: \(error)")
             throw ExitCode(1)
         }
-        try endRun(errors: result.errors, summary: result.summary)
+        try endRun(problems: result.errors, summary: result.summary)
     }
 }
 
@@ -237,11 +242,11 @@ enum ThreadsArgument: ExpressibleByArgument {
     static var allValueStrings: [String] { ["1", "2", "auto"] }
     var defaultValueDescription: String { "auto" }
 
-    /// The thread count for analysing `files`.
-    func count(for files: [String]) -> Int {
+    /// ``AnalysisOptions/threads``: nil chooses by the files, as `auto` does.
+    var count: Int? {
         switch self {
         case let .fixed(count): count
-        case .automatic: AnalysisRun.automaticThreads(files: files)
+        case .automatic: nil
         }
     }
 }
@@ -280,12 +285,18 @@ struct OutputFormatArgument: ExpressibleByArgument {
     var defaultValueDescription: String { summaryFormat == .json ? "json" : value.rawValue }
 }
 
-/// Prints a run's input errors and ends it with the documented status: 0 when all input was read,
-/// 1 when nothing could be analysed, 2 when some input was truncated or corrupt (its records written).
-func endRun(errors: [String], summary: CaptureSummary) throws {
-    for error in errors { printError("wiretally: \(error)") }
-    if errors.isEmpty { return }
-    throw ExitCode(summary.read.packets - summary.filtered.packets == 0 ? 1 : 2)
+/// Prints a run's problems (its input errors, app logs that could not be read) and ends it with the
+/// documented status: 0 when there were none, 1 when the library finds that nothing could be analysed
+/// (`WireTallyError.nothingAnalysed`), 2 when some input was truncated or corrupt (its records written).
+func endRun(problems: [String], summary: CaptureSummary) throws {
+    for problem in problems { printError("wiretally: \(problem)") }
+    if problems.isEmpty { return }
+    do throws(WireTallyError) {
+        _ = try Summary(checking: summary, problems: problems)
+    } catch {
+        throw ExitCode(1)
+    }
+    throw ExitCode(2)
 }
 
 func printError(_ message: String) {

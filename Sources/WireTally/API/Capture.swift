@@ -18,16 +18,18 @@ public enum Capture {
     ///   - keyLogs: TLS key logs (NSS format, as SSLKEYLOGFILE writes): the connections they have
     ///     secrets for are decrypted and their HTTP exchanges parsed. Key logs a pcapng file carries
     ///     in Decryption Secrets Blocks are used too.
-    ///   - options: the filter and what to decode and keep.
+    ///   - options: the filter, the limits, and what to decode and keep.
     /// - Throws: ``WireTallyError/unreadableKeyLog(path:reason:)``;
     ///   ``WireTallyError/nothingAnalysed(problems:)`` when no packet could be analysed. A file
     ///   damaged after some packets is no error: ``Summary/inputErrors`` says what was lost.
     public static func analyze(
         files: [String], keyLogs: [String] = [], options: AnalysisOptions = AnalysisOptions()
     ) throws(WireTallyError) -> Analysis {
-        let run = analysisRun(files: files, options: try options.analyzerOptions(keyLogs: keyLogs), threads: options.threads)
+        let analyzerOptions = try options.analyzerOptions(keyLogs: keyLogs)
         var analysis = Analysis()
-        let result = run.run(writer: RecordMapper(keepsSources: options.keepsExchangesForComparison) { analysis.add($0) })
+        let result = run(
+            files: files, options: analyzerOptions, threads: options.threads,
+            writer: RecordMapper(keepsSources: options.keepsExchangesForComparison) { analysis.add($0) })
         analysis.summary = try Summary(checking: result.summary)
         return analysis
     }
@@ -47,8 +49,9 @@ public enum Capture {
         let threads = options.threads
         let keepsSources = options.keepsExchangesForComparison
         DispatchQueue(label: "wiretally.records").async {
-            let run = analysisRun(files: files, options: analyzerOptions, threads: threads)
-            let result = run.run(writer: RecordMapper(keepsSources: keepsSources) { channel.send($0) })
+            let result = Capture.run(
+                files: files, options: analyzerOptions, threads: threads,
+                writer: RecordMapper(keepsSources: keepsSources) { channel.send($0) })
             do throws(WireTallyError) {
                 channel.send(.summary(try Summary(checking: result.summary)))
                 channel.finish()
@@ -79,9 +82,7 @@ public enum Capture {
         interface: String, keyLogs: [String] = [], options: AnalysisOptions = AnalysisOptions(),
         durationSeconds: Double? = nil
     ) throws(WireTallyError) -> RecordStream {
-        var kernelFiltered = try options.analyzerOptions(keyLogs: [])
-        kernelFiltered.filter = nil  // the capture's filter runs in the kernel
-        let analyzerOptions = kernelFiltered
+        let analyzerOptions = options.livePipelineOptions
         let settings = LiveCapture.Settings(interface: interface, filter: options.filter)
         let channel = RecordChannel()
         let stop = StopFlag()
@@ -99,8 +100,7 @@ public enum Capture {
                 openedSignal.signal()
                 return
             }
-            let run = LiveAnalysisRun(capture: capture, options: analyzerOptions, durationSeconds: durationSeconds)
-            run.keyLogFollowers = keyLogs.map { KeyLogFollower(path: $0) }
+            let run = Capture.liveRun(capture: capture, options: analyzerOptions, keyLogs: keyLogs, durationSeconds: durationSeconds)
             let result = run.run(
                 writer: RecordMapper(keepsSources: keepsSources) { channel.send($0) },
                 shouldStop: { stop.isSet || channel.isCancelled })
@@ -112,8 +112,31 @@ public enum Capture {
         return RecordStream(channel: channel, stopRequested: stop)
     }
 
-    /// The `analyze` run of the files (`threads` nil: as `--threads auto`).
-    private static func analysisRun(files: [String], options: CaptureAnalyzer.Options, threads: Int?) -> AnalysisRun {
-        AnalysisRun(files: files, options: options, threads: threads ?? AnalysisRun.automaticThreads(files: files))
+    /// The run of capture files behind ``analyze(files:keyLogs:options:)``,
+    /// ``records(files:keyLogs:options:)`` and `wiretally analyze`: every record to `writer` as it
+    /// completes, then the summary.
+    /// - Parameters:
+    ///   - options: `AnalysisOptions.analyzerOptions(keyLogs:skippedLines:)`, with what an output
+    ///     format needs on top (the command line's HAR and endpoint summary keep bodies).
+    ///   - threads: ``AnalysisOptions/threads`` (nil: as `--threads auto`).
+    ///   - progress: told how far reading has got.
+    package static func run(
+        files: [String], options: CaptureAnalyzer.Options, threads: Int?,
+        progress: ((ReadProgress) -> Void)? = nil, writer: any RecordWriter
+    ) -> AnalysisRun.Result {
+        var run = AnalysisRun(files: files, options: options, threads: threads ?? AnalysisRun.automaticThreads(files: files))
+        run.progress = progress
+        return run.run(writer: writer)
+    }
+
+    /// The live run behind ``live(interface:keyLogs:options:durationSeconds:)`` and `wiretally live`
+    /// on an open capture: `options` from `AnalysisOptions.livePipelineOptions`, every key log
+    /// followed as it grows (a client appends a line per connection while the capture runs).
+    package static func liveRun(
+        capture: LiveCapture, options: CaptureAnalyzer.Options, keyLogs: [String], durationSeconds: Double?
+    ) -> LiveAnalysisRun {
+        let run = LiveAnalysisRun(capture: capture, options: options, durationSeconds: durationSeconds)
+        run.keyLogFollowers = keyLogs.map { KeyLogFollower(path: $0) }
+        return run
     }
 }

@@ -68,9 +68,10 @@ package struct CaptureSummary: Sendable {
     /// IP bytes of every packet read (only outcomes that reached the IP header have any).
     package var accountedIPBytes: Int { accounted.ipBytes }
 
-    /// True when input errors left no packet to analyse (every file missing, unreadable or not a
-    /// capture, or no packet the filter passed): the library's `WireTallyError.nothingAnalysed`.
-    package var analysedNothing: Bool { !errors.isEmpty && read.packets - filtered.packets == 0 }
+    /// True when a run with `problems` (its input errors, and any of the caller's own) had no packet
+    /// to analyse (every file missing, unreadable or not a capture, or no packet the filter passed):
+    /// the library's `WireTallyError.nothingAnalysed`, the command line's exit status 1.
+    package func analysedNothing(problems: [String]) -> Bool { !problems.isEmpty && read.packets - filtered.packets == 0 }
 
     /// True when every packet read is counted in exactly one outcome (packets and frame bytes; IP
     /// bytes exist only per outcome).
