@@ -8,7 +8,9 @@ public struct Analysis: Sendable {
     public internal(set) var exchanges: [Exchange] = []
     /// TCP and QUIC connections, in the order they ended.
     public internal(set) var connections: [Connection] = []
+    /// The DNS lookups (over UDP and TCP), in the order they completed.
     public internal(set) var dns: [DNSLookup] = []
+    /// What happened to every packet read.
     public internal(set) var summary = Summary(CaptureSummary())
 
     init() {}

@@ -15,19 +15,27 @@ public struct AppRequest: Hashable, Sendable {
     /// When the request started on the app's clock, seconds since 1970: pairs it with the exchange
     /// that started nearest (after correcting the clock offset). Nil: paired in order.
     public var start: Double?
+    /// Bytes the app counted for the request line and headers; nil: not counted.
     public var requestHeaderBytes: Int?
+    /// Bytes the app counted for the request body; nil: not counted.
     public var requestBodyBytes: Int?
+    /// Bytes the app counted for the status line and headers of the response; nil: not counted.
     public var responseHeaderBytes: Int?
+    /// Bytes the app counted for the response body (as its client handed it over); nil: not counted.
     public var responseBodyBytes: Int?
     /// The response's total bytes on the network, when the monitor knows them (preferred for `down`).
     public var responseTransferBytes: Int?
     /// Timing phases the app measured, in milliseconds.
     public var phases: AppLogPhases
-    /// The connection used, when the monitor knows it: pairs by connection instead of by time.
+    /// The client's port of the connection used, when the monitor knows it (with the server's
+    /// address and port it pairs by connection instead of by time).
     public var localPort: Int?
+    /// The server's address of the connection used, when the monitor knows it.
     public var remoteAddress: String?
+    /// The server's port of the connection used, when the monitor knows it.
     public var remotePort: Int?
 
+    /// A request as the app counted it; every field but `url` is optional (what a monitor does not know is nil).
     public init(
         url: String, method: String? = nil, status: Int? = nil, start: Double? = nil,
         requestHeaderBytes: Int? = nil, requestBodyBytes: Int? = nil, responseHeaderBytes: Int? = nil,

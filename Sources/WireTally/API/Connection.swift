@@ -6,12 +6,15 @@
 public struct Connection: Hashable, Sendable {
     /// The record id (shared with flows: 1, 2, … in the order they were first seen).
     public var id: Int
+    /// `tcp` or `quic`.
     public var transport: Exchange.Transport
-    /// `ip:port` of the client (the SYN sender) and of the server.
+    /// `ip:port` of the client (the SYN sender).
     public var client: String
+    /// `ip:port` of the server.
     public var server: String
-    /// Capture times of its first and last packet, seconds since 1970.
+    /// Capture time of its first packet, seconds since 1970.
     public var firstTime: Double
+    /// Capture time of its last packet, seconds since 1970.
     public var lastTime: Double
     /// All its packets, per direction, level and category.
     public var wire: Wire

@@ -6,21 +6,25 @@
 public struct DNSLookup: Hashable, Sendable {
     /// The record id.
     public var id: Int
-    /// `ip:port` of the client and of the server.
+    /// `ip:port` of the client.
     public var client: String
+    /// `ip:port` of the server.
     public var server: String
     /// `udp` or `tcp`.
     public var transport: String
-    /// The name asked for (lower-cased, no trailing dot) and the record type (`A`, `AAAA`, `HTTPS`…).
+    /// The name asked for (lower-cased, no trailing dot).
     public var query: String?
+    /// The record type asked for (`A`, `AAAA`, `HTTPS`…).
     public var queryType: String?
     /// The response code (`NOERROR`, `NXDOMAIN`…); nil without response.
     public var responseCode: String?
-    /// The addresses the answer gave (following its CNAME chain), and the chain's names.
+    /// The addresses the answer gave (following its CNAME chain).
     public var addresses: [String]
+    /// The names of the answer's CNAME chain.
     public var cnames: [String]
-    /// Capture times of the query and of the answer, seconds since 1970.
+    /// Capture time of the query, seconds since 1970.
     public var queryTime: Double?
+    /// Capture time of the answer, seconds since 1970; nil without answer.
     public var answerTime: Double?
     /// All packets of the lookup (queries, retries and answers). Over TCP: the packets its
     /// connection's ledger gave it, as an exchange of that connection.

@@ -14,8 +14,9 @@ public struct Exchange: Hashable, Sendable {
     public var index: Int
     /// `tcp` or `quic`.
     public var transport: Transport
-    /// `ip:port` of the client and of the server.
+    /// `ip:port` of the client.
     public var client: String
+    /// `ip:port` of the server.
     public var server: String
     /// The request method; nil when the capture has no request (it started after it) or the exchange
     /// is encrypted.
@@ -25,8 +26,9 @@ public struct Exchange: Hashable, Sendable {
     public var url: String
     /// The final status code; nil without response.
     public var status: Int?
-    /// The request and response as parsed; nil when the capture has none.
+    /// The request as parsed; nil when the capture has none.
     public var request: Message?
+    /// The final response as parsed; nil when the capture has none.
     public var response: Message?
     /// The packets the exchange owns, per direction and level.
     public var wire: Wire
@@ -59,11 +61,13 @@ public struct Exchange: Hashable, Sendable {
         public var interimBytes: Int
         /// All bytes of the message on the stream: ``bytes`` total plus ``interimBytes``.
         public var totalBytes: Int { bytes.total + interimBytes }
-        /// `Content-Encoding`, and the decoded body size when ``AnalysisOptions/decodeBodies`` is on.
+        /// `Content-Encoding`, when the message has one.
         public var contentEncoding: String?
+        /// The decoded body size when ``AnalysisOptions/decodeBodies`` is on and the body has a content coding.
         public var decodedBodyBytes: Int?
-        /// Capture time of the first and last packet that carried the message, seconds since 1970.
+        /// Capture time of the first packet that carried the message, seconds since 1970.
         public var firstTime: Double
+        /// Capture time of the last packet that carried the message, seconds since 1970.
         public var lastTime: Double
         /// The header fields as sent (HTTP/2 and HTTP/3: decoded; pseudo-headers included).
         public var headers: [HTTPHeader]

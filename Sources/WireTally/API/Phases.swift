@@ -21,6 +21,7 @@ public struct Phases: Hashable, Sendable {
     /// Start of the first phase, seconds since 1970 on the capture's clock.
     public var start: Double?
 
+    /// No phase known.
     public init() {}
 
     init(_ timing: ExchangeTiming) {

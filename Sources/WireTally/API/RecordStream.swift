@@ -32,6 +32,7 @@ public struct RecordStream: AsyncSequence, Sendable {
 
     public func makeAsyncIterator() -> Iterator { Iterator(channel: channel, lifetime: lifetime) }
 
+    /// The stream's iterator: ``next()`` waits for the next record.
     public struct Iterator: AsyncIteratorProtocol {
         let channel: RecordChannel
         let lifetime: Lifetime

@@ -8,6 +8,7 @@ public struct Wire: Hashable, Sendable {
     /// Server to client.
     public var down: DirectionTally
 
+    /// The packets of each direction (none by default).
     public init(up: DirectionTally = DirectionTally(), down: DirectionTally = DirectionTally()) {
         self.up = up
         self.down = down

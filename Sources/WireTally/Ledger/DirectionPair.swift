@@ -2,9 +2,12 @@
 /// stored inline: unlike a two-element array, updating one on every packet allocates nothing and needs
 /// no uniqueness check.
 public struct DirectionPair<Value> {
+    /// Client to server.
     public var up: Value
+    /// Server to client.
     public var down: Value
 
+    /// The values of each direction.
     public init(_ up: Value, _ down: Value) {
         self.up = up
         self.down = down

@@ -3,10 +3,15 @@
 ///
 /// Conservation: the five categories add up to `total` at every level, by construction.
 public struct DirectionTally: Hashable, Sendable {
+    /// The packets of category ``PacketCategory/setup``.
     public var setup = TrafficCounters()
+    /// The packets of category ``PacketCategory/payload``.
     public var payload = TrafficCounters()
+    /// The packets of category ``PacketCategory/retransmission``.
     public var retransmission = TrafficCounters()
+    /// The packets of category ``PacketCategory/ack``.
     public var ack = TrafficCounters()
+    /// The packets of category ``PacketCategory/teardown``.
     public var teardown = TrafficCounters()
     /// Payload bytes carried again after their first copy: every byte of a retransmission plus the
     /// overlapping part of segments that were partly new.
@@ -14,8 +19,10 @@ public struct DirectionTally: Hashable, Sendable {
     /// Stream bytes the capture never saw (holes declared in reassembly).
     public var missingBytes = 0
 
+    /// Nothing counted.
     public init() {}
 
+    /// The counters of one category.
     public subscript(category: PacketCategory) -> TrafficCounters {
         get {
             switch category {

@@ -4,11 +4,16 @@
 /// - `frameBytes`: the original frame length on the capture's link type;
 /// - `payloadBytes`: the transport payload (TCP/UDP data) length from the headers, captured or not.
 public struct TrafficCounters: Hashable, Sendable {
+    /// Packets counted.
     public var packets: Int = 0
+    /// Their IP total lengths.
     public var ipBytes: Int = 0
+    /// Their original frame lengths.
     public var frameBytes: Int = 0
+    /// Their transport payload lengths.
     public var payloadBytes: Int = 0
 
+    /// Counts at each level (zero by default).
     public init(packets: Int = 0, ipBytes: Int = 0, frameBytes: Int = 0, payloadBytes: Int = 0) {
         self.packets = packets
         self.ipBytes = ipBytes
@@ -16,6 +21,7 @@ public struct TrafficCounters: Hashable, Sendable {
         self.payloadBytes = payloadBytes
     }
 
+    /// Nothing counted.
     public static let zero = TrafficCounters()
 
     public static func += (lhs: inout TrafficCounters, rhs: TrafficCounters) {
