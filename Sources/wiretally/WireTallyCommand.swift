@@ -139,7 +139,8 @@ struct Analyze: ParsableCommand {
             if summary, let summaryFormat = format.summaryFormat {
                 var options = run.options
                 if options.http.retainedBodyBytes == 0 { options.http.retainedBodyBytes = 4096 }  // duplicate identity
-                options.http.decodeBodies = true  // duplicates are told by their decoded bodies
+                options.http.decodeBodies = true  // duplicates are told by their decoded request bodies
+                options.http.readsResponseBodies = false  // nothing in the summary reads a response body
                 var summaryRun = run
                 summaryRun.options = options
                 result = summaryRun.run(writer: EndpointSummaryWriter(output: destination, format: summaryFormat))
