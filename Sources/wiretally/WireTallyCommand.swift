@@ -140,7 +140,8 @@ struct Analyze: ParsableCommand {
             if summary, let summaryFormat = format.summaryFormat {
                 var summaryOptions = analyzerOptions
                 if summaryOptions.http.retainedBodyBytes == 0 { summaryOptions.http.retainedBodyBytes = 4096 }  // duplicate identity
-                summaryOptions.http.decodeBodies = true  // duplicates are told by their decoded bodies
+                summaryOptions.http.decodeBodies = true  // duplicates are told by their decoded request bodies
+                summaryOptions.http.readsResponseBodies = false  // nothing in the summary reads a response body
                 result = Capture.run(
                     files: files, options: summaryOptions, threads: options.threads, progress: progress.callback,
                     writer: EndpointSummaryWriter(output: destination, format: summaryFormat))

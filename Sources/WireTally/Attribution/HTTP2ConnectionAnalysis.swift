@@ -43,10 +43,11 @@ package final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelega
     /// Connection-level runs read before the first stream, per direction: their span and bytes, given
     /// to exchange 0 when it appears.
     private var setup = DirectionPair<(span: Range<Int64>, bytes: Int)?>(nil, nil)
-    private let measureReencodedBodies: Bool
+    /// Set when the analysis measures re-encoded bodies (`HTTPLimits.measureReencodedBodies`).
+    private let reencoder: BodyReencoder?
 
     package init(limits: HTTPLimits = HTTPLimits()) {
-        measureReencodedBodies = limits.measureReencodedBodies
+        reencoder = limits.reencoder
         parser = HTTP2ConnectionParser(limits: limits, delegate: self)
     }
 
@@ -54,7 +55,7 @@ package final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelega
     /// which upgraded — its request is stream 1's, its `101` becomes an interim response of stream 1's
     /// response, and later streams are the exchanges after it.
     package init(limits: HTTPLimits = HTTPLimits(), upgradingFrom exchanges: PrefixDiscardingArray<HTTPExchange>) {
-        measureReencodedBodies = limits.measureReencodedBodies
+        reencoder = limits.reencoder
         self.exchanges = exchanges
         latestStreamExchange = exchanges.endIndex - 1
         self.exchanges[exchanges.endIndex - 1].isInFlight = true  // until stream 1 is over
@@ -156,7 +157,7 @@ package final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelega
     }
 
     package func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
-        if measureReencodedBodies { Estimator.measureReencodedBody(&message) }
+        if let reencoder { Estimator.measureReencodedBody(&message, with: reencoder) }
         let index = message.exchangeIndex
         slot(index)
         guard isHeld(index) else { return }

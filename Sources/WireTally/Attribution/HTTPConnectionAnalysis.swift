@@ -36,7 +36,8 @@ package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate
     /// Owned through a retain taken in `init` and given back in `deinit`: the parser needs `self` as its
     /// delegate, so it cannot be a `let`, and a `var` is retained and released around every call.
     private var parser: Unmanaged<HTTP1ConnectionParser>!
-    private let measureReencodedBodies: Bool
+    /// Set when the analysis measures re-encoded bodies (`HTTPLimits.measureReencodedBodies`).
+    private let reencoder: BodyReencoder?
     private var runs = DirectionPair(OwnershipRuns(), OwnershipRuns())
     private var examined = DirectionPair<Int64>(0, 0)
     private var endedDirections = 0
@@ -45,7 +46,7 @@ package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate
 
     package init(limits: HTTPLimits = HTTPLimits()) {
         self.limits = limits
-        measureReencodedBodies = limits.measureReencodedBodies
+        reencoder = limits.reencoder
         parser = Unmanaged.passRetained(HTTP1ConnectionParser(limits: limits, delegate: self))
     }
 
@@ -104,7 +105,7 @@ package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate
     }
 
     package func httpMessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection) {
-        if measureReencodedBodies { Estimator.measureReencodedBody(&message) }
+        if let reencoder { Estimator.measureReencodedBody(&message, with: reencoder) }
         let index = message.exchangeIndex
         slot(index)
         // A request completing after its exchange was sealed and dropped (the server answered early):

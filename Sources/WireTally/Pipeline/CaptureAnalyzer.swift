@@ -77,6 +77,7 @@ package final class CaptureAnalyzer {
     ) {
         var httpLimits = options.http
         httpLimits.openRequestsTotal = OpenRequestBudget(limit: httpLimits.maxOpenRequestsTotal)
+        if httpLimits.measureReencodedBodies { httpLimits.bodyReencoder = BodyReencoder() }
         let keepsReportedExchanges = options.keepsReportedExchanges
         let tlsKeys = options.tlsKeys
         self.emit = emit

@@ -13,7 +13,7 @@
 ///   `Content-Encoding`, else the decoded length;
 ///   down = `"{version} {status} {reason}"` (the status line without CRLF) + Σ fmt(h) over all of P's
 ///   headers + 2, + enc(decoded body) when P was encoded, else the decoded length ("simulate
-///   compression"). enc re-applies the message's own codings in order (`ContentCoding.reencode`):
+///   compression"). enc re-applies the message's own codings in order (`BodyReencoder`):
 ///   gzip with zlib's default level 6, br with quality 6 (what servers encoding on the fly use; 11 is
 ///   for files compressed ahead of time), zstd with the library's default level 3; a body with a
 ///   deflate or unknown coding counts its decoded length.
@@ -134,7 +134,7 @@ package enum Estimator: String, CaseIterable, Sendable {
     static func rebuiltBody(_ m: HTTPMessage, decoded: Int) -> (Int, Bool) {
         guard ContentCoding.reencoded(m.contentEncoding) != nil, m.bytes.body > 0 else { return (decoded, false) }
         var measured = m
-        if measured.reencoded == nil { measureReencodedBody(&measured) }
+        if measured.reencoded == nil { measureReencodedBody(&measured, with: BodyReencoder()) }
         guard let reencoded = measured.reencoded, m.decodedBodyBytes != nil else { return (m.bytes.body, true) }
         if reencoded.decodedBytes == decoded { return (reencoded.encodedSize, false) }
         guard reencoded.decodedBytes > 0 else { return (m.bytes.body, true) }
@@ -144,11 +144,11 @@ package enum Estimator: String, CaseIterable, Sendable {
 
     /// Re-encodes an encoded message's retained body with its own codings, keeps the figures in
     /// `reencoded` and drops the body (the analysis calls this as each message completes when
-    /// `measureReencodedBodies` is on).
-    package static func measureReencodedBody(_ m: inout HTTPMessage) {
+    /// `measureReencodedBodies` is on, with the analysis's `reencoder`).
+    package static func measureReencodedBody(_ m: inout HTTPMessage, with reencoder: BodyReencoder) {
         guard let retained = m.retainedBody else { return }
         if !retained.isEmpty, let codings = ContentCoding.reencoded(m.contentEncoding),
-            let size = ContentCoding.reencodedSize(retained, codings)
+            let size = reencoder.reencodedSize(retained, codings)
         {
             m.reencoded = (retained.count, size)
         }

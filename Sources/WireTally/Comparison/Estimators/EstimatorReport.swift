@@ -103,8 +103,10 @@ package struct EstimatorReport: Sendable {
     package private(set) var wireUp = 0
     package private(set) var wireDown = 0
     package private(set) var dnsWire = 0
-    /// Sum of every request's causes (empty before the first request).
-    package private(set) var gapByCause: [String: Int] = [:]
+    /// Sum of every request's causes (nil before the first request).
+    private var causeTally: GapAttribution.Tally?
+    /// Sum of every request's causes by name (empty before the first request).
+    package var gapByCause: [String: Int] { causeTally?.byName ?? [:] }
     /// The requests with the largest absolute error in bytes, largest first (earlier first on a tie).
     package private(set) var worst: [EstimatedRequest] = []
     /// Signed error percent of each request with wire > 0, in the order added.
@@ -143,7 +145,7 @@ package struct EstimatorReport: Sendable {
         wireUp += gap.wireUp
         wireDown += gap.wireDown
         dnsWire += gap.dns
-        gapByCause.merge(gap.byCause, uniquingKeysWith: +)
+        if causeTally == nil { causeTally = gap.tally } else { causeTally!.add(gap.tally) }
         let errorBytes = gap.estimated - gap.wire
         if let percent = Self.errorPercent(estimated: gap.estimated, wire: gap.wire) { errorPercents.append(percent) }
         // after every kept request with an error at least as large: a tie keeps the earlier one first

@@ -83,6 +83,37 @@ package struct GapAttribution: Sendable {
         "after_cancel", "other",
     ]
 
+    /// A cause: its index in `causes`.
+    package enum Cause: Int, CaseIterable, Sendable {
+        case hiddenHeaders, cookies, compressionEstimate, bodyLength, chunkFraming, hpack, http2Framing, qpack,
+            http3Framing, tlsOverhead, quicOverhead, tcpIPHeaders, pureAcks, setupTeardown, retransmissions, dns,
+            afterCancel, other
+    }
+
+    /// Bytes per cause, indexed by `Cause` (an array, not a dictionary by name: the comparison attributes
+    /// every exchange for every estimator).
+    package struct Tally: Sendable, Equatable {
+        package private(set) var bytes = [Int](repeating: 0, count: Cause.allCases.count)
+
+        package init() {}
+
+        package subscript(cause: Cause) -> Int {
+            get { bytes[cause.rawValue] }
+            set { bytes[cause.rawValue] = newValue }
+        }
+
+        /// Adds `other`'s bytes cause by cause.
+        package mutating func add(_ other: Tally) {
+            for index in bytes.indices { bytes[index] += other.bytes[index] }
+        }
+
+        /// `[name: bytes]` for every name of `causes`.
+        package var byName: [String: Int] { Dictionary(uniqueKeysWithValues: zip(GapAttribution.causes, bytes)) }
+
+        /// `{CAUSE: bytes,…}` in `causes` order.
+        package var json: JSONValue { .object(zip(GapAttribution.causes, bytes).map { ($0, .integer($1)) }) }
+    }
+
     package var level: WireLevel
     package var estimate: TrafficEstimate
     /// Wire truth per direction (the exchange's packets, plus at IP level the DNS lookup's queries up
@@ -90,8 +121,10 @@ package struct GapAttribution: Sendable {
     package var wireUp: Int
     package var wireDown: Int
     package var dns: Int
-    /// Bytes per cause (every name of `causes` present).
-    package private(set) var byCause: [String: Int]
+    /// Bytes per cause.
+    package private(set) var tally: Tally
+    /// Bytes per cause name (every name of `causes` present).
+    package var byCause: [String: Int] { tally.byName }
 
     /// wire up + wire down (the DNS lookup included at IP level).
     package var wire: Int { wireUp + wireDown }
@@ -100,7 +133,7 @@ package struct GapAttribution: Sendable {
     /// wire − estimated: what `byCause` adds up to.
     package var gap: Int { wire - estimated }
     /// Sum of the causes (equal to `gap` by construction).
-    package var causeTotal: Int { byCause.values.reduce(0, +) }
+    package var causeTotal: Int { tally.bytes.reduce(0, +) }
 
     /// Attributes the gap of `breakdown` (from `Estimator.breakdown(exchange)`) against the exchange's wire.
     package init(exchange: HTTPExchange, connection: ExchangeConnection, breakdown: EstimateBreakdown, level: WireLevel) {
@@ -109,53 +142,53 @@ package struct GapAttribution: Sendable {
         let wire = connection.wire(ofExchange: exchange.index)
         let isTLS = connection.tlsSession != nil || breakdown.encrypted
         let isQUIC = connection.tcp == nil
-        let streamOverhead = isQUIC ? "quic_overhead" : isTLS ? "tls_overhead" : "other"
+        let streamOverhead: Cause = isQUIC ? .quicOverhead : isTLS ? .tlsOverhead : .other
         let isHTTP2 = exchange.request?.http2 != nil || exchange.response?.http2 != nil
-        var causes = Dictionary(uniqueKeysWithValues: Self.causes.map { ($0, 0) })
+        var causes = Tally()
         var wires = [0, 0]
         for direction in FlowDirection.allCases {
             let tally = wire.tally(direction)
             let message = direction == .up ? breakdown.up : breakdown.down
             wires[direction.rawValue] = level.value(tally.total)
-            causes["setup_teardown"]! += level.value(tally.setup) + level.value(tally.teardown)
-            causes["pure_acks"]! += level.value(tally.ack)
+            causes[.setupTeardown] += level.value(tally.setup) + level.value(tally.teardown)
+            causes[.pureAcks] += level.value(tally.ack)
             let dup = tally.duplicateBytesInPayloadPackets
-            causes["retransmissions"]! += level.value(tally.retransmission) + dup
-            causes["tcp_ip_headers"]! += level.value(tally.payload) - tally.payload.payloadBytes
+            causes[.retransmissions] += level.value(tally.retransmission) + dup
+            causes[.tcpIPHeaders] += level.value(tally.payload) - tally.payload.payloadBytes
             let stream = tally.payload.payloadBytes - dup
             let connectionShare = isHTTP2 ? exchange.connectionShareBytes[direction.rawValue] : 0
-            causes[streamOverhead]! += stream - message.wire - connectionShare
+            causes[streamOverhead] += stream - message.wire - connectionShare
             // HTTP bytes − estimate.
-            causes["hidden_headers"]! += message.hiddenHeaders
-            causes["cookies"]! += message.cookies
-            let headCause = message.isUnsplit ? "other" : message.isHTTP2 ? "hpack" : message.isHTTP3 ? "qpack" : "other"
-            causes[headCause]! += message.wireHead - message.head - message.hiddenHeaders - message.cookies
-            let framingCause = message.isHTTP2 ? "http2_framing" : message.isHTTP3 ? "http3_framing" : "chunk_framing"
-            causes[framingCause]! += message.wireFraming - message.framing
-            causes["http2_framing"]! += connectionShare
-            let bodyCause = message.bodyCause == .compression ? "compression_estimate" : "body_length"
-            causes[bodyCause]! += message.wireBody - message.body
+            causes[.hiddenHeaders] += message.hiddenHeaders
+            causes[.cookies] += message.cookies
+            let headCause: Cause = message.isUnsplit ? .other : message.isHTTP2 ? .hpack : message.isHTTP3 ? .qpack : .other
+            causes[headCause] += message.wireHead - message.head - message.hiddenHeaders - message.cookies
+            let framingCause: Cause = message.isHTTP2 ? .http2Framing : message.isHTTP3 ? .http3Framing : .chunkFraming
+            causes[framingCause] += message.wireFraming - message.framing
+            causes[.http2Framing] += connectionShare
+            let bodyCause: Cause = message.bodyCause == .compression ? .compressionEstimate : .bodyLength
+            causes[bodyCause] += message.wireBody - message.body
             if exchange.cancelledAt != nil { Self.moveAfterCancel(wire.afterClientClose[direction.rawValue], level: level, bodyCause: bodyCause, in: &causes) }
         }
         dns = level == .ip ? exchange.dnsIPBytes : 0
         wireUp = wires[0] + (level == .ip ? exchange.dnsQueryIPBytes : 0)
         wireDown = wires[1] + (level == .ip ? exchange.dnsAnswerIPBytes : 0)
-        causes["dns"]! += dns
-        byCause = causes
+        causes[.dns] += dns
+        tally = causes
     }
 
     /// Moves the packets after a cancel (`after`, one direction) out of the causes they were counted
     /// under into `after_cancel`; the sum is unchanged.
-    private static func moveAfterCancel(_ after: DirectionTally, level: WireLevel, bodyCause: String, in causes: inout [String: Int]) {
+    private static func moveAfterCancel(_ after: DirectionTally, level: WireLevel, bodyCause: Cause, in causes: inout Tally) {
         let total = level.value(after.total)
         guard total != 0 else { return }
-        causes["after_cancel"]! += total
+        causes[.afterCancel] += total
         let dup = after.duplicateBytesInPayloadPackets
-        causes["setup_teardown"]! -= level.value(after.setup) + level.value(after.teardown)
-        causes["pure_acks"]! -= level.value(after.ack)
-        causes["retransmissions"]! -= level.value(after.retransmission) + dup
-        causes["tcp_ip_headers"]! -= level.value(after.payload) - after.payload.payloadBytes
-        causes[bodyCause]! -= after.payload.payloadBytes - dup
+        causes[.setupTeardown] -= level.value(after.setup) + level.value(after.teardown)
+        causes[.pureAcks] -= level.value(after.ack)
+        causes[.retransmissions] -= level.value(after.retransmission) + dup
+        causes[.tcpIPHeaders] -= level.value(after.payload) - after.payload.payloadBytes
+        causes[bodyCause] -= after.payload.payloadBytes - dup
     }
 
     /// Convenience: the estimator's breakdown and its gap; nil when the estimator skips the exchange.
@@ -165,5 +198,5 @@ package struct GapAttribution: Sendable {
     }
 
     /// `{CAUSE: bytes,…}` in `causes` order.
-    package var json: JSONValue { .object(Self.causes.map { ($0, .integer(byCause[$0] ?? 0)) }) }
+    package var json: JSONValue { tally.json }
 }

@@ -121,13 +121,14 @@ final class HTTPMessageBuilder<Details: HTTPStreamDetails> {
         headers = list.fieldsWithHost
         info.headersDecodedBytes = list.http1TextBytes
         if kind == .request ? !list.isRequestHead : !list.isResponseHead { flags.insert(.malformed) }
+        let readsBody = kind == .request || limits.readsResponseBodies
         guard let coding = list.fields.first(where: { $0.name == "content-encoding" })?.value else {
-            if limits.retainedBodyBytes > 0 && bytes.body == 0 { retained = [] }
+            if limits.retainedBodyBytes > 0 && readsBody && bytes.body == 0 { retained = [] }
             return
         }
         contentEncoding = coding
-        if limits.decodeBodies && bytes.body == 0 { decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
-        if limits.retainedBodyBytes > 0 {
+        if limits.decodeBodies && readsBody && bytes.body == 0 { decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
+        if limits.retainedBodyBytes > 0 && readsBody {
             if let decoder { decoder.retainLimit = limits.retainedBodyBytes } else if ContentDecoder.isIdentity(coding) { retained = [] }
         }
     }

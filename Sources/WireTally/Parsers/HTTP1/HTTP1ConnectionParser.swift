@@ -600,17 +600,18 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 body = framing(message, isRequest: false)
             }
         }
+        let readsBody = message.kind == .request || limits.readsResponseBodies
         if let position = message.contentEncodingHeader {
             let coding = message.headers[position].value
             message.contentEncoding = coding
             switch body {
             case .none, .invalid: break
             default:
-                if limits.decodeBodies { message.decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
+                if limits.decodeBodies && readsBody { message.decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
             }
         }
         // Body retention: raw bytes when there is no coding, else what the decoder produces.
-        if limits.retainedBodyBytes > 0 {
+        if limits.retainedBodyBytes > 0 && readsBody {
             message.retained = message.decoder == nil && message.contentEncoding.map(ContentDecoder.isIdentity) != false
                 ? [] : nil
             message.decoder?.retainLimit = limits.retainedBodyBytes

@@ -192,12 +192,20 @@ package struct HTTPLimits: Sendable {
     /// Whether to decode content codings at all (to measure `decoded_body`). The `analyze` command
     /// turns it on only with `--decode` (and for HAR and `--summary`); decoding dominates its run time.
     package var decodeBodies = true
+    /// Whether `decodeBodies` and `retainedBodyBytes` apply to responses too; off, only request bodies
+    /// are decoded and retained (`--summary` reads request bodies only, to tell repeats apart).
+    package var readsResponseBodies = true
     /// Body retention: keep each message's first this-many body bytes (decoded) in
     /// `HTTPMessage.retainedBody`, e.g. for HAR's `text`. 0 (the default) keeps nothing.
     package var retainedBodyBytes = 0
     /// Measure each encoded body re-encoded with its codings when its message completes, then drop
     /// the retained body (what the estimators need, without holding bodies until their connection ends).
     package var measureReencodedBodies = false
+    /// The re-encoder the analyses of one `CaptureAnalyzer` share when `measureReencodedBodies` is on
+    /// (its encoder states and size cache); nil: each analysis makes its own.
+    package var bodyReencoder: BodyReencoder?
+    /// What an analysis re-encodes bodies with: nil when `measureReencodedBodies` is off.
+    var reencoder: BodyReencoder? { measureReencodedBodies ? bodyReencoder ?? BodyReencoder() : nil }
 
     package init() {}
 }
