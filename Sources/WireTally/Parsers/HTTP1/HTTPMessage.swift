@@ -67,7 +67,7 @@ package struct HTTPMessageFlags: OptionSet, Hashable, Sendable {
 /// A parsed HTTP/1.x request or response with the exact stream offsets and byte counts it covers.
 ///
 /// Copy-on-write: the fields live in one shared box, so a copy (an exchange read for its record,
-/// handed to the output, kept by a tee) retains one reference instead of copying some 400 bytes and
+/// handed to the output, kept by a tee) retains one reference instead of copying a few hundred bytes and
 /// retaining every string and array in them; changing a shared copy copies the fields first.
 package struct HTTPMessage: Sendable {
     package enum Kind: Sendable { case request, response }
