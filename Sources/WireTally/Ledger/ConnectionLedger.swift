@@ -191,7 +191,9 @@ package struct ConnectionLedger: Sendable {
         let before = sealedCount
         while sealedCount < (includingLast ? count : count - 1), attribution.isFinal(sealedCount),
               !waitingForAcknowledgment || count - sealedCount > Self.maxUnsealedExchanges
-                || FlowDirection.allCases.allSatisfy({ isAcknowledged(through: sealedCount, $0, attribution) })
+                // both directions spelled out: a closure over `self` here copied the whole ledger per call
+                || (isAcknowledged(through: sealedCount, .up, attribution)
+                    && isAcknowledged(through: sealedCount, .down, attribution))
         {
             if sealedCount == 0 { settleSetup(to: 0) }
             if sealedCount == count - 1 { settleTeardown(to: sealedCount) }

@@ -12,7 +12,10 @@ public enum PacketCategory: Int, CaseIterable, Sendable {
     case teardown
 
     /// The name used in JSON output.
-    public var name: String {
+    public var name: String { key.description }
+
+    /// The name as a literal: the key of the category in records, written without run-time escaping.
+    package var key: StaticString {
         switch self {
         case .setup: return "setup"
         case .payload: return "payload"

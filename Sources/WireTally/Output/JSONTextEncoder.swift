@@ -128,13 +128,33 @@ struct JSONTextEncoder: JSONEncoding {
         let comma = followsValue ? 1 : 0
         let space = buffer.freeSpace(atLeast: 1 + name.count + 3)
         space.pointee = UInt8(ascii: ",")
-        let quote = space + comma
-        quote.pointee = UInt8(ascii: "\"")
-        (quote + 1).storeBytes(of: name)
-        quote[name.count &+ 1] = UInt8(ascii: "\"")
-        quote[name.count &+ 2] = UInt8(ascii: ":")
-        buffer.commit(comma &+ name.count &+ 3)
+        buffer.commit(comma &+ Self.storeKey(name, at: space + comma))
         followsValue = false
+    }
+
+    /// A member with an integer value, key and number made room for at once.
+    mutating func integerField(_ name: StaticString, _ value: Int) {
+        guard name.hasPointerRepresentation else {
+            key(name)
+            return integer(value)
+        }
+        let count = name.utf8CodeUnitCount
+        let comma = followsValue ? 1 : 0
+        let space = buffer.freeSpace(atLeast: 1 + count + 3 + DecimalDigits.maximumIntegerCount)
+        space.pointee = UInt8(ascii: ",")
+        let keyEnd = comma &+ Self.storeKey(UnsafeBufferPointer(start: name.utf8Start, count: count), at: space + comma)
+        buffer.commit(keyEnd &+ DecimalDigits.write(value, to: space + keyEnd))
+        followsValue = true
+    }
+
+    /// Stores `"name":` at `destination`; returns its length.
+    @inline(__always)
+    private static func storeKey(_ name: UnsafeBufferPointer<UInt8>, at destination: UnsafeMutablePointer<UInt8>) -> Int {
+        destination.pointee = UInt8(ascii: "\"")
+        (destination + 1).storeBytes(of: name)
+        destination[name.count &+ 1] = UInt8(ascii: "\"")
+        destination[name.count &+ 2] = UInt8(ascii: ":")
+        return name.count &+ 3
     }
 
     /// `literal` as it is, after a comma when `afterComma`.

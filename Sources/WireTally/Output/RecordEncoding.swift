@@ -192,7 +192,7 @@ package enum RecordEncoding {
         if missingBytes { encoder.field("missing_bytes", tally.missingBytes) }
         encoder.object("categories") { encoder in
             for category in PacketCategory.allCases {
-                encoder.dynamicKey(category.name)
+                encoder.key(category.key)
                 counters(tally[category], to: &encoder)
             }
         }

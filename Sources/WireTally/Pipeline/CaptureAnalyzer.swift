@@ -366,10 +366,9 @@ package final class CaptureAnalyzer {
     /// transport handshake (`connect`, begun `connectedAt`) and TLS handshake (`tls`) that preceded its
     /// connection, and its timing phases.
     private func emit(
-        _ exchange: HTTPExchange, on connection: ExchangeConnection, resolution: DNSResolution?,
+        _ exchange: consuming HTTPExchange, on connection: ExchangeConnection, resolution: DNSResolution?,
         connectedAt: Timestamp?, connect: ExchangeTimer.Interval?, tls: ExchangeTimer.Interval?, serverFIN: Timestamp? = nil
     ) {
-        var exchange = exchange
         if exchange.index == 0, let resolution {
             exchange.dnsAnswerIPBytes = resolution.responseWire.ipBytes
             exchange.dnsQueryIPBytes = resolution.wire.ipBytes - resolution.responseWire.ipBytes

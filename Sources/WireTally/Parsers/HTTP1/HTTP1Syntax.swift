@@ -140,6 +140,14 @@ enum HTTP1Syntax {
         return value <= UInt64(maxChunkSize) ? Int64(value) : nil
     }
 
+    /// ASCII case-insensitive comparison of two header names (or tokens), byte by byte.
+    static func asciiCaseInsensitiveEqual(_ a: String, _ b: String) -> Bool {
+        guard a.utf8.count == b.utf8.count else { return false }
+        return zip(a.utf8, b.utf8).allSatisfy { x, y in
+            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+        }
+    }
+
     /// ASCII case-insensitive comparison of a header name (or token) with a lower-case literal.
     static func nameEquals(_ name: String, _ lowercased: StaticString) -> Bool {
         // Lengths first (constant time): most names compared differ in length.
@@ -206,9 +214,27 @@ struct StartLineSniffer {
     /// Feeds `bytes` one by one until one gives a verdict: how many were fed (that one included) and
     /// the verdict, or all of them and `.needMore`.
     mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) -> (fed: Int, verdict: Verdict) {
-        for index in bytes.indices {
+        var index = 0
+        while index < bytes.count {
+            // The target and the reason phrase are most of a start line: their plain bytes (those the
+            // byte-wise check takes without a change of phase) are taken in one run, up to the length
+            // cap; the byte that ends the run goes through `feed(_:)`.
+            if phase == .target || phase == .reason {
+                let end = min(bytes.count, index + max(0, maxLength - total))
+                var run = index
+                if phase == .target {
+                    while run < end, bytes[run] > 0x20, bytes[run] != 0x7f { run += 1 }
+                    count += run - index
+                } else {
+                    while run < end, bytes[run] >= 0x20 || bytes[run] == HTTP1Syntax.tab { run += 1 }
+                }
+                total += run - index
+                index = run
+                if index == bytes.count { break }
+            }
             let verdict = feed(bytes[index])
-            if verdict != .needMore { return (index + 1, verdict) }
+            index += 1
+            if verdict != .needMore { return (index, verdict) }
         }
         return (bytes.count, .needMore)
     }

@@ -65,53 +65,165 @@ package struct HTTPMessageFlags: OptionSet, Hashable, Sendable {
 }
 
 /// A parsed HTTP/1.x request or response with the exact stream offsets and byte counts it covers.
+///
+/// Copy-on-write: the fields live in one shared box, so a copy (an exchange read for its record,
+/// handed to the output, kept by a tee) retains one reference instead of copying a few hundred bytes and
+/// retaining every string and array in them; changing a shared copy copies the fields first.
 package struct HTTPMessage: Sendable {
     package enum Kind: Sendable { case request, response }
 
-    package var kind: Kind
+    /// The stored fields (see the properties of the same names).
+    private struct Fields: Sendable {
+        var kind: Kind
+        var exchangeIndex: Int
+        var streamRange: Range<Int64>
+        var method: String?
+        var target: String?
+        var status: Int?
+        var reason: String?
+        var version: String
+        var headers: [HTTPHeader]
+        var trailers: [HTTPHeader]
+        var bytes: HTTPByteCounts
+        var interimCount: Int
+        var interimBytes: Int
+        var firstOrigin: PacketOrigin
+        var lastOrigin: PacketOrigin
+        var contentEncoding: String?
+        var decodedBodyBytes: Int?
+        var flags: HTTPMessageFlags
+        var retainedBody: [UInt8]?
+        var reencoded: (decodedBytes: Int, encodedSize: Int)?
+        var http2: HTTP2StreamInfo?
+        var http3: HTTP3StreamInfo?
+    }
+
+    /// The fields, shared by copies until one changes (then it gets its own: `unique`).
+    private final class Box: @unchecked Sendable {  // changed only through a unique reference
+        var fields: Fields
+        init(_ fields: Fields) { self.fields = fields }
+    }
+
+    private var box: Box
+
+    /// The box for a change: a copy of it first when another message shares it.
+    private var unique: Box {
+        mutating get {
+            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            return box
+        }
+    }
+
+    package var kind: Kind {
+        get { box.fields.kind }
+        _modify { yield &unique.fields.kind }
+    }
     /// Which exchange of the connection it belongs to (0-based): requests in order; a response pairs
     /// with the oldest request still waiting for one, or (capture started mid-way) gets a new index.
-    package var exchangeIndex: Int
+    package var exchangeIndex: Int {
+        get { box.fields.exchangeIndex }
+        _modify { yield &unique.fields.exchangeIndex }
+    }
     /// Stream range covered: for a response, interim (1xx) responses before it are included.
-    package var streamRange: Range<Int64>
+    package var streamRange: Range<Int64> {
+        get { box.fields.streamRange }
+        _modify { yield &unique.fields.streamRange }
+    }
     /// Request line fields (requests) — method, target, version such as `HTTP/1.1`.
-    package var method: String?
-    package var target: String?
+    package var method: String? {
+        get { box.fields.method }
+        _modify { yield &unique.fields.method }
+    }
+    package var target: String? {
+        get { box.fields.target }
+        _modify { yield &unique.fields.target }
+    }
     /// Status line fields (responses).
-    package var status: Int?
-    package var reason: String?
-    package var version: String
+    package var status: Int? {
+        get { box.fields.status }
+        _modify { yield &unique.fields.status }
+    }
+    package var reason: String? {
+        get { box.fields.reason }
+        _modify { yield &unique.fields.reason }
+    }
+    package var version: String {
+        get { box.fields.version }
+        _modify { yield &unique.fields.version }
+    }
     /// Header fields in order (trailers not included).
-    package var headers: [HTTPHeader]
+    package var headers: [HTTPHeader] {
+        get { box.fields.headers }
+        _modify { yield &unique.fields.headers }
+    }
     /// Trailer fields of a chunked body.
-    package var trailers: [HTTPHeader]
+    package var trailers: [HTTPHeader] {
+        get { box.fields.trailers }
+        _modify { yield &unique.fields.trailers }
+    }
     /// Bytes of the final message (interim responses excluded).
-    package var bytes: HTTPByteCounts
+    package var bytes: HTTPByteCounts {
+        get { box.fields.bytes }
+        _modify { yield &unique.fields.bytes }
+    }
     /// Interim 1xx responses before the final response: how many, and their bytes on the stream.
-    package var interimCount: Int
-    package var interimBytes: Int
+    package var interimCount: Int {
+        get { box.fields.interimCount }
+        _modify { yield &unique.fields.interimCount }
+    }
+    package var interimBytes: Int {
+        get { box.fields.interimBytes }
+        _modify { yield &unique.fields.interimBytes }
+    }
     /// The packets that delivered the first and the last byte of `streamRange`.
-    package var firstOrigin: PacketOrigin
-    package var lastOrigin: PacketOrigin
+    package var firstOrigin: PacketOrigin {
+        get { box.fields.firstOrigin }
+        _modify { yield &unique.fields.firstOrigin }
+    }
+    package var lastOrigin: PacketOrigin {
+        get { box.fields.lastOrigin }
+        _modify { yield &unique.fields.lastOrigin }
+    }
     /// `Content-Encoding` as sent (nil when absent), and the body size after decoding it (nil when
     /// there is no coding or it could not be decoded).
-    package var contentEncoding: String?
-    package var decodedBodyBytes: Int?
-    package var flags: HTTPMessageFlags
+    package var contentEncoding: String? {
+        get { box.fields.contentEncoding }
+        _modify { yield &unique.fields.contentEncoding }
+    }
+    package var decodedBodyBytes: Int? {
+        get { box.fields.decodedBodyBytes }
+        _modify { yield &unique.fields.decodedBodyBytes }
+    }
+    package var flags: HTTPMessageFlags {
+        get { box.fields.flags }
+        _modify { yield &unique.fields.flags }
+    }
     /// Only when `HTTPLimits.retainedBodyBytes` > 0: the body's first `retainedBodyBytes` bytes,
     /// decoded when it has a content coding, raw (de-chunked) otherwise. Nil when retention is off, or
     /// when the body could not be had exactly (a gap in it, an undecodable or unsupported coding,
     /// decoding switched off, a decompression bomb). Complete when `count` equals the body size
     /// (`decodedBodyBytes ?? bytes.body`).
-    package var retainedBody: [UInt8]?
+    package var retainedBody: [UInt8]? {
+        get { box.fields.retainedBody }
+        _modify { yield &unique.fields.retainedBody }
+    }
     /// The retained body re-encoded with the message's own codings (for the `rebuilt` estimator, see
     /// `Estimator`), measured when the message completed so the body need not be kept: how many
     /// decoded bytes were encoded and the encoded size.
-    package var reencoded: (decodedBytes: Int, encodedSize: Int)?
+    package var reencoded: (decodedBytes: Int, encodedSize: Int)? {
+        get { box.fields.reencoded }
+        _modify { yield &unique.fields.reencoded }
+    }
     /// HTTP/2 only (nil for HTTP/1.x): the stream the message travelled on and what happened to it.
-    package var http2: HTTP2StreamInfo?
+    package var http2: HTTP2StreamInfo? {
+        get { box.fields.http2 }
+        _modify { yield &unique.fields.http2 }
+    }
     /// HTTP/3 only (nil otherwise): the QUIC stream the message travelled on and what happened to it.
-    package var http3: HTTP3StreamInfo?
+    package var http3: HTTP3StreamInfo? {
+        get { box.fields.http3 }
+        _modify { yield &unique.fields.http3 }
+    }
 
     package init(
         kind: Kind, exchangeIndex: Int, streamRange: Range<Int64>, method: String? = nil, target: String? = nil,
@@ -121,32 +233,18 @@ package struct HTTPMessage: Sendable {
         decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = [], retainedBody: [UInt8]? = nil,
         http2: HTTP2StreamInfo? = nil, http3: HTTP3StreamInfo? = nil
     ) {
-        self.kind = kind
-        self.exchangeIndex = exchangeIndex
-        self.streamRange = streamRange
-        self.method = method
-        self.target = target
-        self.status = status
-        self.reason = reason
-        self.version = version
-        self.headers = headers
-        self.trailers = trailers
-        self.bytes = bytes
-        self.interimCount = interimCount
-        self.interimBytes = interimBytes
-        self.firstOrigin = firstOrigin
-        self.lastOrigin = lastOrigin
-        self.contentEncoding = contentEncoding
-        self.decodedBodyBytes = decodedBodyBytes
-        self.flags = flags
-        self.retainedBody = retainedBody
-        self.http2 = http2
-        self.http3 = http3
+        box = Box(Fields(
+            kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, method: method, target: target,
+            status: status, reason: reason, version: version, headers: headers, trailers: trailers, bytes: bytes,
+            interimCount: interimCount, interimBytes: interimBytes, firstOrigin: firstOrigin, lastOrigin: lastOrigin,
+            contentEncoding: contentEncoding, decodedBodyBytes: decodedBodyBytes, flags: flags,
+            retainedBody: retainedBody, reencoded: nil, http2: http2, http3: http3))
     }
 
-    /// The first header named `name` (case-insensitive).
+    /// The first header named `name` (ASCII case-insensitive, compared byte by byte: no lower-cased
+    /// copies of the names).
     package func header(_ name: String) -> String? {
-        headers.first { $0.name.lowercased() == name.lowercased() }?.value
+        headers.first { HTTP1Syntax.asciiCaseInsensitiveEqual($0.name, name) }?.value
     }
 }
 

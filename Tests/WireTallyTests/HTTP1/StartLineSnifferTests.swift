@@ -1,0 +1,59 @@
+import Testing
+
+@testable import WireTally
+
+/// The start-line check takes the plain bytes of a target or reason phrase in one run: its verdict,
+/// the bytes it took and its counts must be those of feeding the same bytes one at a time.
+@Suite struct StartLineSnifferTests {
+    /// Verdict and bytes fed for `line` fed whole (after its first byte, as the parser does) and one
+    /// byte at a time, with the length cap `maxLength`.
+    static func verdicts(_ line: [UInt8], isResponse: Bool, strict: Bool = false, maxLength: Int = 64)
+        -> (whole: (Int, StartLineSniffer.Verdict, Int), byteWise: (Int, StartLineSniffer.Verdict, Int))
+    {
+        var whole = StartLineSniffer(isResponse: isResponse, strict: strict, maxLength: maxLength)
+        var verdict = whole.feed(line[0])
+        var fed = 1
+        if verdict == .needMore, line.count > 1 {
+            let rest = line[1...].withUnsafeBufferPointer { whole.feed($0) }
+            fed += rest.fed
+            verdict = rest.verdict
+        }
+        var single = StartLineSniffer(isResponse: isResponse, strict: strict, maxLength: maxLength)
+        var singleFed = 0
+        var singleVerdict = StartLineSniffer.Verdict.needMore
+        for byte in line where singleVerdict == .needMore {
+            singleVerdict = single.feed(byte)
+            singleFed += 1
+        }
+        return ((fed, verdict, whole.total), (singleFed, singleVerdict, single.total))
+    }
+
+    @Test func runsGiveTheVerdictsOfSingleBytes() {
+        let requests: [String] = [
+            "GET /api/v1/items?id=1&x=%20 HTTP/1.1\r\n", "GET / HTTP/1.1\n", "GET /a\u{7f}b HTTP/1.1\r\n",
+            "GET /a\tb HTTP/1.1\r\n", "GET /a\u{1}b HTTP/1.1\r\n", "GET  / HTTP/1.1\r\n", "GET /a HTTP/1.\r\n",
+            "GET /é HTTP/1.1\r\n", "GET /a", "GET /" + String(repeating: "x", count: 100) + " HTTP/1.1\r\n",
+        ]
+        let responses: [String] = [
+            "HTTP/1.1 200 OK\r\n", "HTTP/1.1 304 Not Modified\r\n", "HTTP/1.1 200 A\tB\u{7f}\r\n",
+            "HTTP/1.1 200 A\u{1}B\r\n", "HTTP/1.1 200\r\n", "HTTP/1.1 200 \r\n", "HTTP/1.1 200 Reason\r\r\n",
+            "HTTP/1.1 404 " + String(repeating: "y", count: 100) + "\r\n", "HTTP/1.1 200 Partial",
+        ]
+        for (lines, isResponse) in [(requests, false), (responses, true)] {
+            for line in lines {
+                let bytes = Array(line.utf8)
+                for maxLength in [8, 20, 40, 64, 1000] {
+                    let result = Self.verdicts(bytes, isResponse: isResponse, maxLength: maxLength)
+                    #expect(result.whole == result.byteWise, "\(line.debugDescription) max \(maxLength)")
+                }
+            }
+        }
+        // The cases the runs must get right, checked outright.
+        #expect(Self.verdicts(Array("GET /a HTTP/1.1\r\n".utf8), isResponse: false).whole.1 == .accepted)
+        #expect(Self.verdicts(Array("GET /a\u{7f} HTTP/1.1\r\n".utf8), isResponse: false).whole.1 == .rejected)
+        #expect(Self.verdicts(Array("HTTP/1.1 200 O\tK\u{7f}\r\n".utf8), isResponse: true).whole.1 == .accepted)
+        #expect(Self.verdicts(Array("HTTP/1.1 200 O\u{1}K\r\n".utf8), isResponse: true).whole.1 == .rejected)
+        let long = Self.verdicts(Array(("GET /" + String(repeating: "x", count: 100) + " HTTP/1.1\r\n").utf8), isResponse: false)
+        #expect(long.whole.1 == .rejected && long.whole.0 == 65)
+    }
+}
