@@ -179,7 +179,8 @@ final class ExchangeCollector: RecordWriter {
         #expect(report.estimates.allSatisfy { $0.estimate == TrafficEstimate(up: 100, down: 500, upHeaders: 100, upBody: 0, downHeaders: 200, downBody: 300) })
     }
 
-    /// Thousands of entries and exchanges (a long session): matching stays fast and exact.
+    /// Thousands of entries and exchanges (a long session): matching stays exact (its speed is for
+    /// benchmarks, not a timed assertion here).
     @Test func largeLog() {
         let t0 = 1_795_324_582.0
         var wire: [AppLogWireExchange] = [], entries: [AppLogEntry] = []
@@ -189,12 +190,9 @@ final class ExchangeCollector: RecordWriter {
             entries.append(AppLogEntry(sequence: k, line: k + 1, source: "", method: "GET", url: url,
                                        start: t0 + 0.75 + Double(k) * 0.02 + Double(k % 7) * 0.0003))
         }
-        let clock = ContinuousClock()
-        var result: AppLogMatchResult?
-        let elapsed = clock.measure { result = AppLogMatcher().match(entries, wire) }
-        #expect(elapsed < .seconds(20))
-        #expect(result!.matches.count == 5000)
-        #expect(result!.matches.allSatisfy { $0.entry == $0.wire })
-        #expect(abs(result!.clockOffsetMs! - 750.9) < 0.01)
+        let result = AppLogMatcher().match(entries, wire)
+        #expect(result.matches.count == 5000)
+        #expect(result.matches.allSatisfy { $0.entry == $0.wire })
+        #expect(abs(result.clockOffsetMs! - 750.9) < 0.01)
     }
 }
