@@ -258,7 +258,9 @@ import Testing
         h.checkInvariants()
         let response = try #require(h.recorder.responses.first)
         #expect(response.bytes.body == 1000 && response.http2?.resetBy == .up && response.flags == [.incomplete])
-        #expect(h.recorder.owner(.down, at: Int64(down.count + data.count)) == .connection(.other))
+        // the client cancelled: the DATA that began after its reset is still the exchange's (in flight)
+        #expect(h.recorder.owner(.down, at: Int64(down.count + data.count)) == .cancelledStream(0))
+        #expect(h.recorder.framesAfterEnd.map(\.bytes) == [9 + 10] && h.recorder.cancels.map(\.exchange) == [0])
     }
 
     @Test func resetWhileAHeaderBlockIsOpenWaitsForEndHeaders() throws {
