@@ -5,7 +5,7 @@ CONTINUATION, unknown frame types), written frame by frame (HPACK from the `hpac
 PyPI's `h2` installs; the framing is done here, so any frame can be sent).
 
 usage: h2-peer.py server ADDR TLS_PORT H2C_PORT CERT KEY LOG.jsonl READY_FILE KEYLOG
-       h2-peer.py client ADDR PORT tls|h2c SNI CAFILE KEYLOG LOG.jsonl SCRIPT   (SCRIPT: odd | push)
+       h2-peer.py client ADDR PORT tls|h2c SNI CAFILE KEYLOG LOG.jsonl SCRIPT   (SCRIPT: odd | push | cancel)
 KEYLOG: NSS key log appended by python's ssl (SSLContext.keylog_filename), `-` for none; the server's
 covers clients that cannot write one (nghttp 1.52 has no SSLKEYLOGFILE).
 
@@ -35,7 +35,10 @@ client: one connection; `odd`: unknown frame on stream 0,
   with CONTINUATION, an unknown frame on an open stream, a server reset, a client RST_STREAM CANCEL
   of /large, trailers, then three requests in one write of which the first is /goaway (the other two
   are refused), GOAWAY and close. `push`: SETTINGS_ENABLE_PUSH 1, /push (accepts both pushes),
-  /padded, /big-header, /ping, GOAWAY and close.
+  /padded, /big-header, /ping, GOAWAY and close. `cancel` (to nginx's rate-limited /cancel/, scenario
+  h2-cancel): /cancel/blob.bin reset with RST_STREAM CANCEL once 100,000 body bytes arrived, 0.5 s for
+  the DATA in flight, the same after 40,000 bytes on a second stream, then /text.txt to its end, GOAWAY
+  and close.
 
 Both sides log one JSON line per stream when the connection ends (`side` server or client): `conn`,
 `transport` tls|h2c, `client_port`, `server_port`, `stream`, `pushed_by` (promised streams), `method`,
@@ -778,6 +781,18 @@ def script_push(c):
     c.close()
 
 
+def script_cancel(c):
+    for after in (100_000, 40_000):
+        s, _ = c.request("GET", "/cancel/blob.bin")
+        c.wait(lambda: c.streams[s].resp_body >= after)
+        c.w.send([(RST_STREAM, 0, s, struct.pack("!I", CANCEL))])
+        c.streams[s].outcome, c.streams[s].rst_error = "reset_by_client", CANCEL
+        c.wait(lambda: False, 0.5)                              # the DATA in flight after the cancel
+    s, _ = c.request("GET", "/text.txt")
+    c.wait(c.done(s))
+    c.close()
+
+
 def client_main(addr, port, transport, sni, cafile, keylog, logpath, script):
     sock = socket.create_connection((addr, int(port)), timeout=10)
     sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -792,7 +807,7 @@ def client_main(addr, port, transport, sni, cafile, keylog, logpath, script):
         sock = ctx.wrap_socket(sock, server_hostname=sni)
         info["alpn"] = sock.selected_alpn_protocol()
     c = Client(sock, dict(info, conn=1), push=script == "push")
-    {"odd": script_odd, "push": script_push}[script](c)
+    {"odd": script_odd, "push": script_push, "cancel": script_cancel}[script](c)
     c.info.pop("scheme"); c.info.pop("authority")
     c.finish(logpath)
 

@@ -176,6 +176,11 @@ package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributi
 
     package var splitsPacketsByShare: Bool { httpLayer == nil && attribution?.splitsPacketsByShare == true }
 
+    package func cancelTime(of index: Int) -> Timestamp? {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.cancelTime(of: index) } }
+        return attribution?.cancelTime(of: index)
+    }
+
     /// HTTP/1.x exchanges become final as their responses complete, HTTP/2 ones as their streams end;
     /// estimated TLS exchanges once the server's records of the next exchange begin
     /// (`TLSConnectionAnalysis.isFinal`).

@@ -12,6 +12,11 @@
 ///   PING's ACK). Once that stream is over (its exchange may be sealed and reported any time), to the
 ///   latest exchange whose stream is still open, or else the latest exchange (never sealed before the
 ///   connection ends or idles). Each exchange counts these bytes as its `connectionShareBytes`;
+/// - a stream the client cancelled (RST_STREAM while its response was not complete) is the exchange's
+///   `cancelledAt`; the server's frames on it still in flight after that (DATA, HEADERS, CONTINUATION)
+///   are still the exchange's: their bytes count in its response (frame headers as `framing`, the
+///   rest as `body`, or `headers` for a header block) once each frame is read, and the ledger counts
+///   its packets after the cancel as `after_cancel`;
 /// - bytes the parser could not frame belong to nobody.
 /// Packets and TLS records carrying bytes of several streams are split by share
 /// (`splitsPacketsByShare`).
@@ -31,6 +36,8 @@ package final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelega
         case connectionShare
         /// Control frames sent on its stream after the stream was over (the message's `control`).
         case afterEnd
+        /// The server's frames on its stream after the client cancelled it (counted per frame, once read).
+        case afterCancel
     }
     /// Per direction: the run being read (its owner, where its bytes not yet credited to the owner begin,
     /// what they are to it).
@@ -119,6 +126,13 @@ package final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelega
             } else {
                 open(connectionFrameOwner(.other), .connectionShare, at: offset, direction)
             }
+        case let .cancelledStream(index):
+            if isHeld(index) {
+                frameAfterEnd[direction.rawValue] = index
+                open(index, .afterCancel, at: offset, direction)
+            } else {
+                open(connectionFrameOwner(.other), .connectionShare, at: offset, direction)
+            }
         case .unparsed:
             currentRun[direction.rawValue] = nil
             runs[direction.rawValue].set(.nobody, from: offset)
@@ -137,7 +151,21 @@ package final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelega
         let d = frame.direction.rawValue
         guard frameAfterEnd[d] == frame.exchange, isHeld(frame.exchange) else { return }
         frameAfterEnd[d] = nil
-        updateMessage(of: frame.exchange, sentIn: frame.direction) { $0.http2?.countControlFrameAfterEnd(frame) }
+        updateMessage(of: frame.exchange, sentIn: frame.direction) { message in
+            switch frame.type {
+            case HTTP2FrameType.data, HTTP2FrameType.headers, HTTP2FrameType.continuation:  // in flight after a cancel
+                let payload = frame.bytes - HTTP2FrameHeader.size
+                message.bytes.framing += HTTP2FrameHeader.size
+                if frame.type == HTTP2FrameType.data { message.bytes.body += payload } else { message.bytes.headers += payload }
+                message.http2?.frames += 1
+            default:
+                message.http2?.countControlFrameAfterEnd(frame)
+            }
+        }
+    }
+
+    package func http2StreamCancelled(exchange: Int, at time: Timestamp) {
+        if isHeld(exchange) { exchanges[exchange].cancelledAt = time }
     }
 
     /// Whether exchange `index` is found and not discarded.
@@ -219,6 +247,8 @@ package final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelega
         case .connectionShare: exchanges[index].connectionShareBytes[direction.rawValue] += bytes
         case .afterEnd:
             updateMessage(of: index, sentIn: direction) { $0.bytes.control += bytes }
+        case .afterCancel:
+            break  // counted per frame (`http2ControlFrameAfterEnd`)
         }
     }
 
@@ -270,6 +300,8 @@ package final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelega
     }
 
     package var splitsPacketsByShare: Bool { true }
+
+    package func cancelTime(of index: Int) -> Timestamp? { isHeld(index) ? exchanges[index].cancelledAt : nil }
 
     /// Drops the exchanges before `index` (sealed, their records written) and merges their ownership
     /// runs (`OwnershipRuns.mergeRuns(before:)`: up to the first run of a later exchange), so a long

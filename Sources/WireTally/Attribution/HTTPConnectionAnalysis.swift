@@ -197,6 +197,8 @@ package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate
 
     package var splitsPacketsByShare: Bool { upgrade != nil }
 
+    package func cancelTime(of index: Int) -> Timestamp? { upgrade?.http2.cancelTime(of: index) }
+
     /// Drops the exchanges before `index`, once their records are written: they are final and sealed
     /// (nothing parsed later changes them), so nothing reads them any more. Indices stay the same.
     /// Their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).

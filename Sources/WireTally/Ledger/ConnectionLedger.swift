@@ -25,7 +25,8 @@
 /// A client giving up closes (FIN) or resets (RST) the connection while an exchange is in flight
 /// (`noteClientClose`): the packets that exchange owns after that — the response data already on its
 /// way, the acknowledgments and resets it draws, the teardown — are also counted in its
-/// `afterClientClose`. The exchange is not sealed early: on an HTTP/1.x connection it stays in flight
+/// `afterClientClose`; so are those an exchange the client cancelled on its own owns after its cancel
+/// (HTTP/2 RST_STREAM, `StreamAttribution.cancelTime(of:)`). The exchange is not sealed early: on an HTTP/1.x connection it stays in flight
 /// until the connection ends (a closed connection lingers `ReassemblyLimits.closedLingerSeconds` after
 /// its last packet), so the in-flight data stays its own.
 ///
@@ -93,11 +94,12 @@ package struct ConnectionLedger: Sendable {
         clientClose = (exchange, time)
     }
 
-    /// True when `packet` came after the client's close of `exchange`.
+    /// True when `packet` came after the client's close of `exchange`, or its cancel of it.
     @inline(__always)
-    private func isAfterClientClose(_ packet: LedgerPacket, of exchange: Int) -> Bool {
-        guard let clientClose else { return false }
-        return clientClose.exchange == exchange && packet.timestamp > clientClose.at
+    private func isAfterClientClose(_ packet: LedgerPacket, of exchange: Int, _ attribution: some StreamAttribution) -> Bool {
+        if let clientClose, clientClose.exchange == exchange, packet.timestamp > clientClose.at { return true }
+        guard let cancel = attribution.cancelTime(of: exchange) else { return false }
+        return packet.timestamp > cancel
     }
 
     /// Counts a packet in its direction's totals and holds it if it is a setup or teardown packet;
@@ -264,10 +266,10 @@ package struct ConnectionLedger: Sendable {
             let opposite = direction.reversed
             guard force || acknowledged.upperBound <= attribution.examinedLength(opposite) else { return false }
             let owner = attribution.ownerRun(at: acknowledged.upperBound - 1, opposite).owner
-            assign(packet, to: owner.isNobody ? attribution.exchangeInFlight : owner.exchange)
+            assign(packet, to: owner.isNobody ? attribution.exchangeInFlight : owner.exchange, attribution)
             return true
         }
-        assign(packet, to: packet.category == .ack ? attribution.exchangeInFlight : nil)
+        assign(packet, to: packet.category == .ack ? attribution.exchangeInFlight : nil, attribution)
         return true
     }
 
@@ -283,10 +285,10 @@ package struct ConnectionLedger: Sendable {
             let bytes = Int(min(run.end, range.upperBound) - cursor)
             let share = TrafficCounters(packets: 0, ipBytes: bytes, frameBytes: bytes, payloadBytes: bytes)
             firstShare = firstShare - share
-            credit(share, of: packet, duplicate: 0, owner: run.owner)
+            credit(share, of: packet, duplicate: 0, owner: run.owner, attribution)
             cursor = run.end
         }
-        credit(firstShare, of: packet, duplicate: packet.duplicatePayloadBytes, owner: first.owner)
+        credit(firstShare, of: packet, duplicate: packet.duplicatePayloadBytes, owner: first.owner, attribution)
     }
 
     /// Splits a packet carrying bytes of several owners by their shares of its payload: each owner gets
@@ -305,17 +307,19 @@ package struct ConnectionLedger: Sendable {
             let bytes = shares[index]
             let share = TrafficCounters(packets: packets[index], ipBytes: bytes + ip[index], frameBytes: bytes + frame[index],
                                         payloadBytes: bytes + payload[index])
-            credit(share, of: packet, duplicate: duplicate[index], owner: owners[index])
+            credit(share, of: packet, duplicate: duplicate[index], owner: owners[index], attribution)
         }
     }
 
-    private mutating func assign(_ packet: LedgerPacket, to exchange: Int?) {
+    private mutating func assign(_ packet: LedgerPacket, to exchange: Int?, _ attribution: some StreamAttribution) {
         credit(packet.counters, of: packet, duplicate: packet.duplicatePayloadBytes,
-               owner: exchange.map { StreamOwner(exchange: $0) } ?? .nobody)
+               owner: exchange.map { StreamOwner(exchange: $0) } ?? .nobody, attribution)
     }
 
     /// Gives `counters` (all or a share of `packet`) to `owner`.
-    private mutating func credit(_ counters: TrafficCounters, of packet: LedgerPacket, duplicate: Int, owner: StreamOwner) {
+    private mutating func credit(
+        _ counters: TrafficCounters, of packet: LedgerPacket, duplicate: Int, owner: StreamOwner, _ attribution: some StreamAttribution
+    ) {
         let direction = packet.direction.rawValue
         guard !owner.isNobody, owner.exchange >= sealedCount else {
             unattributed[direction] += counters
@@ -326,7 +330,7 @@ package struct ConnectionLedger: Sendable {
         exchanges[owner.exchange].add(
             counters, as: packet.category, duplicatePayloadBytes: duplicate, upgraded: owner.upgraded,
             at: packet.timestamp, direction: packet.direction)
-        if isAfterClientClose(packet, of: owner.exchange) {
+        if isAfterClientClose(packet, of: owner.exchange, attribution) {
             exchanges[owner.exchange].afterClientClose.update(direction) {
                 $0.add(counters, as: packet.category, duplicatePayloadBytes: duplicate)
             }

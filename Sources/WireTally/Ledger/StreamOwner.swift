@@ -145,9 +145,14 @@ package protocol StreamAttribution: AnyObject {
     /// its bytes, and the overhead and the packet are split by their shares of the bytes
     /// (`LargestRemainder`).
     var splitsPacketsByShare: Bool { get }
+    /// When the client cancelled exchange `index` on its own (HTTP/2 RST_STREAM), nil otherwise: the
+    /// packets the exchange owns after that are its `afterClientClose` too.
+    func cancelTime(of index: Int) -> Timestamp?
 }
 
 extension StreamAttribution {
+    package func cancelTime(of index: Int) -> Timestamp? { nil }
+
     package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
         ownership(direction).run(containing: offset)
     }

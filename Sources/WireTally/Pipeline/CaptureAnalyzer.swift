@@ -332,8 +332,10 @@ package final class CaptureAnalyzer {
                     tlsRecords.down[exchange.index] ?? TLSExchangeRecordBytes())
             }
             if let close = connection.ledger.clientClose, close.exchange == exchange.index,
-               exchange.response?.flags.contains(.incomplete) == true {  // mid-response
-                exchange.cancelledAt = close.at
+               exchange.response?.flags.contains(.incomplete) == true {  // mid-response (HTTP/2: unless its stream was reset first)
+                exchange.cancelledAt = exchange.cancelledAt ?? close.at
+            }
+            if exchange.cancelledAt != nil {
                 let after = connection.ledger.exchange(exchange.index).afterClientClose.down
                 exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
             }

@@ -110,7 +110,8 @@ import Testing
         var client = W(), server = W()
         let up = W.preface + W.settings() + client.headers(stream: 1, Self.get) + W.data(stream: 1, .filled(1, 100))
         let down = W.settings() + server.headers(stream: 1, [(":status", "200")]) + W.data(stream: 1, .filled(2, 50))
-        // DATA still in flight after the reset belongs to no exchange.
+        // DATA still in flight after the client's reset (a cancel) is the exchange's; after the server's,
+        // nobody's.
         let late = W.data(stream: 1, .filled(3, 40))
         let h = HTTP2Harness()
         h.run([.data(up, .up), .data(down, .down), .data(W.rst(stream: 1, code: side == .up ? 8 : 2), side), .data(late, .down)],
@@ -124,8 +125,11 @@ import Testing
         }
         let resetter = try #require(h.recorder.messages.first { $0.direction == side }?.message)
         #expect(resetter.bytes.control == 13)
-        #expect(h.recorder.owner(.down, at: h.fed.down!.upperBound - 1) == .connection(.other))
-        #expect(h.parser.connectionInfo.framesOutsideStreams.down == 1)
+        let cancelled = side == .up
+        #expect(h.recorder.owner(.down, at: h.fed.down!.upperBound - 1) == (cancelled ? .cancelledStream(0) : .connection(.other)))
+        #expect(h.parser.connectionInfo.framesOutsideStreams.down == (cancelled ? 0 : 1))
+        #expect(h.recorder.cancels.map(\.exchange) == (cancelled ? [0] : []))
+        #expect(h.recorder.framesAfterEnd.map(\.bytes) == (cancelled ? [9 + 40] : []))
     }
 
     @Test func goawayRefusesLaterStreams() throws {
@@ -254,7 +258,9 @@ import Testing
         h.checkInvariants()
         let response = try #require(h.recorder.responses.first)
         #expect(response.bytes.body == 1000 && response.http2?.resetBy == .up && response.flags == [.incomplete])
-        #expect(h.recorder.owner(.down, at: Int64(down.count + data.count)) == .connection(.other))
+        // the client cancelled: the DATA that began after its reset is still the exchange's (in flight)
+        #expect(h.recorder.owner(.down, at: Int64(down.count + data.count)) == .cancelledStream(0))
+        #expect(h.recorder.framesAfterEnd.map(\.bytes) == [9 + 10] && h.recorder.cancels.map(\.exchange) == [0])
     }
 
     @Test func resetWhileAHeaderBlockIsOpenWaitsForEndHeaders() throws {

@@ -6,7 +6,8 @@ import Testing
 /// suites that compare wiretally's HTTP/2 records with independent truth.
 enum HTTP2Recordings {
     /// Every recorded HTTP/2 capture (captures/README.md, "h2-*" and "tls13-h2").
-    static let all = ["h2-curl", "h2-tls12", "h2-upload", "h2-upgrade", "h2-nghttp", "h2-h2load", "h2-python", "h2-lossy", "tls13-h2"]
+    static let all = ["h2-curl", "h2-tls12", "h2-upload", "h2-upgrade", "h2-nghttp", "h2-h2load", "h2-python", "h2-lossy", "h2-cancel",
+                      "tls13-h2"]
     /// Those with tshark's frame-per-row view (`NAME.h2frames.tsv`; `tls13-h2` has only `http2.tsv`).
     static let withFrames = all.filter { FileManager.default.fileExists(atPath: TestPaths.capture($0 + ".h2frames.tsv")) }
     /// Those with nginx as the server (`NAME.nginx.jsonl`).
@@ -147,6 +148,8 @@ struct TsharkH2Connection {
         var resetCode: Int?
         /// The RST_STREAM came after both END_STREAMs.
         var resetAfterEnd = false
+        /// The client's RST_STREAM came before the server's END_STREAM: the client cancelled it.
+        var cancelledByClient = false
         /// Per message: the control frames sent on the stream after it was over (not in `total`: they are
         /// the stream's while its exchange is not written yet, else connection-level).
         var afterEnd: [String: Int] = [:]
@@ -168,6 +171,8 @@ struct TsharkH2Connection {
     /// - a RST_STREAM, WINDOW_UPDATE or PRIORITY on one of the 64 streams closed last, from a side that
     ///   had a message on it, is `afterEnd` (curl's RST_STREAM after a complete response: the stream's
     ///   reset, after its end — when wiretally had not written the exchange yet);
+    /// - any other frame of the server on one of the 64 streams closed last that the client cancelled (its
+    ///   RST_STREAM before the server's END_STREAM: DATA, HEADERS still in flight) is the stream's response;
     /// - everything else is connection-level: the preface, stream 0, unknown frame types, frames on a
     ///   stream never opened (nghttp's PRIORITY anchors) or closed (DATA after a reset), the client's
     ///   frames on a pushed stream;
@@ -259,6 +264,13 @@ struct TsharkH2Connection {
                 }
                 continue
             }
+            if let stream = result.streams[frame.streamID], stream.isClosed, stream.cancelledByClient, direction == "down",
+               closedOrder.suffix(64).contains(frame.streamID) {
+                add(frame, to: frame.streamID, direction, &result.streams)
+                result.owners.append(frame.streamID)
+                if frame.type == 1 { openedBlock = frame.flags & 0x4 == 0 ? frame.streamID : nil }
+                continue
+            }
             if let stream = result.streams[frame.streamID], !stream.isClosed {
                 // the client sends nothing on a stream whose request it did not send; a sender's
                 // HEADERS or DATA after its END_STREAM is a protocol error
@@ -277,6 +289,7 @@ struct TsharkH2Connection {
                 result.streams[frame.streamID]!.status = status
             }
             if frame.type == 3 {
+                result.streams[frame.streamID]!.cancelledByClient = direction == "up" && result.streams[frame.streamID]!.ended["down"] != true
                 result.streams[frame.streamID]!.resetBy = direction == "up" ? "client" : "server"
                 result.streams[frame.streamID]!.resetCode = frame.error
             }

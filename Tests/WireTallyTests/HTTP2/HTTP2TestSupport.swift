@@ -89,6 +89,7 @@ final class HTTP2Recorder: HTTP2ParserDelegate {
     var runs = DirectionPair<[Run]>([], [])
     var messages: [(message: HTTPMessage, direction: FlowDirection)] = []
     var framesAfterEnd: [HTTP2ControlFrameAfterEnd] = []
+    var cancels: [(exchange: Int, at: Timestamp)] = []
 
     func http2Bytes(direction: FlowDirection, from offset: Int64, owner: HTTP2ByteOwner) {
         if let last = runs[direction.rawValue].last {
@@ -106,10 +107,13 @@ final class HTTP2Recorder: HTTP2ParserDelegate {
 
     func http2ControlFrameAfterEnd(_ frame: HTTP2ControlFrameAfterEnd) {
         if let last = runs[frame.direction.rawValue].last {
-            #expect(last.owner == .endedStream(frame.exchange), "a frame after the end reported as \(last.owner)")
+            #expect(last.owner == .endedStream(frame.exchange) || last.owner == .cancelledStream(frame.exchange),
+                    "a frame after the end reported as \(last.owner)")
         }
         framesAfterEnd.append(frame)
     }
+
+    func http2StreamCancelled(exchange: Int, at time: Timestamp) { cancels.append((exchange, time)) }
 
     var requests: [HTTPMessage] { messages.map(\.message).filter { $0.kind == .request } }
     var responses: [HTTPMessage] { messages.map(\.message).filter { $0.kind == .response } }

@@ -30,8 +30,8 @@ import Testing
 
     @Test func everyHTTP2RecordingIsThere() {
         // The lists come from the files: make sure none is silently empty.
-        #expect(HTTP2Recordings.withFrames.count == 8)
-        #expect(HTTP2Recordings.withNginx == ["h2-curl", "h2-tls12", "h2-upload", "h2-nghttp", "h2-h2load", "h2-lossy", "tls13-h2"])
+        #expect(HTTP2Recordings.withFrames.count == 9)
+        #expect(HTTP2Recordings.withNginx == ["h2-curl", "h2-tls12", "h2-upload", "h2-nghttp", "h2-h2load", "h2-lossy", "h2-cancel", "tls13-h2"])
         #expect(HTTP2Recordings.all.allSatisfy { HTTP2Recordings.analyses[$0] != nil })
     }
 

@@ -12,6 +12,11 @@ package enum HTTP2ByteOwner: Hashable, Sendable {
     /// (`HTTP2ParserDelegate.http2ControlFrameAfterEnd`): the stream's `control` while its exchange is
     /// held, else connection-level.
     case endedStream(Int)
+    /// A frame the server sent on a stream the client had cancelled (its RST_STREAM while the response
+    /// was not complete) — DATA, HEADERS, CONTINUATION still in flight when the reset was sent: the
+    /// exchange index of that stream. The frame is reported once read
+    /// (`HTTP2ParserDelegate.http2ControlFrameAfterEnd`).
+    case cancelledStream(Int)
     /// Bytes the parser could not frame (lost sync after a gap until a frame header validates again).
     case unparsed
 }
@@ -21,19 +26,21 @@ extension HTTP2ByteOwner {
     /// connection-level frames and the preface, and frames on streams already over.
     package var isDecidedPerFrame: Bool {
         switch self {
-        case .connection, .endedStream: return true
+        case .connection, .endedStream, .cancelledStream: return true
         case .exchange, .unparsed: return false
         }
     }
 }
 
 /// A WINDOW_UPDATE, RST_STREAM or PRIORITY frame read on a stream that was already over
-/// (`HTTP2ByteOwner.endedStream`).
+/// (`HTTP2ByteOwner.endedStream`), or a frame the server sent on a stream the client had cancelled
+/// (`HTTP2ByteOwner.cancelledStream`).
 package struct HTTP2ControlFrameAfterEnd: Hashable, Sendable {
     /// The stream's exchange index.
     package var exchange: Int
     package var direction: FlowDirection
-    /// The frame type (RFC 9113 §6: 2 PRIORITY, 3 RST_STREAM, 8 WINDOW_UPDATE).
+    /// The frame type (RFC 9113 §6: 2 PRIORITY, 3 RST_STREAM, 8 WINDOW_UPDATE; after a cancel also
+    /// 0 DATA, 1 HEADERS, 9 CONTINUATION).
     package var type: UInt8
     /// The whole frame: 9-byte header + payload.
     package var bytes: Int
@@ -56,7 +63,8 @@ package enum HTTP2ConnectionByteKind: Hashable, Sendable {
     /// Frames of a type RFC 9113 does not define (extensions; ignored as the RFC requires), on any stream.
     case unknown
     /// Frames that belong to no exchange: on a stream never opened (a PRIORITY for an idle stream), on a
-    /// stream already closed and not `endedStream` (DATA still in flight after a reset, a frame on a
+    /// stream already closed and not `endedStream` or `cancelledStream` (DATA still in flight after the
+    /// server's reset, a frame on a
     /// stream closed before the last 64), the client's frames on a pushed stream or on the h2c-upgraded stream 1 (their request is
     /// not a message of the client's direction), frames of streams past the open-stream cap, and stream
     /// frames on stream 0 or connection frames on a stream (protocol errors).
@@ -75,8 +83,12 @@ package protocol HTTP2ParserDelegate: AnyObject {
     /// the request is the PUSH_PROMISE's header block (direction .down, the push side). Responses: the
     /// server's HEADERS (1xx interim counted in interimCount/interimBytes like HTTP/1), DATA, trailers.
     func http2MessageFinished(_ message: consuming HTTPMessage, direction: FlowDirection)
-    /// A frame reported as `.endedStream` was read to its end.
+    /// A frame reported as `.endedStream` or `.cancelledStream` was read to its end.
     func http2ControlFrameAfterEnd(_ frame: HTTP2ControlFrameAfterEnd)
+    /// The client reset exchange `exchange`'s stream (RST_STREAM) at `time`, while its response was not
+    /// complete: the exchange is cancelled (called when the frame is read, before the stream's messages
+    /// are finished).
+    func http2StreamCancelled(exchange: Int, at time: Timestamp)
 }
 
 /// h2c by `Upgrade: h2c` (RFC 9113 §3.2 / RFC 7540 §3.2): the HTTP/1.1 request that upgraded is stream 1,

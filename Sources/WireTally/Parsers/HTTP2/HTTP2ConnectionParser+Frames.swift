@@ -66,6 +66,7 @@ extension HTTP2ConnectionParser {
             }
             frame.role = .headerBlock
             frame.message = block.message
+            if case let .cancelledStream(exchange) = block.owner { frame.endedStreamExchange = exchange }
             return block.owner
         case HTTP2FrameType.pushPromise:
             frame.ownerPending = true
@@ -75,9 +76,15 @@ extension HTTP2ConnectionParser {
             break
         }
         guard let stream = stream(for: header, side), let message = stream.message(for: side.direction) else {
-            guard let ended = endedStream(for: header, side) else { return outside(side) }
-            frame.endedStreamExchange = ended
-            return .endedStream(ended)
+            if let ended = endedStream(for: header, side) {
+                frame.endedStreamExchange = ended
+                return .endedStream(ended)
+            }
+            guard side.direction == .down, type == HTTP2FrameType.data || type == HTTP2FrameType.headers,
+                  let cancelled = streams.cancelledStream(header.streamID) else { return outside(side) }
+            frame.endedStreamExchange = cancelled
+            if type == HTTP2FrameType.headers { side.pendingBlock?.owner = .cancelledStream(cancelled) }
+            return .cancelledStream(cancelled)
         }
         switch type {
         case HTTP2FrameType.data, HTTP2FrameType.headers:
@@ -354,6 +361,10 @@ extension HTTP2ConnectionParser {
         case HTTP2FrameType.rstStream:
             // Also from the client on a pushed stream, whose frames belong to no message of its direction.
             if frame.fieldsComplete, header.streamID != 0, let stream = streams[header.streamID] {
+                if side.direction == .up, stream.clientSendsRequest, stream.response?.ended != true, !stream.cancelledByClient {
+                    stream.cancelledByClient = true
+                    reportCancel(exchange: stream.exchangeIndex, at: frame.origin.timestamp)
+                }
                 for message in [stream.request, stream.response] {
                     message?.info.resetErrorCode = frame.fields.uint32(at: 0)
                     message?.info.resetBy = side.direction

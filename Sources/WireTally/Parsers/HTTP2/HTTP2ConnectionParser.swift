@@ -23,7 +23,9 @@
 ///   end it (`.incomplete`), or `finish()`; a frame of the stream being read in the other direction
 ///   at that moment is read to its end first (and a header block to its END_HEADERS). Frames that
 ///   begin on a stream after that (a RST_STREAM sent after both END_STREAMs, DATA still in flight
-///   after a reset) are `.connection(.other)`.
+///   after a server's reset) are `.connection(.other)`, except the server's frames on a stream the
+///   client cancelled (its RST_STREAM while the response was not complete: reported at once,
+///   `http2StreamCancelled`), which are still that exchange's: `.cancelledStream`.
 /// - Frames of unknown type are ignored as RFC 9113 requires and are `.connection(.unknown)` whatever
 ///   their stream.
 /// - A frame longer than the receiver's SETTINGS_MAX_FRAME_SIZE (the largest it advertised; 16384
@@ -343,6 +345,10 @@ package final class HTTP2ConnectionParser: TCPStreamConsumer {
     /// A frame reported as `.endedStream` was read to its end.
     func reportControlFrameAfterEnd(_ frame: HTTP2ControlFrameAfterEnd) {
         delegate.http2ControlFrameAfterEnd(frame)
+    }
+
+    func reportCancel(exchange: Int, at time: Timestamp) {
+        delegate.http2StreamCancelled(exchange: exchange, at: time)
     }
 
     // MARK: Gaps and ends

@@ -14,6 +14,10 @@ final class HTTP2Stream {
     /// The stream is over but a frame or header block of it is still being read: its messages are
     /// reported once that is complete, and frames that begin meanwhile belong to no exchange.
     var closing = false
+    /// The client reset the stream of its own request while the response was not complete (not a
+    /// pushed stream: the client did not ask for it): the server's frames still in
+    /// flight are the exchange's (`HTTP2ByteOwner.cancelledStream`).
+    var cancelledByClient = false
 
     init(id: UInt32, exchangeIndex: Int, clientSendsRequest: Bool, joined: Bool) {
         self.id = id
@@ -67,9 +71,10 @@ struct HTTP2StreamTable {
     /// The highest stream id the client and the server initiated.
     private(set) var highestClientID: UInt32 = 0
     private(set) var highestServerID: UInt32 = 0
-    /// The 64 streams closed last: id, exchange index, and whether the client's frames carried its request.
-    private var recentlyClosed = [(id: UInt32, exchangeIndex: Int, clientSendsRequest: Bool)](
-        repeating: (0, 0, false), count: 64)
+    /// The 64 streams closed last: id, exchange index, whether the client's frames carried its request,
+    /// and whether the client cancelled it.
+    private var recentlyClosed = [(id: UInt32, exchangeIndex: Int, clientSendsRequest: Bool, cancelledByClient: Bool)](
+        repeating: (0, 0, false, false), count: 64)
     private var recentlyClosedNext = 0
     private(set) var nextExchange: Int
 
@@ -88,6 +93,14 @@ struct HTTP2StreamTable {
         return (entry.exchangeIndex, entry.clientSendsRequest)
     }
 
+    /// The exchange index of stream `id` if the client cancelled it and it is closing or one of the
+    /// streams closed last.
+    func cancelledStream(_ id: UInt32) -> Int? {
+        if let stream = open[id] { return stream.cancelledByClient ? stream.exchangeIndex : nil }
+        guard id != 0, let entry = recentlyClosed.first(where: { $0.id == id }), entry.cancelledByClient else { return nil }
+        return entry.exchangeIndex
+    }
+
     /// Whether `id` is above every id its initiator used (idle, RFC 9113 §5.1.1).
     func isIdle(_ id: UInt32) -> Bool { id % 2 == 1 ? id > highestClientID : id > highestServerID }
 
@@ -104,7 +117,7 @@ struct HTTP2StreamTable {
 
     mutating func close(_ stream: HTTP2Stream) {
         open[stream.id] = nil
-        recentlyClosed[recentlyClosedNext] = (stream.id, stream.exchangeIndex, stream.clientSendsRequest)
+        recentlyClosed[recentlyClosedNext] = (stream.id, stream.exchangeIndex, stream.clientSendsRequest, stream.cancelledByClient)
         recentlyClosedNext = (recentlyClosedNext + 1) % recentlyClosed.count
     }
 

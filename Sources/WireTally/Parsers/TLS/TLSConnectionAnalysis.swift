@@ -210,6 +210,8 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
         return index < estimated.endIndex - 1 && currentRun[0] != index && currentRun[1] != index
     }
 
+    package func cancelTime(of index: Int) -> Timestamp? { decrypted?.cancelTime(of: index) }
+
     /// Drops the exchanges before `index`, once their records are written (they are final and sealed).
     /// Indices stay the same; their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).
     package func discardExchanges(before index: Int) {

@@ -332,6 +332,8 @@ final class TLSPlaintextLayer: StreamAttribution {
 
     func isFinal(_ index: Int) -> Bool { child?.isFinal(index) ?? false }
 
+    func cancelTime(of index: Int) -> Timestamp? { child?.cancelTime(of: index) }
+
     func discardExchanges(before index: Int) {
         guard let child, index > discardedBefore else { return }
         for direction in FlowDirection.allCases {
