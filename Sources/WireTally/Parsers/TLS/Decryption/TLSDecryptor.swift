@@ -71,6 +71,9 @@ final class TLSDecryptor {
     private(set) var encryptedExtensionsALPN: String?
     /// The server's EncryptedExtensions was decrypted (`encryptedExtensionsALPN` is then the choice).
     private(set) var sawEncryptedExtensions = false
+    /// The buffer AEAD records are opened into, reused from record to record (`Opened.plaintext`
+    /// shares it until the caller lets the result go).
+    private var plaintext: [UInt8] = []
 
     /// Most records a search for the sequence number after a gap tries.
     static let maxSequenceSearch = 2048
@@ -229,14 +232,23 @@ final class TLSDecryptor {
     private func attempt(_ cipher: TLSRecordCipher?, _ record: TLSProtectedRecord, _ sequence: UInt64, iv: [UInt8]) -> Opened? {
         guard let cipher else { return nil }
         if isTLS13 {
-            guard let opened = cipher.openTLS13(header: record.header, body: record.body, sequence: sequence) else { return nil }
-            return Opened(contentType: opened.contentType, plaintext: opened.content, leading: 0)
+            // into the reused buffer: the previous record's `Opened` is gone by now, so no copy is made
+            guard let contentType = record.withHeader({ header in
+                record.body.withUnsafeBytes { cipher.openTLS13(header: header, body: $0, sequence: sequence, into: &plaintext) }
+            }) else { return nil }
+            return Opened(contentType: contentType, plaintext: plaintext, leading: 0)
         }
-        let plaintext = cipher.chainedIV
+        if cipher.algorithm.isAEAD {
+            guard record.withHeader({ header in
+                record.body.withUnsafeBytes { cipher.openAEAD12(header: header, body: $0, sequence: sequence, into: &plaintext) }
+            }) else { return nil }
+            return Opened(contentType: record.type.rawValue, plaintext: plaintext, leading: cipher.explicitIVLength)
+        }
+        let opened = cipher.chainedIV
             ? cipher.openChainedCBC(header: record.header, body: record.body, sequence: sequence, iv: iv)
             : cipher.openTLS12(header: record.header, body: record.body, sequence: sequence)
-        guard let plaintext else { return nil }
-        return Opened(contentType: record.type.rawValue, plaintext: plaintext, leading: cipher.explicitIVLength)
+        guard let opened else { return nil }
+        return Opened(contentType: record.type.rawValue, plaintext: opened, leading: cipher.explicitIVLength)
     }
 
     /// The stream bytes a record adds to its plaintext when that is fixed (header, explicit nonce, tag,

@@ -173,12 +173,45 @@ package struct TLSRecordCipher {
         let header = Array(header), body = Array(body)
         guard header.count == 5 else { return nil }
         if !algorithm.isAEAD { return openCBC(header: header, body: body, sequence: sequence) }
+        var plaintext: [UInt8] = []
+        let opened = header.withUnsafeBytes { header in
+            body.withUnsafeBytes { openAEAD12(header: header, body: $0, sequence: sequence, into: &plaintext) }
+        }
+        return opened ? plaintext : nil
+    }
+
+    /// Opens TLS 1.2 AEAD record number `sequence` (`header`: its 5 bytes; `body`: the explicit nonce of
+    /// AES-GCM and AES-CCM, ciphertext, tag) into `plaintext`, whose contents it replaces (its storage
+    /// is reused: the hot path opens every record into one buffer). False when it does not
+    /// authenticate or the suite is not an AEAD.
+    func openAEAD12(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, sequence: UInt64,
+                    into plaintext: inout [UInt8]) -> Bool {
+        plaintext.removeAll(keepingCapacity: true)
         let explicitNonce = explicitIVLength, tagLength = algorithm.tagLength
-        guard body.count >= explicitNonce + tagLength else { return nil }
+        guard algorithm.isAEAD, header.count == 5, body.count >= explicitNonce + tagLength else { return false }
         let length = body.count - explicitNonce - tagLength
-        let additionalData = Self.bigEndian(sequence) + [header[0], header[1], header[2], UInt8(length >> 8), UInt8(length & 0xff)]
-        let nonce = explicitNonce == 0 ? nonce(sequence) : iv + body[..<explicitNonce]
-        return open(body[explicitNonce...], nonce: nonce, additionalData: additionalData)
+        // additional data (RFC 5246 §6.2.3.3): sequence number, type, version, plaintext length
+        return withUnsafeTemporaryAllocation(byteCount: 12 + 13, alignment: 8) { scratch in
+            let nonce = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< 12])
+            if explicitNonce == 0 {
+                writeNonce(sequence, into: nonce)
+            } else {  // the 4-byte implicit salt, then the record's explicit nonce
+                iv.withUnsafeBytes { nonce.copyMemory(from: $0) }
+                UnsafeMutableRawBufferPointer(rebasing: nonce[iv.count...]).copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: body[..<explicitNonce]))
+            }
+            let additionalData = UnsafeMutableRawBufferPointer(rebasing: scratch[12 ..< 25])
+            for index in 0 ..< 8 { additionalData[index] = UInt8(truncatingIfNeeded: sequence >> (8 * UInt64(7 - index))) }
+            UnsafeMutableRawBufferPointer(rebasing: additionalData[8 ..< 11]).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: header[..<3]))
+            additionalData[11] = UInt8(length >> 8)
+            additionalData[12] = UInt8(length & 0xff)
+            return AEADOpening.open(
+                algorithm, key: key, nonce: UnsafeRawBufferPointer(nonce),
+                ciphertext: UnsafeRawBufferPointer(rebasing: body[explicitNonce ..< body.count - tagLength]),
+                tag: UnsafeRawBufferPointer(rebasing: body[(body.count - tagLength)...]),
+                additionalData: UnsafeRawBufferPointer(additionalData), appendingTo: &plaintext)
+        }
     }
 
     /// Where the content of a protected record sits in its body: `leading` bytes come before it (the
@@ -207,12 +240,11 @@ package struct TLSRecordCipher {
         return output.withUnsafeBytes { Array($0) }
     }
 
-    /// The nonce of record number `sequence` (TLS 1.3, TLS 1.2 ChaCha20): the IV XOR the sequence
-    /// number, right-aligned.
-    func nonce(_ sequence: UInt64) -> [UInt8] {
-        var nonce = iv
-        for (index, byte) in Self.bigEndian(sequence).enumerated() { nonce[nonce.count - 8 + index] ^= byte }
-        return nonce
+    /// Writes the nonce of record number `sequence` (TLS 1.3, TLS 1.2 ChaCha20) into `nonce` (12
+    /// bytes): the IV XOR the sequence number, right-aligned.
+    private func writeNonce(_ sequence: UInt64, into nonce: UnsafeMutableRawBufferPointer) {
+        iv.withUnsafeBytes { nonce.copyMemory(from: $0) }
+        for index in 0 ..< 8 { nonce[nonce.count - 1 - index] ^= UInt8(truncatingIfNeeded: sequence >> (8 * UInt64(index))) }
     }
 
     /// The 8 bytes of a record sequence number, most significant first.
@@ -231,35 +263,35 @@ package struct TLSRecordCipher {
     /// `body` the encrypted content and the 16-byte tag. Nil when it does not authenticate (wrong key,
     /// wrong sequence number, damaged bytes) or has no content type (all padding).
     package func openTLS13(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> TLS13Plaintext? {
-        let body = Array(body)  // no copy when it is an array already
-        guard body.count > algorithm.tagLength, var plaintext = open(body[...], nonce: nonce(sequence), additionalData: Array(header)),
-              let typeIndex = plaintext.lastIndex(where: { $0 != 0 }) else { return nil }
-        let contentType = plaintext[typeIndex]
-        plaintext.removeSubrange(typeIndex...)  // in place: records are opened one by one on the hot path
-        return TLS13Plaintext(contentType: contentType, content: plaintext)
+        var content: [UInt8] = []
+        let contentType = Array(header).withUnsafeBytes { header in
+            Array(body).withUnsafeBytes { openTLS13(header: header, body: $0, sequence: sequence, into: &content) }
+        }
+        return contentType.map { TLS13Plaintext(contentType: $0, content: content) }
     }
 
-    /// AEAD-opens ciphertext followed by its tag (16 bytes; 8 for CCM_8).
-    func open(_ sealed: ArraySlice<UInt8>, nonce: [UInt8], additionalData: [UInt8]) -> [UInt8]? {
+    /// Opens TLS 1.3 record number `sequence` (`header`: its 5 bytes, the additional data; `body`: the
+    /// encrypted content and the tag) into `content`, whose contents it replaces with the record's
+    /// content without its inner type and padding (its storage is reused: the hot path opens every
+    /// record into one buffer). Returns the inner content type; nil when the record does not
+    /// authenticate or has no content type (all padding).
+    func openTLS13(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, sequence: UInt64,
+                   into content: inout [UInt8]) -> UInt8? {
+        content.removeAll(keepingCapacity: true)
         let tagLength = algorithm.tagLength
-        guard algorithm.isAEAD, sealed.count >= tagLength else { return nil }
-        let ciphertext = sealed[..<(sealed.endIndex - tagLength)], tag = sealed[(sealed.endIndex - tagLength)...]
-        do {
-            switch algorithm {
-            case .aes128GCM, .aes256GCM:
-                let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
-                return Array(try AES.GCM.open(box, using: key, authenticating: additionalData))
-            case .chaCha20Poly1305:
-                let box = try ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
-                return Array(try ChaChaPoly.open(box, using: key, authenticating: additionalData))
-            case .aes128CCM, .aes256CCM, .aes128CCM8, .aes256CCM8:
-                return AESCCM.open(ciphertext, tag: tag, key: key, nonce: nonce, additionalData: additionalData)
-            case .aes128CBC, .aes256CBC:
-                return nil  // not an AEAD: openCBC
-            }
-        } catch {
-            return nil
+        guard algorithm.isAEAD, body.count > tagLength else { return nil }
+        let opened = withUnsafeTemporaryAllocation(byteCount: 12, alignment: 8) { nonce in
+            writeNonce(sequence, into: nonce)
+            return AEADOpening.open(
+                algorithm, key: key, nonce: UnsafeRawBufferPointer(nonce),
+                ciphertext: UnsafeRawBufferPointer(rebasing: body[..<(body.count - tagLength)]),
+                tag: UnsafeRawBufferPointer(rebasing: body[(body.count - tagLength)...]),
+                additionalData: header, appendingTo: &content)
         }
+        guard opened, let typeIndex = content.lastIndex(where: { $0 != 0 }) else { return nil }
+        let contentType = content[typeIndex]
+        content.removeSubrange(typeIndex...)  // in place
+        return contentType
     }
 }
 
