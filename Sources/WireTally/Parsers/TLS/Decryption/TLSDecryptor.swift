@@ -61,9 +61,9 @@ final class TLSDecryptor {
     let secrets: TLSKeyLog.Secrets
     let suite: TLSCipherSuite
     let isTLS13: Bool
-    private let clientRandom: [UInt8]
-    private let serverRandom: [UInt8]
     private let encryptThenMAC: Bool
+    /// TLS 1.2: the key block of both directions, derived once.
+    private let keyBlock: [UInt8]?
     /// The negotiated version's wire code.
     let version: UInt16
     private var directions: DirectionPair<Direction>
@@ -84,8 +84,6 @@ final class TLSDecryptor {
           serverRandom: [UInt8], encryptThenMAC: Bool) {
         self.secrets = secrets
         self.suite = suite
-        self.clientRandom = clientRandom
-        self.serverRandom = serverRandom
         self.encryptThenMAC = encryptThenMAC
         self.version = version
         isTLS13 = version == 0x0304
@@ -97,8 +95,11 @@ final class TLSDecryptor {
             directions = DirectionPair(
                 Direction(stage: secrets.clientEarlyTraffic != nil ? .early : .handshake),
                 Direction(stage: .handshake))
+            keyBlock = nil
         } else {
-            guard secrets.masterSecret != nil, clientRandom.count == 32, serverRandom.count == 32 else { return nil }
+            guard let masterSecret = secrets.masterSecret, clientRandom.count == 32, serverRandom.count == 32 else { return nil }
+            keyBlock = TLSRecordCipher.keyBlock(tls12: suite, masterSecret: masterSecret, clientRandom: clientRandom,
+                                                serverRandom: serverRandom, version: version)
             directions = DirectionPair(Direction(stage: .application), Direction(stage: .application))
         }
         for direction in FlowDirection.allCases { enter(directions[direction.rawValue].stage, direction) }
@@ -182,9 +183,9 @@ final class TLSDecryptor {
             secret = trafficSecret(stage, direction)
             cipher = secret.flatMap { TLSRecordCipher(tls13: suite, trafficSecret: $0) }
         } else {
-            cipher = TLSRecordCipher(tls12: suite, masterSecret: secrets.masterSecret ?? [], clientRandom: clientRandom,
-                                     serverRandom: serverRandom, client: direction == .up, encryptThenMAC: encryptThenMAC,
-                                     version: version)
+            cipher = keyBlock.flatMap {
+                TLSRecordCipher(tls12: suite, keyBlock: $0, client: direction == .up, encryptThenMAC: encryptThenMAC, version: version)
+            }
         }
         directions.update(direction.rawValue) {
             $0.stage = stage

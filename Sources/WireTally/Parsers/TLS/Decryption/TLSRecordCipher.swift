@@ -103,28 +103,60 @@ package struct TLSRecordCipher {
     /// RC4, NULL, Camellia…).
     package init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool,
                  encryptThenMAC: Bool = false, version: UInt16 = 0x0303) {
-        guard suite.protection != .tls13AEAD, let algorithm = suite.aeadAlgorithm ?? suite.cbcAlgorithm else { return nil }
-        let mac = algorithm.isAEAD ? nil : suite.recordMAC
-        guard algorithm.isAEAD || mac != nil else { return nil }
-        self.algorithm = algorithm
-        self.mac = mac
-        chainedIV = !algorithm.isAEAD && version < 0x0302
-        self.encryptThenMAC = encryptThenMAC && !algorithm.isAEAD
-        explicitIVLength = algorithm == .chaCha20Poly1305 || chainedIV ? 0 : algorithm.isAEAD ? 8 : 16
-        // key block (RFC 5246 §6.3): client MAC key, server MAC key, client key, server key, client IV,
-        // server IV. AEAD suites have no MAC keys; CBC suites' IVs are used only in TLS 1.0.
-        let macLength = mac?.length ?? 0
-        let ivLength = algorithm.isAEAD ? (algorithm == .chaCha20Poly1305 ? 12 : 4) : chainedIV ? 16 : 0
-        let length = 2 * (macLength + algorithm.keyLength + ivLength)
-        let block = version < 0x0303
+        guard let block = Self.keyBlock(tls12: suite, masterSecret: masterSecret, clientRandom: clientRandom,
+                                        serverRandom: serverRandom, version: version) else { return nil }
+        self.init(tls12: suite, keyBlock: block, client: client, encryptThenMAC: encryptThenMAC, version: version)
+    }
+
+    /// The key block of a TLS 1.2 (1.1, 1.0) connection (RFC 5246 §6.3): client MAC key, server MAC
+    /// key, client key, server key, client IV, server IV — both directions' keys, derived once per
+    /// connection. AEAD suites have no MAC keys; CBC suites' IVs are used only in TLS 1.0. Nil for a
+    /// suite whose records are not opened (see `init(tls12:keyBlock:client:encryptThenMAC:version:)`).
+    static func keyBlock(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8],
+                         version: UInt16) -> [UInt8]? {
+        guard let layout = TLS12KeyLayout(suite: suite, version: version) else { return nil }
+        let length = 2 * (layout.macLength + layout.algorithm.keyLength + layout.ivLength)
+        return version < 0x0303
             ? Self.legacyPRF(masterSecret, "key expansion", seed: serverRandom + clientRandom, length: length)
             : Self.prf(masterSecret, "key expansion", seed: serverRandom + clientRandom, length: length, sha384: suite.usesSHA384)
+    }
+
+    /// The cipher of one TLS 1.2 direction taken from the connection's `keyBlock` (`keyBlock(tls12:…)`,
+    /// the same suite and version); see `init(tls12:masterSecret:…)`.
+    init?(tls12 suite: TLSCipherSuite, keyBlock block: [UInt8], client: Bool, encryptThenMAC: Bool, version: UInt16) {
+        guard let layout = TLS12KeyLayout(suite: suite, version: version) else { return nil }
+        let algorithm = layout.algorithm, macLength = layout.macLength, ivLength = layout.ivLength
+        guard block.count == 2 * (macLength + algorithm.keyLength + ivLength) else { return nil }
+        self.algorithm = algorithm
+        mac = layout.mac
+        chainedIV = layout.chainedIV
+        self.encryptThenMAC = encryptThenMAC && !algorithm.isAEAD
+        explicitIVLength = algorithm == .chaCha20Poly1305 || chainedIV ? 0 : algorithm.isAEAD ? 8 : 16
         let macs = client ? 0 : macLength
         let keys = 2 * macLength + (client ? 0 : algorithm.keyLength)
         let ivs = 2 * (macLength + algorithm.keyLength) + (client ? 0 : ivLength)
         macKey = SymmetricKey(data: block[macs ..< macs + macLength])
         key = SymmetricKey(data: block[keys ..< keys + algorithm.keyLength])
         iv = Array(block[ivs ..< ivs + ivLength])
+    }
+
+    /// What a TLS 1.2 suite's key block holds per direction.
+    private struct TLS12KeyLayout {
+        var algorithm: Algorithm
+        var mac: MAC?
+        var chainedIV: Bool
+        var macLength: Int { mac?.length ?? 0 }
+        /// The AEAD implicit IV (4, ChaCha20-Poly1305: 12); the TLS 1.0 CBC first IV (16); else 0.
+        var ivLength: Int { algorithm.isAEAD ? (algorithm == .chaCha20Poly1305 ? 12 : 4) : chainedIV ? 16 : 0 }
+
+        init?(suite: TLSCipherSuite, version: UInt16) {
+            guard suite.protection != .tls13AEAD, let algorithm = suite.aeadAlgorithm ?? suite.cbcAlgorithm else { return nil }
+            let mac = algorithm.isAEAD ? nil : suite.recordMAC
+            guard algorithm.isAEAD || mac != nil else { return nil }
+            self.algorithm = algorithm
+            self.mac = mac
+            chainedIV = !algorithm.isAEAD && version < 0x0302
+        }
     }
 
     /// The TLS 1.0/1.1 PRF (RFC 4346 §5): P_MD5 over the secret's first half XOR P_SHA-1 over its
@@ -146,9 +178,9 @@ package struct TLSRecordCipher {
     private static func pHash<Hash: HashFunction>(_: Hash.Type, _ secret: [UInt8], _ seed: [UInt8], _ length: Int) -> [UInt8] {
         let key = SymmetricKey(data: secret)
         var output: [UInt8] = [], a = seed
-        while output.count < length {
-            a = Array(HMAC<Hash>.authenticationCode(for: a, using: key))
-            output += Array(HMAC<Hash>.authenticationCode(for: a + seed, using: key))
+        while output.count < length {  // the codes' bytes read in place (a generic copy is slow)
+            a = HMAC<Hash>.authenticationCode(for: a, using: key).withUnsafeBytes { Array($0) }
+            HMAC<Hash>.authenticationCode(for: a + seed, using: key).withUnsafeBytes { output.append(contentsOf: $0) }
         }
         return Array(output.prefix(length))
     }
@@ -296,24 +328,12 @@ package struct TLSRecordCipher {
 }
 
 extension TLSCipherSuite {
-    /// The AEAD that protects the suite's records (AES-GCM, AES-CCM, ChaCha20-Poly1305; not ARIA or
-    /// Camellia, not CBC or stream suites).
-    package var aeadAlgorithm: TLSRecordCipher.Algorithm? {
-        guard let name else { return nil }
-        if name.contains("CHACHA20_POLY1305") { return .chaCha20Poly1305 }
-        if name.contains("AES_128_GCM") { return .aes128GCM }
-        if name.contains("AES_256_GCM") { return .aes256GCM }
-        if name.contains("AES_128_CCM") { return tagLength == 8 ? .aes128CCM8 : .aes128CCM }
-        if name.contains("AES_256_CCM") { return tagLength == 8 ? .aes256CCM8 : .aes256CCM }
-        return nil
-    }
-
     /// The AES-CBC cipher of a CBC suite (`…_WITH_AES_128_CBC_…`, `…_AES_256_CBC_…`); nil for others
     /// (AEAD, 3DES, Camellia, SEED… in CBC mode are not opened).
     package var cbcAlgorithm: TLSRecordCipher.Algorithm? {
         guard protection == .cbc, let name else { return nil }
-        if name.contains("_AES_128_CBC_") { return .aes128CBC }
-        if name.contains("_AES_256_CBC_") { return .aes256CBC }
+        if TLSCipherSuite.suiteName(name, contains: "_AES_128_CBC_") { return .aes128CBC }
+        if TLSCipherSuite.suiteName(name, contains: "_AES_256_CBC_") { return .aes256CBC }
         return nil
     }
 
