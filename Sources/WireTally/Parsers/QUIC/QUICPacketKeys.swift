@@ -17,6 +17,15 @@ enum QUICAEAD: Sendable, Equatable {
         }
     }
 
+    /// The record-layer AEAD it is (packets are opened by `AEADOpening`, as TLS records are).
+    var algorithm: TLSRecordCipher.Algorithm {
+        switch self {
+        case .aes128GCM: .aes128GCM
+        case .aes256GCM: .aes256GCM
+        case .chaCha20Poly1305: .chaCha20Poly1305
+        }
+    }
+
     /// Bytes of the packet key and of the header-protection key.
     var keyLength: Int { self == .aes128GCM ? 16 : 32 }
 }

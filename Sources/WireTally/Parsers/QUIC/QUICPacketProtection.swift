@@ -118,20 +118,18 @@ enum QUICPacketProtection {
         }
         var nonce = keys.iv
         for index in 0 ..< 8 { nonce[nonce.count - 1 - index] ^= UInt8(truncatingIfNeeded: packetNumber >> (8 * index)) }
-        let ciphertext = UnsafeRawBufferPointer(rebasing: header.bytes[unprotected.payloadOffset ..< header.end - tagLength])
-        let tag = UnsafeRawBufferPointer(rebasing: header.bytes[header.end - tagLength ..< header.end])
-        do {
-            switch keys.aead {
-            case .aes128GCM, .aes256GCM:
-                let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
-                return Array(try AES.GCM.open(box, using: keys.key, authenticating: aad))
-            case .chaCha20Poly1305:
-                let box = try ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
-                return Array(try ChaChaPoly.open(box, using: keys.key, authenticating: aad))
+        var plaintext: [UInt8] = []
+        plaintext.reserveCapacity(header.end - tagLength - unprotected.payloadOffset)
+        let opened = nonce.withUnsafeBytes { nonce in
+            aad.withUnsafeBytes { aad in
+                AEADOpening.open(
+                    keys.aead.algorithm, key: keys.key, nonce: nonce,
+                    ciphertext: UnsafeRawBufferPointer(rebasing: header.bytes[unprotected.payloadOffset ..< header.end - tagLength]),
+                    tag: UnsafeRawBufferPointer(rebasing: header.bytes[header.end - tagLength ..< header.end]),
+                    additionalData: aad, appendingTo: &plaintext)
             }
-        } catch {
-            return nil
         }
+        return opened ? plaintext : nil
     }
 
     /// Removes header protection from and opens the packet `header` with `keys`, its packet number

@@ -28,6 +28,10 @@ package struct TLSCipherSuite: Hashable, Sendable {
     package let macLength: Int
     /// Cipher block size of the CBC suites (8 for DES/3DES/IDEA, else 16).
     package let blockSize: Int
+    /// The AEAD that protects the suite's records (AES-GCM, AES-CCM, ChaCha20-Poly1305; not ARIA or
+    /// Camellia, not CBC or stream suites); nil for the others. Stored: every connection's key setup
+    /// asks for it, and finding it in the name is a string search.
+    package let aeadAlgorithm: TLSRecordCipher.Algorithm?
 
     /// The suite of IANA number `code`; what it adds to records is worked out once, from its name
     /// (records ask for it one by one).
@@ -38,12 +42,13 @@ package struct TLSCipherSuite: Hashable, Sendable {
         protection = Self.protection(code: code, name: name)
         switch protection {
         case .tls13AEAD, .aeadExplicitNonce, .chacha20Poly1305:
-            tagLength = (name?.hasSuffix("CCM_8") ?? false) || (name?.contains("CCM_8_") ?? false) ? 8 : 16
+            tagLength = (name?.hasSuffix("CCM_8") ?? false) || (name.map { Self.suiteName($0, contains: "CCM_8_") } ?? false) ? 8 : 16
         default:
             tagLength = 0
         }
         macLength = Self.macLength(protection: protection, name: name)
-        blockSize = protection == .cbc && ["DES", "IDEA", "RC2"].contains { name?.contains($0) ?? false } ? 8
+        aeadAlgorithm = Self.aeadAlgorithm(name: name, tagLength: tagLength)
+        blockSize = protection == .cbc && ["DES", "IDEA", "RC2"].contains { part in name.map { Self.suiteName($0, contains: part) } ?? false } ? 8
             : protection == .cbc ? 16 : 0
     }
 
@@ -59,11 +64,33 @@ package struct TLSCipherSuite: Hashable, Sendable {
     private static func protection(code: UInt16, name: String?) -> Protection {
         guard let name else { return .unknown }
         if code >= 0x1301 && code <= 0x1305 { return .tls13AEAD }
-        if name.contains("CHACHA20_POLY1305") { return .chacha20Poly1305 }
-        if name.contains("_GCM_") || name.contains("_CCM") { return .aeadExplicitNonce }
-        if name.contains("_CBC_") { return .cbc }
-        if name.contains("RC4") || name.contains("WITH_NULL") { return .streamOrNull }
+        if Self.suiteName(name, contains: "CHACHA20_POLY1305") { return .chacha20Poly1305 }
+        if Self.suiteName(name, contains: "_GCM_") || Self.suiteName(name, contains: "_CCM") { return .aeadExplicitNonce }
+        if Self.suiteName(name, contains: "_CBC_") { return .cbc }
+        if Self.suiteName(name, contains: "RC4") || Self.suiteName(name, contains: "WITH_NULL") { return .streamOrNull }
         return .unknown
+    }
+
+    /// Whether `part` occurs in the suite name `name`, their UTF-8 bytes compared (`String.contains`
+    /// is Foundation's NSString search here: thousands of instructions a call, and a suite is made per
+    /// connection).
+    static func suiteName(_ name: String, contains part: String) -> Bool {
+        var name = name, part = part
+        return name.withUTF8 { name in
+            part.withUTF8 { part in
+                part.count <= name.count && (0 ... name.count - part.count).contains { name[$0 ..< $0 + part.count].elementsEqual(part) }
+            }
+        }
+    }
+
+    private static func aeadAlgorithm(name: String?, tagLength: Int) -> TLSRecordCipher.Algorithm? {
+        guard let name else { return nil }
+        if Self.suiteName(name, contains: "CHACHA20_POLY1305") { return .chaCha20Poly1305 }
+        if Self.suiteName(name, contains: "AES_128_GCM") { return .aes128GCM }
+        if Self.suiteName(name, contains: "AES_256_GCM") { return .aes256GCM }
+        if Self.suiteName(name, contains: "AES_128_CCM") { return tagLength == 8 ? .aes128CCM8 : .aes128CCM }
+        if Self.suiteName(name, contains: "AES_256_CCM") { return tagLength == 8 ? .aes256CCM8 : .aes256CCM }
+        return nil
     }
 
     private static func macLength(protection: Protection, name: String?) -> Int {

@@ -54,6 +54,18 @@ struct TLSProtectedRecord {
         [type.rawValue, UInt8(version >> 8), UInt8(version & 0xff), UInt8(body.count >> 8), UInt8(body.count & 0xff)]
     }
 
+    /// Calls `body` with the 5-byte record header, built on the stack (`header` allocates an array).
+    func withHeader<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
+        withUnsafeTemporaryAllocation(byteCount: 5, alignment: 1) { header in
+            header[0] = type.rawValue
+            header[1] = UInt8(version >> 8)
+            header[2] = UInt8(version & 0xff)
+            header[3] = UInt8(self.body.count >> 8)
+            header[4] = UInt8(self.body.count & 0xff)
+            return body(UnsafeRawBufferPointer(header))
+        }
+    }
+
     /// Stream offset just past the record.
     var end: Int64 { offset + 5 + Int64(body.count) }
 }

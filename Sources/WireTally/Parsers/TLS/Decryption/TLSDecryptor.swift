@@ -61,9 +61,9 @@ final class TLSDecryptor {
     let secrets: TLSKeyLog.Secrets
     let suite: TLSCipherSuite
     let isTLS13: Bool
-    private let clientRandom: [UInt8]
-    private let serverRandom: [UInt8]
     private let encryptThenMAC: Bool
+    /// TLS 1.2: the key block of both directions, derived once.
+    private let keyBlock: [UInt8]?
     /// The negotiated version's wire code.
     let version: UInt16
     private var directions: DirectionPair<Direction>
@@ -71,6 +71,9 @@ final class TLSDecryptor {
     private(set) var encryptedExtensionsALPN: String?
     /// The server's EncryptedExtensions was decrypted (`encryptedExtensionsALPN` is then the choice).
     private(set) var sawEncryptedExtensions = false
+    /// The buffer AEAD records are opened into, reused from record to record (`Opened.plaintext`
+    /// shares it until the caller lets the result go).
+    private var plaintext: [UInt8] = []
 
     /// Most records a search for the sequence number after a gap tries.
     static let maxSequenceSearch = 2048
@@ -81,8 +84,6 @@ final class TLSDecryptor {
           serverRandom: [UInt8], encryptThenMAC: Bool) {
         self.secrets = secrets
         self.suite = suite
-        self.clientRandom = clientRandom
-        self.serverRandom = serverRandom
         self.encryptThenMAC = encryptThenMAC
         self.version = version
         isTLS13 = version == 0x0304
@@ -94,8 +95,11 @@ final class TLSDecryptor {
             directions = DirectionPair(
                 Direction(stage: secrets.clientEarlyTraffic != nil ? .early : .handshake),
                 Direction(stage: .handshake))
+            keyBlock = nil
         } else {
-            guard secrets.masterSecret != nil, clientRandom.count == 32, serverRandom.count == 32 else { return nil }
+            guard let masterSecret = secrets.masterSecret, clientRandom.count == 32, serverRandom.count == 32 else { return nil }
+            keyBlock = TLSRecordCipher.keyBlock(tls12: suite, masterSecret: masterSecret, clientRandom: clientRandom,
+                                                serverRandom: serverRandom, version: version)
             directions = DirectionPair(Direction(stage: .application), Direction(stage: .application))
         }
         for direction in FlowDirection.allCases { enter(directions[direction.rawValue].stage, direction) }
@@ -179,9 +183,9 @@ final class TLSDecryptor {
             secret = trafficSecret(stage, direction)
             cipher = secret.flatMap { TLSRecordCipher(tls13: suite, trafficSecret: $0) }
         } else {
-            cipher = TLSRecordCipher(tls12: suite, masterSecret: secrets.masterSecret ?? [], clientRandom: clientRandom,
-                                     serverRandom: serverRandom, client: direction == .up, encryptThenMAC: encryptThenMAC,
-                                     version: version)
+            cipher = keyBlock.flatMap {
+                TLSRecordCipher(tls12: suite, keyBlock: $0, client: direction == .up, encryptThenMAC: encryptThenMAC, version: version)
+            }
         }
         directions.update(direction.rawValue) {
             $0.stage = stage
@@ -229,14 +233,23 @@ final class TLSDecryptor {
     private func attempt(_ cipher: TLSRecordCipher?, _ record: TLSProtectedRecord, _ sequence: UInt64, iv: [UInt8]) -> Opened? {
         guard let cipher else { return nil }
         if isTLS13 {
-            guard let opened = cipher.openTLS13(header: record.header, body: record.body, sequence: sequence) else { return nil }
-            return Opened(contentType: opened.contentType, plaintext: opened.content, leading: 0)
+            // into the reused buffer: the previous record's `Opened` is gone by now, so no copy is made
+            guard let contentType = record.withHeader({ header in
+                record.body.withUnsafeBytes { cipher.openTLS13(header: header, body: $0, sequence: sequence, into: &plaintext) }
+            }) else { return nil }
+            return Opened(contentType: contentType, plaintext: plaintext, leading: 0)
         }
-        let plaintext = cipher.chainedIV
+        if cipher.algorithm.isAEAD {
+            guard record.withHeader({ header in
+                record.body.withUnsafeBytes { cipher.openAEAD12(header: header, body: $0, sequence: sequence, into: &plaintext) }
+            }) else { return nil }
+            return Opened(contentType: record.type.rawValue, plaintext: plaintext, leading: cipher.explicitIVLength)
+        }
+        let opened = cipher.chainedIV
             ? cipher.openChainedCBC(header: record.header, body: record.body, sequence: sequence, iv: iv)
             : cipher.openTLS12(header: record.header, body: record.body, sequence: sequence)
-        guard let plaintext else { return nil }
-        return Opened(contentType: record.type.rawValue, plaintext: plaintext, leading: cipher.explicitIVLength)
+        guard let opened else { return nil }
+        return Opened(contentType: record.type.rawValue, plaintext: opened, leading: cipher.explicitIVLength)
     }
 
     /// The stream bytes a record adds to its plaintext when that is fixed (header, explicit nonce, tag,

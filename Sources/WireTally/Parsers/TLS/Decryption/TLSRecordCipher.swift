@@ -103,28 +103,60 @@ package struct TLSRecordCipher {
     /// RC4, NULL, Camellia…).
     package init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool,
                  encryptThenMAC: Bool = false, version: UInt16 = 0x0303) {
-        guard suite.protection != .tls13AEAD, let algorithm = suite.aeadAlgorithm ?? suite.cbcAlgorithm else { return nil }
-        let mac = algorithm.isAEAD ? nil : suite.recordMAC
-        guard algorithm.isAEAD || mac != nil else { return nil }
-        self.algorithm = algorithm
-        self.mac = mac
-        chainedIV = !algorithm.isAEAD && version < 0x0302
-        self.encryptThenMAC = encryptThenMAC && !algorithm.isAEAD
-        explicitIVLength = algorithm == .chaCha20Poly1305 || chainedIV ? 0 : algorithm.isAEAD ? 8 : 16
-        // key block (RFC 5246 §6.3): client MAC key, server MAC key, client key, server key, client IV,
-        // server IV. AEAD suites have no MAC keys; CBC suites' IVs are used only in TLS 1.0.
-        let macLength = mac?.length ?? 0
-        let ivLength = algorithm.isAEAD ? (algorithm == .chaCha20Poly1305 ? 12 : 4) : chainedIV ? 16 : 0
-        let length = 2 * (macLength + algorithm.keyLength + ivLength)
-        let block = version < 0x0303
+        guard let block = Self.keyBlock(tls12: suite, masterSecret: masterSecret, clientRandom: clientRandom,
+                                        serverRandom: serverRandom, version: version) else { return nil }
+        self.init(tls12: suite, keyBlock: block, client: client, encryptThenMAC: encryptThenMAC, version: version)
+    }
+
+    /// The key block of a TLS 1.2 (1.1, 1.0) connection (RFC 5246 §6.3): client MAC key, server MAC
+    /// key, client key, server key, client IV, server IV — both directions' keys, derived once per
+    /// connection. AEAD suites have no MAC keys; CBC suites' IVs are used only in TLS 1.0. Nil for a
+    /// suite whose records are not opened (see `init(tls12:keyBlock:client:encryptThenMAC:version:)`).
+    static func keyBlock(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8],
+                         version: UInt16) -> [UInt8]? {
+        guard let layout = TLS12KeyLayout(suite: suite, version: version) else { return nil }
+        let length = 2 * (layout.macLength + layout.algorithm.keyLength + layout.ivLength)
+        return version < 0x0303
             ? Self.legacyPRF(masterSecret, "key expansion", seed: serverRandom + clientRandom, length: length)
             : Self.prf(masterSecret, "key expansion", seed: serverRandom + clientRandom, length: length, sha384: suite.usesSHA384)
+    }
+
+    /// The cipher of one TLS 1.2 direction taken from the connection's `keyBlock` (`keyBlock(tls12:…)`,
+    /// the same suite and version); see `init(tls12:masterSecret:…)`.
+    init?(tls12 suite: TLSCipherSuite, keyBlock block: [UInt8], client: Bool, encryptThenMAC: Bool, version: UInt16) {
+        guard let layout = TLS12KeyLayout(suite: suite, version: version) else { return nil }
+        let algorithm = layout.algorithm, macLength = layout.macLength, ivLength = layout.ivLength
+        guard block.count == 2 * (macLength + algorithm.keyLength + ivLength) else { return nil }
+        self.algorithm = algorithm
+        mac = layout.mac
+        chainedIV = layout.chainedIV
+        self.encryptThenMAC = encryptThenMAC && !algorithm.isAEAD
+        explicitIVLength = algorithm == .chaCha20Poly1305 || chainedIV ? 0 : algorithm.isAEAD ? 8 : 16
         let macs = client ? 0 : macLength
         let keys = 2 * macLength + (client ? 0 : algorithm.keyLength)
         let ivs = 2 * (macLength + algorithm.keyLength) + (client ? 0 : ivLength)
         macKey = SymmetricKey(data: block[macs ..< macs + macLength])
         key = SymmetricKey(data: block[keys ..< keys + algorithm.keyLength])
         iv = Array(block[ivs ..< ivs + ivLength])
+    }
+
+    /// What a TLS 1.2 suite's key block holds per direction.
+    private struct TLS12KeyLayout {
+        var algorithm: Algorithm
+        var mac: MAC?
+        var chainedIV: Bool
+        var macLength: Int { mac?.length ?? 0 }
+        /// The AEAD implicit IV (4, ChaCha20-Poly1305: 12); the TLS 1.0 CBC first IV (16); else 0.
+        var ivLength: Int { algorithm.isAEAD ? (algorithm == .chaCha20Poly1305 ? 12 : 4) : chainedIV ? 16 : 0 }
+
+        init?(suite: TLSCipherSuite, version: UInt16) {
+            guard suite.protection != .tls13AEAD, let algorithm = suite.aeadAlgorithm ?? suite.cbcAlgorithm else { return nil }
+            let mac = algorithm.isAEAD ? nil : suite.recordMAC
+            guard algorithm.isAEAD || mac != nil else { return nil }
+            self.algorithm = algorithm
+            self.mac = mac
+            chainedIV = !algorithm.isAEAD && version < 0x0302
+        }
     }
 
     /// The TLS 1.0/1.1 PRF (RFC 4346 §5): P_MD5 over the secret's first half XOR P_SHA-1 over its
@@ -146,9 +178,9 @@ package struct TLSRecordCipher {
     private static func pHash<Hash: HashFunction>(_: Hash.Type, _ secret: [UInt8], _ seed: [UInt8], _ length: Int) -> [UInt8] {
         let key = SymmetricKey(data: secret)
         var output: [UInt8] = [], a = seed
-        while output.count < length {
-            a = Array(HMAC<Hash>.authenticationCode(for: a, using: key))
-            output += Array(HMAC<Hash>.authenticationCode(for: a + seed, using: key))
+        while output.count < length {  // the codes' bytes read in place (a generic copy is slow)
+            a = HMAC<Hash>.authenticationCode(for: a, using: key).withUnsafeBytes { Array($0) }
+            HMAC<Hash>.authenticationCode(for: a + seed, using: key).withUnsafeBytes { output.append(contentsOf: $0) }
         }
         return Array(output.prefix(length))
     }
@@ -173,12 +205,45 @@ package struct TLSRecordCipher {
         let header = Array(header), body = Array(body)
         guard header.count == 5 else { return nil }
         if !algorithm.isAEAD { return openCBC(header: header, body: body, sequence: sequence) }
+        var plaintext: [UInt8] = []
+        let opened = header.withUnsafeBytes { header in
+            body.withUnsafeBytes { openAEAD12(header: header, body: $0, sequence: sequence, into: &plaintext) }
+        }
+        return opened ? plaintext : nil
+    }
+
+    /// Opens TLS 1.2 AEAD record number `sequence` (`header`: its 5 bytes; `body`: the explicit nonce of
+    /// AES-GCM and AES-CCM, ciphertext, tag) into `plaintext`, whose contents it replaces (its storage
+    /// is reused: the hot path opens every record into one buffer). False when it does not
+    /// authenticate or the suite is not an AEAD.
+    func openAEAD12(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, sequence: UInt64,
+                    into plaintext: inout [UInt8]) -> Bool {
+        plaintext.removeAll(keepingCapacity: true)
         let explicitNonce = explicitIVLength, tagLength = algorithm.tagLength
-        guard body.count >= explicitNonce + tagLength else { return nil }
+        guard algorithm.isAEAD, header.count == 5, body.count >= explicitNonce + tagLength else { return false }
         let length = body.count - explicitNonce - tagLength
-        let additionalData = Self.bigEndian(sequence) + [header[0], header[1], header[2], UInt8(length >> 8), UInt8(length & 0xff)]
-        let nonce = explicitNonce == 0 ? nonce(sequence) : iv + body[..<explicitNonce]
-        return open(body[explicitNonce...], nonce: nonce, additionalData: additionalData)
+        // additional data (RFC 5246 §6.2.3.3): sequence number, type, version, plaintext length
+        return withUnsafeTemporaryAllocation(byteCount: 12 + 13, alignment: 8) { scratch in
+            let nonce = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< 12])
+            if explicitNonce == 0 {
+                writeNonce(sequence, into: nonce)
+            } else {  // the 4-byte implicit salt, then the record's explicit nonce
+                iv.withUnsafeBytes { nonce.copyMemory(from: $0) }
+                UnsafeMutableRawBufferPointer(rebasing: nonce[iv.count...]).copyMemory(
+                    from: UnsafeRawBufferPointer(rebasing: body[..<explicitNonce]))
+            }
+            let additionalData = UnsafeMutableRawBufferPointer(rebasing: scratch[12 ..< 25])
+            for index in 0 ..< 8 { additionalData[index] = UInt8(truncatingIfNeeded: sequence >> (8 * UInt64(7 - index))) }
+            UnsafeMutableRawBufferPointer(rebasing: additionalData[8 ..< 11]).copyMemory(
+                from: UnsafeRawBufferPointer(rebasing: header[..<3]))
+            additionalData[11] = UInt8(length >> 8)
+            additionalData[12] = UInt8(length & 0xff)
+            return AEADOpening.open(
+                algorithm, key: key, nonce: UnsafeRawBufferPointer(nonce),
+                ciphertext: UnsafeRawBufferPointer(rebasing: body[explicitNonce ..< body.count - tagLength]),
+                tag: UnsafeRawBufferPointer(rebasing: body[(body.count - tagLength)...]),
+                additionalData: UnsafeRawBufferPointer(additionalData), appendingTo: &plaintext)
+        }
     }
 
     /// Where the content of a protected record sits in its body: `leading` bytes come before it (the
@@ -207,12 +272,11 @@ package struct TLSRecordCipher {
         return output.withUnsafeBytes { Array($0) }
     }
 
-    /// The nonce of record number `sequence` (TLS 1.3, TLS 1.2 ChaCha20): the IV XOR the sequence
-    /// number, right-aligned.
-    func nonce(_ sequence: UInt64) -> [UInt8] {
-        var nonce = iv
-        for (index, byte) in Self.bigEndian(sequence).enumerated() { nonce[nonce.count - 8 + index] ^= byte }
-        return nonce
+    /// Writes the nonce of record number `sequence` (TLS 1.3, TLS 1.2 ChaCha20) into `nonce` (12
+    /// bytes): the IV XOR the sequence number, right-aligned.
+    private func writeNonce(_ sequence: UInt64, into nonce: UnsafeMutableRawBufferPointer) {
+        iv.withUnsafeBytes { nonce.copyMemory(from: $0) }
+        for index in 0 ..< 8 { nonce[nonce.count - 1 - index] ^= UInt8(truncatingIfNeeded: sequence >> (8 * UInt64(index))) }
     }
 
     /// The 8 bytes of a record sequence number, most significant first.
@@ -231,57 +295,45 @@ package struct TLSRecordCipher {
     /// `body` the encrypted content and the 16-byte tag. Nil when it does not authenticate (wrong key,
     /// wrong sequence number, damaged bytes) or has no content type (all padding).
     package func openTLS13(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> TLS13Plaintext? {
-        let body = Array(body)  // no copy when it is an array already
-        guard body.count > algorithm.tagLength, var plaintext = open(body[...], nonce: nonce(sequence), additionalData: Array(header)),
-              let typeIndex = plaintext.lastIndex(where: { $0 != 0 }) else { return nil }
-        let contentType = plaintext[typeIndex]
-        plaintext.removeSubrange(typeIndex...)  // in place: records are opened one by one on the hot path
-        return TLS13Plaintext(contentType: contentType, content: plaintext)
+        var content: [UInt8] = []
+        let contentType = Array(header).withUnsafeBytes { header in
+            Array(body).withUnsafeBytes { openTLS13(header: header, body: $0, sequence: sequence, into: &content) }
+        }
+        return contentType.map { TLS13Plaintext(contentType: $0, content: content) }
     }
 
-    /// AEAD-opens ciphertext followed by its tag (16 bytes; 8 for CCM_8).
-    func open(_ sealed: ArraySlice<UInt8>, nonce: [UInt8], additionalData: [UInt8]) -> [UInt8]? {
+    /// Opens TLS 1.3 record number `sequence` (`header`: its 5 bytes, the additional data; `body`: the
+    /// encrypted content and the tag) into `content`, whose contents it replaces with the record's
+    /// content without its inner type and padding (its storage is reused: the hot path opens every
+    /// record into one buffer). Returns the inner content type; nil when the record does not
+    /// authenticate or has no content type (all padding).
+    func openTLS13(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, sequence: UInt64,
+                   into content: inout [UInt8]) -> UInt8? {
+        content.removeAll(keepingCapacity: true)
         let tagLength = algorithm.tagLength
-        guard algorithm.isAEAD, sealed.count >= tagLength else { return nil }
-        let ciphertext = sealed[..<(sealed.endIndex - tagLength)], tag = sealed[(sealed.endIndex - tagLength)...]
-        do {
-            switch algorithm {
-            case .aes128GCM, .aes256GCM:
-                let box = try AES.GCM.SealedBox(nonce: AES.GCM.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
-                return Array(try AES.GCM.open(box, using: key, authenticating: additionalData))
-            case .chaCha20Poly1305:
-                let box = try ChaChaPoly.SealedBox(nonce: ChaChaPoly.Nonce(data: nonce), ciphertext: ciphertext, tag: tag)
-                return Array(try ChaChaPoly.open(box, using: key, authenticating: additionalData))
-            case .aes128CCM, .aes256CCM, .aes128CCM8, .aes256CCM8:
-                return AESCCM.open(ciphertext, tag: tag, key: key, nonce: nonce, additionalData: additionalData)
-            case .aes128CBC, .aes256CBC:
-                return nil  // not an AEAD: openCBC
-            }
-        } catch {
-            return nil
+        guard algorithm.isAEAD, body.count > tagLength else { return nil }
+        let opened = withUnsafeTemporaryAllocation(byteCount: 12, alignment: 8) { nonce in
+            writeNonce(sequence, into: nonce)
+            return AEADOpening.open(
+                algorithm, key: key, nonce: UnsafeRawBufferPointer(nonce),
+                ciphertext: UnsafeRawBufferPointer(rebasing: body[..<(body.count - tagLength)]),
+                tag: UnsafeRawBufferPointer(rebasing: body[(body.count - tagLength)...]),
+                additionalData: header, appendingTo: &content)
         }
+        guard opened, let typeIndex = content.lastIndex(where: { $0 != 0 }) else { return nil }
+        let contentType = content[typeIndex]
+        content.removeSubrange(typeIndex...)  // in place
+        return contentType
     }
 }
 
 extension TLSCipherSuite {
-    /// The AEAD that protects the suite's records (AES-GCM, AES-CCM, ChaCha20-Poly1305; not ARIA or
-    /// Camellia, not CBC or stream suites).
-    package var aeadAlgorithm: TLSRecordCipher.Algorithm? {
-        guard let name else { return nil }
-        if name.contains("CHACHA20_POLY1305") { return .chaCha20Poly1305 }
-        if name.contains("AES_128_GCM") { return .aes128GCM }
-        if name.contains("AES_256_GCM") { return .aes256GCM }
-        if name.contains("AES_128_CCM") { return tagLength == 8 ? .aes128CCM8 : .aes128CCM }
-        if name.contains("AES_256_CCM") { return tagLength == 8 ? .aes256CCM8 : .aes256CCM }
-        return nil
-    }
-
     /// The AES-CBC cipher of a CBC suite (`…_WITH_AES_128_CBC_…`, `…_AES_256_CBC_…`); nil for others
     /// (AEAD, 3DES, Camellia, SEED… in CBC mode are not opened).
     package var cbcAlgorithm: TLSRecordCipher.Algorithm? {
         guard protection == .cbc, let name else { return nil }
-        if name.contains("_AES_128_CBC_") { return .aes128CBC }
-        if name.contains("_AES_256_CBC_") { return .aes256CBC }
+        if TLSCipherSuite.suiteName(name, contains: "_AES_128_CBC_") { return .aes128CBC }
+        if TLSCipherSuite.suiteName(name, contains: "_AES_256_CBC_") { return .aes256CBC }
         return nil
     }
 
