@@ -7,12 +7,18 @@
 /// - `ttfb`: request start → first response byte (the wire's `send + wait`);
 /// - `total`: the whole exchange as the app saw it (the wire's `total`).
 public struct AppLogPhases: Hashable, Sendable {
+    /// Milliseconds of the name lookup, nil when the app did not say (or looked nothing up).
     public var dns: Double?
+    /// Milliseconds of the TCP (or QUIC) connect, nil when the app did not say.
     public var connect: Double?
+    /// Milliseconds of the TLS handshake, nil when the app did not say.
     public var ssl: Double?
+    /// Milliseconds from the request's start to the first response byte, nil when the app did not say.
     public var ttfb: Double?
+    /// Milliseconds of the whole exchange as the app saw it, nil when the app did not say.
     public var total: Double?
 
+    /// Phases in milliseconds; those the app's log does not give stay nil.
     public init(dns: Double? = nil, connect: Double? = nil, ssl: Double? = nil, ttfb: Double? = nil, total: Double? = nil) {
         self.dns = dns
         self.connect = connect

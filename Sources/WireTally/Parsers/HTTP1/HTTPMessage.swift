@@ -17,6 +17,7 @@ public struct HTTPByteCounts: Hashable, Sendable {
     /// PRIORITY), whole frames with their 9-byte headers. HTTP/1.x: 0.
     public var control = 0
 
+    /// Counts given part by part (bytes); the parts left out are 0.
     public init(startLine: Int = 0, headers: Int = 0, body: Int = 0, framing: Int = 0, control: Int = 0) {
         self.startLine = startLine
         self.headers = headers
@@ -31,8 +32,11 @@ public struct HTTPByteCounts: Hashable, Sendable {
 
 /// One header field as sent (name case kept).
 public struct HTTPHeader: Hashable, Sendable {
+    /// The field name as sent (HTTP/2 and HTTP/3: lower case, as the protocols require).
     public var name: String
+    /// The field value, without the whitespace around it.
     public var value: String
+    /// A header field `name: value`.
     public init(name: String, value: String) {
         self.name = name
         self.value = value
