@@ -22,7 +22,8 @@
 /// - a request stream the client cancelled (its STOP_SENDING or RESET_STREAM while the response was not
 ///   complete) is the exchange's `cancelledAt` (the datagram carrying the frame); the server's frames on
 ///   it still in flight after that stay the exchange's, and its shares of later datagrams are marked
-///   `afterCancel` (the ledger counts them in the exchange's `afterClientClose`: `after_cancel`);
+///   `afterCancel` (the ledger counts them in the exchange's `afterClientClose`: `after_cancel`); the
+///   new response stream bytes after the cancel are its `unreadResponseBytes`;
 /// - packets that could not be decrypted: Initial/Handshake as setup, 0-RTT/1-RTT to the exchange in
 ///   flight.
 ///
@@ -226,6 +227,9 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
                 streamData(id, fromClient: fromClient, offset: offset, data: UnsafeRawBufferPointer(rebasing: plaintext[data]), fin: fin)
             }
             guard let owner = requestOwner(id) else { return nil }
+            if !fromClient, case let .exchange(index) = owner, let cancel = cancelTime(of: index), now > cancel {
+                exchanges[index].unreadResponseBytes += outcome.newBytes  // in flight when the client cancelled
+            }
             let retransmitted = outcome.newBytes == 0 && outcome.duplicateBytes > 0
             return QUICDatagramShare(owner: owner, category: retransmitted ? .retransmission : .payload, weight: bytes,
                                      duplicateBytes: outcome.duplicateBytes, carriesStreamData: !retransmitted)

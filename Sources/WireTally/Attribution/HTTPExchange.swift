@@ -17,7 +17,7 @@ package struct HTTPExchange: Sendable {
     /// response was not complete (set when the frame is read) — nil otherwise.
     package var cancelledAt: Timestamp?
     /// Of a cancelled exchange: the response's stream bytes that arrived after the cancel, which the app
-    /// never read (0 otherwise). Filled in when reported.
+    /// never read (0 otherwise). Filled in when reported (HTTP/3: as the stream's data is read).
     package var unreadResponseBytes = 0
     /// The server's name when the request has no Host header (TLS without keys): the SNI, else the
     /// DNS answer that gave the address the client connected to. Filled in when reported.

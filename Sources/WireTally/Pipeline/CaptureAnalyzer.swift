@@ -336,7 +336,8 @@ package final class CaptureAnalyzer {
                 exchange.cancelledAt = exchange.cancelledAt ?? close.at
             }
             if exchange.cancelledAt != nil {
-                exchange.unreadResponseBytes = Self.unreadResponseBytes(connection.ledger.exchange(exchange.index))
+                let after = connection.ledger.exchange(exchange.index).afterClientClose.down
+                exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
             }
             connection.exchangesReported = exchange.index + 1
             emit(exchange, on: .tcp(connection), resolution: application.resolution, connectedAt: connection.synTime,
@@ -356,21 +357,11 @@ package final class CaptureAnalyzer {
         let serverName = connection.tlsSession?.sni ?? connection.resolution?.name
         for var exchange in connection.exchanges(connection.exchangesReported ..< end) {
             exchange.serverName = serverName
-            if exchange.cancelledAt != nil {
-                exchange.unreadResponseBytes = Self.unreadResponseBytes(connection.ledger.exchange(exchange.index))
-            }
             connection.exchangesReported = exchange.index + 1
             emit(exchange, on: .quic(connection), resolution: connection.resolution,
                  connectedAt: connection.clientFirstInitialTime, connect: connect, tls: nil)
         }
         if !keepsReportedExchanges { connection.discardReportedExchanges() }
-    }
-
-    /// Of a cancelled exchange: the response's new stream bytes (payload less what had come before) in
-    /// the packets it owns after the cancel, which the app never read.
-    private static func unreadResponseBytes(_ wire: ExchangeWire) -> Int {
-        let after = wire.afterClientClose.down
-        return after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
     }
 
     /// Emits one exchange with the DNS lookup (`resolution`: the first exchange carries its bytes),
