@@ -19,6 +19,11 @@
 ///   owners of its other frames in proportion to their bytes; a packet with nothing else goes whole to
 ///   the exchange in flight (the latest whose request stream is not over both ways, else the latest);
 ///   before the first request, to the first exchange (held for it).
+/// - a request stream the client cancelled (its STOP_SENDING or RESET_STREAM while the response was not
+///   complete) is the exchange's `cancelledAt` (the datagram carrying the frame); the server's frames on
+///   it still in flight after that stay the exchange's, and its shares of later datagrams are marked
+///   `afterCancel` (the ledger counts them in the exchange's `afterClientClose`: `after_cancel`); the
+///   new response stream bytes after the cancel are its `unreadResponseBytes`;
 /// - packets that could not be decrypted: Initial/Handshake as setup, 0-RTT/1-RTT to the exchange in
 ///   flight.
 ///
@@ -103,7 +108,26 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
         if shares.isEmpty {
             shares.append(QUICDatagramShare(owner: inFlightOwner, category: .payload, weight: 1, carriesStreamData: false))
         }
+        for index in shares.indices {
+            if case let .exchange(owner) = shares[index].owner, let cancel = cancelTime(of: owner), now > cancel {
+                shares[index].afterCancel = true
+            }
+        }
         return shares
+    }
+
+    /// When the client cancelled exchange `index` (STOP_SENDING or RESET_STREAM on its request stream
+    /// while the response was not complete), nil otherwise or once it is discarded.
+    func cancelTime(of index: Int) -> Timestamp? {
+        index >= exchanges.startIndex && index < exchanges.endIndex ? exchanges[index].cancelledAt : nil
+    }
+
+    /// The client stopped or reset request stream `id`: its exchange is cancelled now unless its
+    /// response is complete (or it was cancelled before).
+    private func noteClientCancel(of id: UInt64) {
+        guard let index = exchangeOfStream[id], index >= max(finalCount, exchanges.startIndex),
+              !progress[index].responseDone, exchanges[index].cancelledAt == nil else { return }
+        exchanges[index].cancelledAt = now
     }
 
     /// The connection ended: bytes waiting past holes are parsed after them, messages not over are
@@ -203,20 +227,27 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
                 streamData(id, fromClient: fromClient, offset: offset, data: UnsafeRawBufferPointer(rebasing: plaintext[data]), fin: fin)
             }
             guard let owner = requestOwner(id) else { return nil }
+            if !fromClient, case let .exchange(index) = owner, let cancel = cancelTime(of: index), now > cancel {
+                exchanges[index].unreadResponseBytes += outcome.newBytes  // in flight when the client cancelled
+            }
             let retransmitted = outcome.newBytes == 0 && outcome.duplicateBytes > 0
             return QUICDatagramShare(owner: owner, category: retransmitted ? .retransmission : .payload, weight: bytes,
                                      duplicateBytes: outcome.duplicateBytes, carriesStreamData: !retransmitted)
         case let .resetStream(id, errorCode, finalSize):
+            let owner = requestOwner(id)
+            if fromClient { noteClientCancel(of: id) }
             if let state = streams[id] {
                 let d = fromClient ? 0 : 1
                 bufferedBytes -= state.directions[d].bufferedBytes
                 state.directions[d].reset(finalSize: finalSize)
             }
             parser.reset(stream: id, fromClient: fromClient, errorCode: errorCode, finalSize: finalSize)
-            return requestOwner(id).map { QUICDatagramShare(owner: $0, category: .payload, weight: bytes) }
+            return owner.map { QUICDatagramShare(owner: $0, category: .payload, weight: bytes) }
         case let .stopSending(id, errorCode):
+            let owner = requestOwner(id)
+            if fromClient { noteClientCancel(of: id) }
             parser.stopSending(stream: id, fromClient: fromClient, errorCode: errorCode)
-            return requestOwner(id).map { QUICDatagramShare(owner: $0, category: .payload, weight: bytes) }
+            return owner.map { QUICDatagramShare(owner: $0, category: .payload, weight: bytes) }
         case let .maxStreamData(id, _), let .streamDataBlocked(id, _):
             return requestOwner(id).map { QUICDatagramShare(owner: $0, category: .payload, weight: bytes) }
         case let .ack(_, ranges, _):

@@ -13,10 +13,11 @@ package struct HTTPExchange: Sendable {
     /// When the client gave up on the exchange — it closed or reset the connection mid-response: while
     /// the exchange was in flight, its response begun and never completed (filled in when reported);
     /// HTTP/2: it reset the exchange's stream while the response was not complete (set when the
-    /// RST_STREAM is read) — nil otherwise.
+    /// RST_STREAM is read); HTTP/3: its STOP_SENDING or RESET_STREAM on the request stream while the
+    /// response was not complete (set when the frame is read) — nil otherwise.
     package var cancelledAt: Timestamp?
     /// Of a cancelled exchange: the response's stream bytes that arrived after the cancel, which the app
-    /// never read (0 otherwise). Filled in when reported.
+    /// never read (0 otherwise). Filled in when reported (HTTP/3: as the stream's data is read).
     package var unreadResponseBytes = 0
     /// The server's name when the request has no Host header (TLS without keys): the SNI, else the
     /// DNS answer that gave the address the client connected to. Filled in when reported.

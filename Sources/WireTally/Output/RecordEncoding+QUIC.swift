@@ -26,6 +26,9 @@ extension RecordEncoding {
             encoder.object("tls", connection.tlsSession) { encoder, session in
                 tlsSummaryFields(session, to: &encoder)
                 encoder.field("alpn_source", session.alpnSource.rawValue)
+                encoder.field("ts_client_hello", timestamp: session.clientHelloTime, digits: digits)
+                encoder.field("ts_client_finished", timestamp: session.clientFinishedTime, digits: digits)
+                encoder.field("handshake_ms", milliseconds: session.handshakeNanoseconds)
                 if let decryption = connection.info.decryption { encoder.field("decryption", decryption.status) }
             }
             encoder.object("quic") { quicFields(connection, digits: digits, to: &$0) }

@@ -351,15 +351,13 @@ package final class CaptureAnalyzer {
         let end = connection.ledger.sealedCount
         guard connection.exchangesReported < end else { return }
         connection.owner = owners.owner(of: Self.firstPathKey(of: connection)) ?? connection.owner
-        let connect = connection.clientFirstInitialTime.flatMap { start in
-            connection.serverFirstPacketTime.map { ExchangeTimer.Interval(start: start, end: $0) }
-        }
+        let (connect, handshake) = connection.handshakePhases
         let serverName = connection.tlsSession?.sni ?? connection.resolution?.name
         for var exchange in connection.exchanges(connection.exchangesReported ..< end) {
             exchange.serverName = serverName
             connection.exchangesReported = exchange.index + 1
             emit(exchange, on: .quic(connection), resolution: connection.resolution,
-                 connectedAt: connection.clientFirstInitialTime, connect: connect, tls: nil)
+                 connectedAt: connection.clientFirstInitialTime, connect: connect, tls: handshake)
         }
         if !keepsReportedExchanges { connection.discardReportedExchanges() }
     }

@@ -44,9 +44,15 @@ package final class QUICConnection: ActivityTracked {
     /// The process or app the capture names for its packets (PKTAP, Apple or PCAPdroid pcapng,
     /// PCAPdroid trailers), set when its records are written.
     package internal(set) var owner: TrafficOwner?
-    /// When the client's first Initial and the server's first long-header packet were seen.
-    package private(set) var clientFirstInitialTime: Timestamp?
+    /// The client's first Initial (it carries the ClientHello's first byte).
+    package private(set) var clientFirstInitialOrigin: PacketOrigin?
+    /// When the client's first Initial and the server's first long-header packet after it were seen.
+    package var clientFirstInitialTime: Timestamp? { clientFirstInitialOrigin?.timestamp }
     package private(set) var serverFirstPacketTime: Timestamp?
+    /// The client's datagram that ended its handshake: with keys the one completing its TLS Finished;
+    /// without, its first datagram with a Handshake packet (its answer to the server's flight, which
+    /// carries the Finished).
+    package private(set) var clientHandshakeDoneOrigin: PacketOrigin?
     /// When a CONNECTION_CLOSE was first seen.
     package private(set) var closeTime: Timestamp?
 
@@ -79,7 +85,24 @@ package final class QUICConnection: ActivityTracked {
     /// What the TLS handshake showed: the hellos in the Initial packets (as for TLS over TCP without
     /// keys: the ALPN choice known only when the client offered one protocol), with keys the server's
     /// EncryptedExtensions too; nil before any hello.
-    package var tlsSession: TLSSessionInfo? { info.tlsSession }
+    /// Its ClientHello is the client's first Initial, its Finished `clientHandshakeDoneOrigin`
+    /// (`tls.handshake_ms` is the span between them).
+    package var tlsSession: TLSSessionInfo? {
+        guard var session = info.tlsSession else { return nil }
+        session.clientHelloOrigin = clientFirstInitialOrigin
+        session.clientFinishedOrigin = clientHandshakeDoneOrigin
+        return session
+    }
+
+    /// The phases of its handshake as curl times HTTP/3: `connect` from the client's first Initial to
+    /// the server's first answer (curl's `time_connect`: the first byte from the server), `tls` from
+    /// there to the end of the client's handshake (`clientHandshakeDoneOrigin`, curl's
+    /// `time_appconnect`); each nil when not seen.
+    package var handshakePhases: (connect: ExchangeTimer.Interval?, tls: ExchangeTimer.Interval?) {
+        guard let start = clientFirstInitialTime, let answer = serverFirstPacketTime, answer >= start else { return (nil, nil) }
+        let done = clientHandshakeDoneOrigin.map { ExchangeTimer.Interval(start: answer, end: max(answer, $0.timestamp)) }
+        return (ExchangeTimer.Interval(start: start, end: answer), done)
+    }
 
     /// The HTTP/3 layer's connection-level facts, when the exchanges were parsed from decrypted packets.
     package var http3Info: HTTP3ConnectionInfo? {
@@ -174,8 +197,14 @@ package final class QUICConnection: ActivityTracked {
         }
         lastTimestamp = max(lastTimestamp, packet.timestamp)
         if contents.opensWithHandshakePacket {
-            if fromClient, clientFirstInitialTime == nil { clientFirstInitialTime = packet.timestamp }
-            if !fromClient, serverFirstPacketTime == nil { serverFirstPacketTime = packet.timestamp }
+            if fromClient, clientFirstInitialOrigin == nil { clientFirstInitialOrigin = origin }
+            // after a Version Negotiation (the client's first Initial in an unknown version is not
+            // this connection's), the server's first answer to the Initial that is
+            if !fromClient, serverFirstPacketTime == nil, clientFirstInitialOrigin != nil { serverFirstPacketTime = packet.timestamp }
+        }
+        if fromClient, clientHandshakeDoneOrigin == nil,
+           contents.completesClientFinished || contents.packets.contains(where: { $0.space == .handshake && !$0.decrypted }) {
+            clientHandshakeDoneOrigin = origin
         }
         if contents.closesConnection {
             flags.insert(.closed)

@@ -6,6 +6,9 @@
 /// - `teardown` datagrams go to the last exchange when the connection ends (unattributed if none);
 /// - the others go to the owner the caller names (nil: unattributed).
 ///
+/// A share marked `afterCancel` (a datagram after the client cancelled its exchange,
+/// `HTTP3ConnectionAnalysis`) is counted in the exchange's `afterClientClose` too (`after_cancel`).
+///
 /// Exchanges are written while the connection is open once sealed (`seal(before:)`): a datagram for a
 /// sealed exchange afterwards goes to the unattributed rest (`lateAfterSealing`). Reported exchanges can
 /// be dropped (`discardExchanges(before:)`); their datagrams still count in `isConserved`.
@@ -78,7 +81,8 @@ package struct QUICConnectionLedger: Sendable {
                 return credit(counters, as: category, to: share.owner == .firstExchange ? 0 : nil,
                               duplicateBytes: share.duplicateBytes, direction: direction, at: time)
             }
-            credit(counters, as: category, to: owner, duplicateBytes: share.duplicateBytes, direction: direction, at: time)
+            credit(counters, as: category, to: owner, duplicateBytes: share.duplicateBytes, direction: direction, at: time,
+                   afterCancel: share.afterCancel)
         }
     }
 
@@ -148,7 +152,7 @@ package struct QUICConnectionLedger: Sendable {
 
     private mutating func credit(
         _ counters: TrafficCounters, as category: PacketCategory, to owner: Int?, duplicateBytes: Int,
-        direction: FlowDirection, at time: Timestamp?
+        direction: FlowDirection, at time: Timestamp?, afterCancel: Bool = false
     ) {
         guard let owner, owner >= sealedCount, owner < exchanges.endIndex else {
             unattributed[direction.rawValue] += counters
@@ -157,6 +161,11 @@ package struct QUICConnectionLedger: Sendable {
         }
         exchanges[owner].tallies.update(direction.rawValue) {
             $0.add(counters, as: category, duplicatePayloadBytes: duplicateBytes)
+        }
+        if afterCancel {
+            exchanges[owner].afterClientClose.update(direction.rawValue) {
+                $0.add(counters, as: category, duplicatePayloadBytes: duplicateBytes)
+            }
         }
         if counters.payloadBytes > 0, let time { exchanges[owner].notePayload(at: time, direction: direction) }
     }
@@ -182,4 +191,6 @@ struct QUICDatagramShare: Equatable {
     /// It carries the owner's stream data (or a frame of its stream), not only acknowledgements or
     /// shared bytes: it times the owner's messages (`ExchangeWire.payloadTimes`).
     var carriesStreamData = true
+    /// The datagram came after the client cancelled the owner (`HTTP3ConnectionAnalysis.cancelTime(of:)`).
+    var afterCancel = false
 }

@@ -8,7 +8,9 @@
 ///   connection is up, as curl's `appconnect − connect` and URLSessionTaskMetrics'
 ///   `secureConnectionStartDate` do, so `connect` and `ssl` tile (the client's time to build its
 ///   ClientHello is part of `ssl`); without a seen handshake it starts at the ClientHello. The wire-only
-///   ClientHello → Finished span is the connection's `tls.handshake_ms`;
+///   ClientHello → Finished span is the connection's `tls.handshake_ms`. QUIC (one handshake for
+///   transport and TLS), as curl cuts HTTP/3: `connect` is the client's first Initial to the server's
+///   first answer, `ssl` from there to the client's Finished;
 /// - `send`: first to last packet of the request (a TLS close_notify sent after the response is not
 ///   part of it); `wait`: last request packet to first response packet;
 /// - `receive`: first to last response packet; a close-delimited response ends with the server's FIN

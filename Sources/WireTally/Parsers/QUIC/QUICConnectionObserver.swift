@@ -13,6 +13,9 @@ package struct QUICDatagramContents: Equatable, Sendable {
     /// reset token its sender issued (in its transport parameters or a NEW_CONNECTION_ID frame: only
     /// known with keys). It also `closesConnection`.
     package var isStatelessReset = false
+    /// The client's TLS Finished (Handshake level) became complete in it: the client's handshake is
+    /// done (only known with keys).
+    package var completesClientFinished = false
     /// Every packet of the datagram, in order (Σ `range.count` + `trailingBytes` = the UDP payload).
     var packets: [QUICPacketRecord] = []
     /// Datagram bytes after its last packet (aioquic pads datagrams with Initials with zero bytes).
@@ -313,6 +316,8 @@ package final class QUICConnectionObserver {
             info.clientMaxIdleTimeoutMilliseconds = hello.quicTransportParameters.flatMap {
                 QUICTransportParameters.integer(QUICTransportParameters.maxIdleTimeout, in: $0)
             }
+        case (20, true, 1):
+            contents.completesClientFinished = true
         case (2, false, 0) where info.serverHello == nil:
             info.serverHello = TLSHelloParser.serverHello(message.body)
         case (8, false, 1) where !info.sawEncryptedExtensions:
