@@ -60,13 +60,13 @@ import Testing
         let zeros = [UInt8](repeating: 0, count: 2048)  // 256 words: the hash samples every 4th
         var other = zeros
         for offset in 8..<16 { other[offset] = UInt8(offset * 37 % 251) }
-        var cache = ReencodedSizeCache()
-        cache.insert(zeros, [.gzip], size: 1)
-        #expect(cache.size(of: zeros, [.gzip]) == 1)
-        #expect(cache.size(of: other, [.gzip]) == nil)
-        #expect(cache.size(of: zeros, [.zstd]) == nil)
-        cache.insert(other, [.gzip], size: 2)
-        #expect(cache.size(of: zeros, [.gzip]) == 1 && cache.size(of: other, [.gzip]) == 2)
+        var cache = BodyBytesCache<Int>()
+        cache.insert(zeros, [.gzip], 1)
+        #expect(cache.value(for: zeros, [.gzip]) == 1)
+        #expect(cache.value(for: other, [.gzip]) == nil)
+        #expect(cache.value(for: zeros, [.zstd]) == nil)
+        cache.insert(other, [.gzip], 2)
+        #expect(cache.value(for: zeros, [.gzip]) == 1 && cache.value(for: other, [.gzip]) == 2)
         let reencoder = BodyReencoder()
         #expect(reencoder.reencodedSize(zeros, [.gzip]) == Gzip.compress(zeros)?.count)
         #expect(reencoder.reencodedSize(other, [.gzip]) == Gzip.compress(other)?.count)
@@ -74,18 +74,18 @@ import Testing
     }
 
     @Test func cacheIsBounded() {
-        var cache = ReencodedSizeCache()
-        let large = [UInt8](repeating: 7, count: ReencodedSizeCache.largestBody + 1)
-        cache.insert(large, [.gzip], size: 1)
-        #expect(cache.size(of: large, [.gzip]) == nil)
-        let body = [UInt8](repeating: 1, count: ReencodedSizeCache.largestBody)
-        cache.insert(body, [.gzip], size: 1)
-        for n in 0..<(ReencodedSizeCache.capacityBytes / body.count) {
+        var cache = BodyBytesCache<Int>()
+        let large = [UInt8](repeating: 7, count: BodyBytesCache<Int>.largestBody + 1)
+        cache.insert(large, [.gzip], 1)
+        #expect(cache.value(for: large, [.gzip]) == nil)
+        let body = [UInt8](repeating: 1, count: BodyBytesCache<Int>.largestBody)
+        cache.insert(body, [.gzip], 1)
+        for n in 0..<(BodyBytesCache<Int>.capacityBytes / body.count) {
             var next = body
             next[0] = UInt8(n + 2)
-            cache.insert(next, [.gzip], size: 2)
+            cache.insert(next, [.gzip], 2)
         }
         // the 17th MiB did not fit: the cache started again from it
-        #expect(cache.size(of: body, [.gzip]) == nil)
+        #expect(cache.value(for: body, [.gzip]) == nil)
     }
 }

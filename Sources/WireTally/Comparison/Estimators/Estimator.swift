@@ -45,10 +45,14 @@ package enum Estimator: String, CaseIterable, Sendable {
     case metrics
     case http
 
-    /// Request headers the network stack adds itself, which an NSURLProtocol rebuild cannot see.
-    package static let stackHeaders: Set<String> = [
-        "host", "connection", "accept-encoding", "accept", "accept-language", "user-agent", "content-length",
-    ]
+    /// Whether `name` is a request header the network stack adds itself, which an NSURLProtocol rebuild
+    /// cannot see (ASCII case-insensitive, compared on the bytes: no lower-cased copies).
+    static func isStackHeader(_ name: String) -> Bool {
+        HTTP1Syntax.nameEquals(name, "host") || HTTP1Syntax.nameEquals(name, "connection")
+            || HTTP1Syntax.nameEquals(name, "accept-encoding") || HTTP1Syntax.nameEquals(name, "accept")
+            || HTTP1Syntax.nameEquals(name, "accept-language") || HTTP1Syntax.nameEquals(name, "user-agent")
+            || HTTP1Syntax.nameEquals(name, "content-length")
+    }
 
     /// The estimate for `exchange`, or nil when this estimator cannot say anything about it.
     package func estimate(_ exchange: HTTPExchange) -> TrafficEstimate? {
@@ -75,8 +79,10 @@ package enum Estimator: String, CaseIterable, Sendable {
 
     private func message(_ m: HTTPMessage, exchange: HTTPExchange) -> MessageEstimate {
         let isRequest = m.kind == .request
-        let cookieName = isRequest ? "cookie" : "set-cookie"
-        let cookieBytes = m.headers.filter { $0.name.lowercased() == cookieName }.reduce(0) { $0 + Self.fmt($1) }
+        var cookieBytes = 0
+        for h in m.headers where HTTP1Syntax.nameEquals(h.name, isRequest ? "cookie" : "set-cookie") {
+            cookieBytes += Self.fmt(h)
+        }
         let decoded = m.decodedBodyBytes ?? m.bytes.body
         var e = MessageEstimate.onStream(m)
         let wireHead = e.wireHead
@@ -100,9 +106,16 @@ package enum Estimator: String, CaseIterable, Sendable {
                 let query = target.contains("?") ? String(target[target.index(after: target.firstIndex(of: "?")!)...]) : ""
                 let host = m.header("Host") ?? ""
                 let line = "\(host) \(m.method ?? "") \(path) HTTP/1.1 \(query)\n".utf8.count
-                let visible = m.headers.filter { !Self.stackHeaders.contains($0.name.lowercased()) && $0.name.lowercased() != "cookie" }
-                e.head = line + visible.reduce(0) { $0 + Self.fmt($1) } + 2 + cookieBytes
-                e.hiddenHeaders = m.headers.filter { Self.stackHeaders.contains($0.name.lowercased()) }.reduce(0) { $0 + Self.fmt($1) }
+                var visible = 0, stack = 0
+                for h in m.headers {
+                    if Self.isStackHeader(h.name) {
+                        stack += Self.fmt(h)
+                    } else if !HTTP1Syntax.nameEquals(h.name, "cookie") {
+                        visible += Self.fmt(h)
+                    }
+                }
+                e.head = line + visible + 2 + cookieBytes
+                e.hiddenHeaders = stack
             } else {
                 let line = "\(m.version) \(m.status.map(String.init) ?? "") \(m.reason ?? "")".utf8.count
                 e.head = line + m.headers.reduce(0) { $0 + Self.fmt($1) } + 2

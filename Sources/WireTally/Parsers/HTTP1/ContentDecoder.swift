@@ -7,6 +7,13 @@
 /// often send raw deflate as `deflate`). Decoding stops (a bomb) when the decoded size — the output of
 /// the last stage, whatever the stack — passes `maxDecodedBodyBytes`, or the decoded/encoded ratio
 /// (against the body as sent) passes `maxDecodingRatio` once more than 1 MiB is decoded.
+///
+/// With the analysis's `HTTPLimits.bodyReencoder` (`compare`), a body is decoded once per distinct
+/// encoded body: the encoded bytes are held until the body ends (up to `BodyBytesCache.largestBody`,
+/// past it they are decoded and the rest streams as above) and a body seen before takes its decoded
+/// bytes from the re-encoder's cache. Only results that cannot depend on how the body was cut into
+/// pieces are remembered (whole body decoded without error or cap, at most 1 MiB decoded: the ratio
+/// test never ran); a body decoded now is fed to the stages in the pieces it came in.
 final class ContentDecoder {
     /// More stacked codings than this are not decoded (the body is flagged undecodable): servers send
     /// one, and each stage costs a decoder state, a 32 KiB buffer and a level of recursion, which a
@@ -39,6 +46,13 @@ final class ContentDecoder {
     private(set) var bomb = false
     private(set) var sawGap = false
 
+    /// Holding: the encoded body so far, where each fed piece ended, and its codings (cache key).
+    private let bodies: BodyReencoder?
+    private let codings: [ContentCoding]
+    private var holding: Bool
+    private var held: [UInt8] = []
+    private var heldEnds: [Int] = []
+
     /// nil when `contentEncoding` holds no coding other than `identity`.
     init?(contentEncoding: String, limits: HTTPLimits) {
         guard !Self.isIdentity(contentEncoding) else { return nil }
@@ -48,6 +62,9 @@ final class ContentDecoder {
         scratch = .allocate(capacity: Self.scratchSize * max(stages.count, 1))
         maxDecoded = limits.maxDecodedBodyBytes
         maxRatio = limits.maxDecodingRatio
+        self.codings = codings
+        bodies = unsupported ? nil : limits.bodyReencoder
+        holding = bodies != nil
     }
 
     deinit { scratch.deallocate() }
@@ -57,18 +74,68 @@ final class ContentDecoder {
     /// Feeds encoded body bytes (as sent, de-chunked).
     func feed(_ data: UnsafeRawBufferPointer) {
         guard !isStopped, !data.isEmpty else { return }
+        if holding {
+            if held.count + data.count <= BodyBytesCache<[UInt8]>.largestBody {
+                held.append(contentsOf: data)
+                heldEnds.append(held.count)
+                return
+            }
+            holding = false
+            decodeHeld()
+            held = []
+            heldEnds = []
+            guard !isStopped else { return }
+        }
         _ = feed(stage: 0, data)
     }
 
     /// Part of the body was never captured: the rest cannot be decoded.
-    func noteGap() { sawGap = true }
+    func noteGap() {
+        sawGap = true
+        // undecodable whatever came before: nothing held needs decoding
+        holding = false
+        held = []
+        heldEnds = []
+    }
 
-    /// The decoded size to report and the flags to add once the body is over.
+    /// The decoded size to report and the flags to add once the body is over (once).
     func result(bodyBytes: Int) -> (decoded: Int?, flags: HTTPMessageFlags) {
+        if holding { finishHeld() }
         if unsupported { return (nil, bodyBytes > 0 ? .undecodable : []) }
         if corrupt || sawGap { return (nil, .undecodable) }
         if bomb { return (decodedBytes, .decompressionBomb) }
         return (decodedBytes, [])
+    }
+
+    /// The held body ended: its decoded bytes from the cache, else decoded now (and remembered when
+    /// the result does not depend on the pieces).
+    private func finishHeld() {
+        holding = false
+        defer {
+            held = []
+            heldEnds = []
+        }
+        if let decoded = bodies!.decodedBody(of: held, codings) {
+            decodedBytes = decoded.count
+            retained = decoded.count <= retainLimit ? decoded : Array(decoded.prefix(retainLimit))
+            return
+        }
+        decodeHeld()
+        if !isStopped && decodedBytes <= Self.ratioFloor && retained.count == decodedBytes {
+            bodies!.rememberDecodedBody(retained, of: held, codings)
+        }
+    }
+
+    /// Feeds the held body to the stages in the pieces it came in.
+    private func decodeHeld() {
+        var start = 0
+        held.withUnsafeBytes { raw in
+            for end in heldEnds {
+                guard !isStopped else { return }
+                _ = feed(stage: 0, UnsafeRawBufferPointer(rebasing: raw[start..<end]))
+                start = end
+            }
+        }
     }
 
     private func feed(stage: Int, _ data: UnsafeRawBufferPointer) -> Bool {

@@ -2,39 +2,44 @@
 import Glibc
 #endif
 
-/// Re-encoded sizes of the bodies seen before, by coding list and exact decoded bytes: a hash of the
+/// Values remembered for bodies seen before, by coding list and exact body bytes: a hash of the
 /// length and of up to 64 words spread over the body picks the slot, and the bytes themselves are
 /// compared, so a hit is always the same body. Bounded: bodies over `largestBody` are not kept, and
-/// once the kept bodies would pass `capacityBytes` the cache starts empty again.
-struct ReencodedSizeCache {
-    static let largestBody = 1 << 20
-    static let capacityBytes = 16 << 20
+/// once the kept bytes (bodies and what each value holds) would pass `capacityBytes` the cache starts
+/// empty again.
+///
+/// `BodyReencoder` keeps two: re-encoded sizes by decoded body, and what decoding gave by encoded body.
+struct BodyBytesCache<Value> {
+    static var largestBody: Int { 1 << 20 }
+    static var capacityBytes: Int { 16 << 20 }
 
     private struct Entry {
         var codings: [ContentCoding]
         var body: [UInt8]
-        var size: Int
+        var value: Value
     }
 
     private var slots: [Int: [Entry]] = [:]
     private var heldBytes = 0
 
-    /// The size remembered for `body` with `codings`, nil when not seen (or forgotten).
-    func size(of body: [UInt8], _ codings: [ContentCoding]) -> Int? {
+    /// The value remembered for `body` with `codings`, nil when not seen (or forgotten).
+    func value(for body: [UInt8], _ codings: [ContentCoding]) -> Value? {
         guard body.count <= Self.largestBody, let entries = slots[Self.slot(body)] else { return nil }
-        for entry in entries where entry.codings == codings && Self.equal(entry.body, body) { return entry.size }
+        for entry in entries where entry.codings == codings && Self.equal(entry.body, body) { return entry.value }
         return nil
     }
 
-    /// Remembers `size` for `body` with `codings` (a copy of the bytes is kept).
-    mutating func insert(_ body: [UInt8], _ codings: [ContentCoding], size: Int) {
+    /// Remembers `value` for `body` with `codings` (a copy of the bytes is kept); `valueBytes`: what
+    /// the value itself holds, counted against `capacityBytes`.
+    mutating func insert(_ body: [UInt8], _ codings: [ContentCoding], _ value: Value, valueBytes: Int = 0) {
         guard body.count <= Self.largestBody else { return }
-        if heldBytes + body.count > Self.capacityBytes {
+        let bytes = body.count + valueBytes
+        if heldBytes + bytes > Self.capacityBytes {
             slots.removeAll(keepingCapacity: true)
             heldBytes = 0
         }
-        slots[Self.slot(body), default: []].append(Entry(codings: codings, body: Array(body), size: size))
-        heldBytes += body.count
+        slots[Self.slot(body), default: []].append(Entry(codings: codings, body: Array(body), value: value))
+        heldBytes += bytes
     }
 
     private static func equal(_ a: [UInt8], _ b: [UInt8]) -> Bool {
