@@ -5,11 +5,11 @@ import Testing
 /// Reading and decoding on a second thread (`AnalysisRun.threads == 2`) changes nothing: the JSON Lines
 /// output is byte for byte the one of the single-threaded run, on every recorded and public capture, on
 /// several files merged, on gzip input, on a damaged file (same records before the damage, same errors),
-/// and on IP fragments and bad checksums, which the reader's decoder leaves to the analysing thread or
-/// counts on its own.
+/// on IP fragments and bad checksums, which the reader's decoder leaves to the analysing thread or
+/// counts on its own, and with key logs (TLS decrypted, HTTP/2 and HTTP/3 parsed inside).
 @Suite struct ThreadedRunTests {
     /// The JSON Lines text of one run, and its errors.
-    static func jsonl(_ files: [String], threads: Int, decode: Bool = true, filter: String? = nil) throws
+    static func jsonl(_ files: [String], threads: Int, decode: Bool = true, filter: String? = nil, keys: [String] = []) throws
         -> (text: String, errors: [String])
     {
         let path = TestScratch.folder.appendingPathComponent("wiretally-threads-\(UUID().uuidString).jsonl").path
@@ -17,6 +17,7 @@ import Testing
         var options = CaptureAnalyzer.Options()
         options.http.decodeBodies = decode
         options.filter = filter
+        if !keys.isEmpty { options.tlsKeys = try TLSKeyStore.reading(files: keys) }
         let result = AnalysisRun(files: files, options: options, threads: threads)
             .run(writer: JSONLinesWriter(output: try TextOutput(path: path)))
         let text = try String(contentsOfFile: path, encoding: .utf8)
@@ -24,10 +25,12 @@ import Testing
     }
 
     /// Each capture alone gives the same output and errors with one and two threads, and is conserved.
-    static func expectSameOutputOnEach(_ captures: [String]) throws {
+    /// With `keyLog`, each capture's key log (its path from the capture's) is given to both runs.
+    static func expectSameOutputOnEach(_ captures: [String], keyLog: ((String) -> String)? = nil) throws {
         for capture in captures {
-            let one = try Self.jsonl([capture], threads: 1)
-            let two = try Self.jsonl([capture], threads: 2)
+            let keys = keyLog.map { [$0(capture)] } ?? []
+            let one = try Self.jsonl([capture], threads: 1, keys: keys)
+            let two = try Self.jsonl([capture], threads: 2, keys: keys)
             #expect(one.text == two.text, "\(capture)")
             #expect(one.errors == two.errors, "\(capture)")
             #expect(one.text.hasSuffix("\"conserved\":true}\n") || !one.errors.isEmpty, "\(capture)")
@@ -43,6 +46,34 @@ import Testing
     @Test(.requires(.publicCaptures))
     func sameOutputOnEveryPublicCapture() throws {
         try Self.expectSameOutputOnEach(try TestPaths.publicCaptureFiles.map(Requirement.publicCapture))
+    }
+
+    /// Every recording with a key log, decrypted: TLS 1.2 and 1.3 with HTTP/1.1 (every cipher, edge
+    /// cases, a lossy run), HTTP/2 over TLS (also lossy and cancelled), QUIC/HTTP/3 (also lossy). Plain
+    /// HTTP/1 and the lossy cleartext runs are in `sameOutputOnEveryRecordedCapture`.
+    @Test func sameOutputWithKeysOnEveryKeyedRecording() throws {
+        let names = TestPaths.recordedCaptures(beside: ".keys")
+        #expect(Set(["tls12-http1", "tls13-http1", "tls13-h2", "tls-lossy", "h2-lossy", "quic-lossy"]).isSubset(of: names))
+        try Self.expectSameOutputOnEach(names.map { TestPaths.capture($0 + ".pcap") }) {
+            String($0.dropLast(".pcap".count)) + ".keys"
+        }
+    }
+
+    /// The public keyed captures with their key logs (TLS 1.0 and 1.2 CBC, GCM, CCM_8 and ChaCha20,
+    /// TLS 1.3, mutual TLS, HTTP/2, QUIC): `NAME.pcapng.keylog.txt` beside `NAME.pcapng`, or
+    /// `NAME.keylog.txt` beside `NAME.pcap`.
+    @Test(.requires(.publicTLSCaptures))
+    func sameOutputWithKeysOnEveryPublicKeyedCapture() throws {
+        let folder = try #require(TestPaths.publicTLSCaptures)
+        var keyLogs: [String: String] = [:]
+        for name in TestPaths.files(in: folder, endingWith: [".keylog.txt"]) {
+            let base = folder.appendingPathComponent(String(name.dropLast(".keylog.txt".count))).path
+            guard let capture = [base, base + ".pcap", base + ".pcapng"].first(where: { FileManager.default.fileExists(atPath: $0) })
+            else { continue }
+            keyLogs[capture] = folder.appendingPathComponent(name).path
+        }
+        #expect(keyLogs.count >= 17)
+        try Self.expectSameOutputOnEach(keyLogs.keys.sorted()) { keyLogs[$0]! }
     }
 
     @Test func sameOutputForMergedFilesAndAMissingOne() throws {
