@@ -42,6 +42,9 @@ package struct ExchangeWire: Hashable, Sendable {
     /// what was still on its way. Reported as `after_cancel` when the exchange was cancelled (its
     /// response never completed).
     package var afterClientClose = DirectionPair(DirectionTally(), DirectionTally())
+    /// When the last packet (or share of one) the exchange owns was captured: its linger runs from
+    /// there (`ConnectionLedger.lingerNanoseconds`).
+    package var lastPacketTime: Timestamp?
 
     package init() {}
 
@@ -58,6 +61,7 @@ package struct ExchangeWire: Hashable, Sendable {
             $0.add(counters, as: category, duplicatePayloadBytes: duplicatePayloadBytes)
         }
         if upgraded { upgradedPayloadBytes[direction.rawValue] += counters.payloadBytes }
+        lastPacketTime = max(lastPacketTime ?? time, time)
         if counters.payloadBytes > 0 { notePayload(at: time, direction: direction) }
     }
 
