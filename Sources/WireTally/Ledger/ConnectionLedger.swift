@@ -88,7 +88,9 @@ package struct ConnectionLedger: Sendable {
     /// and 200 ms (Linux's minimum retransmission timeout) stands in when no handshake was seen.
     package static func linger(roundTrip: Int64?) -> Int64 {
         guard let roundTrip else { return 200_000_000 }
-        return min(max(2 * roundTrip, 5_000_000), 1_000_000_000)
+        // clamped before doubling: a handshake "round trip" from damaged or far-apart timestamps can be
+        // anything an Int64 holds (2 × it overflowed), or negative
+        return 2 * min(max(roundTrip, 2_500_000), 500_000_000)
     }
 
     /// Sets the linger from the connection's round trip (`linger(roundTrip:)`).

@@ -29,4 +29,14 @@ import Testing
         #expect(ConnectionLedger.linger(roundTrip: 2_000_000_000) == 1_000_000_000)
         #expect(ConnectionLedger.linger(roundTrip: nil) == 200_000_000)
     }
+
+    /// A handshake whose timestamps are damaged or far apart (FuzzRegressionTests'
+    /// pcapngTimestampsFarApartDoNotOverflowDurations trapped in `2 × roundTrip`) or go backwards
+    /// still gives a linger within its bounds.
+    @Test func absurdRoundTripsStayWithinTheBounds() {
+        #expect(ConnectionLedger.linger(roundTrip: .max) == 1_000_000_000)
+        #expect(ConnectionLedger.linger(roundTrip: Int64.max / 2 + 1) == 1_000_000_000)
+        #expect(ConnectionLedger.linger(roundTrip: .min) == 5_000_000)
+        #expect(ConnectionLedger.linger(roundTrip: -1) == 5_000_000)
+    }
 }
