@@ -66,8 +66,8 @@ import Testing
         #expect(writer.exchanges == Self.exchangeCount && writer.indicesInOrder)
         #expect(writer.connections == 1)
         #expect(writer.reportedExchangeCount == Self.exchangeCount)
-        // (and those of the last linger: at most one per packet, 100 µs apart, in its 5 ms floor)
-        let lingering = Int(ConnectionLedger.linger(roundTrip: 200_000) / 100_000)
+        // (and those of the last linger: at most one per frame within it)
+        let lingering = StreamedConnectionWriter.framesWithinLinger
         #expect(writer.keptExchanges <= 2 + lingering, "kept \(writer.keptExchanges) exchanges")
         #expect(writer.keptWireEntries <= 2 + lingering, "kept \(writer.keptWireEntries) ledger entries")
         #expect(writer.conserved)

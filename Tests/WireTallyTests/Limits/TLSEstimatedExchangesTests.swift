@@ -60,8 +60,8 @@ import Testing
         #expect(result.summary.exchanges == Self.exchangeCount)
         #expect(writer.exchanges == Self.exchangeCount && writer.recordsAsExpected)
         #expect(writer.connections == 1)
-        // (and those of the last linger: at most one per packet, 100 µs apart, in its 5 ms floor)
-        let lingering = Int(ConnectionLedger.linger(roundTrip: 200_000) / 100_000)
+        // (and those of the last linger: at most one per frame within it)
+        let lingering = StreamedConnectionWriter.framesWithinLinger
         #expect(writer.keptExchanges <= 2 + lingering, "kept \(writer.keptExchanges) exchanges")
         #expect(writer.conserved)
     }
