@@ -23,7 +23,8 @@
 ///   complete) is the exchange's `cancelledAt` (the datagram carrying the frame); the server's frames on
 ///   it still in flight after that stay the exchange's, and its shares of later datagrams are marked
 ///   `afterCancel` (the ledger counts them in the exchange's `afterClientClose`: `after_cancel`); the
-///   new response stream bytes after the cancel are its `unreadResponseBytes`;
+///   new stream bytes in those datagrams are its `afterCancelStreamBytes`, the body bytes read after the
+///   cancel its `afterCancelBodyBytes` (the response's: `unreadResponseBytes`);
 /// - packets that could not be decrypted: Initial/Handshake as setup, 0-RTT/1-RTT to the exchange in
 ///   flight.
 ///
@@ -46,6 +47,8 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
         var requestDone = false
         var responseDone = false
         var completedAt: Timestamp?
+        /// Per direction, the body bytes read when the client cancelled.
+        var bodyAtCancel = DirectionPair(0, 0)
         var isDone: Bool { requestDone && responseDone }
     }
 
@@ -128,6 +131,8 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
         guard let index = exchangeOfStream[id], index >= max(finalCount, exchanges.startIndex),
               !progress[index].responseDone, exchanges[index].cancelledAt == nil else { return }
         exchanges[index].cancelledAt = now
+        progress[index].bodyAtCancel = DirectionPair(parser.bodyBytesRead(stream: id, direction: .up),
+                                                     parser.bodyBytesRead(stream: id, direction: .down))
     }
 
     /// The connection ended: bytes waiting past holes are parsed after them, messages not over are
@@ -161,6 +166,11 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
             // nothing of it was sent (a stream reset before its first byte): it ended with this datagram
             message.firstOrigin = origin
             message.lastOrigin = origin
+        }
+        if exchanges[index].cancelledAt != nil {
+            let body = max(0, message.bytes.body - progress[index].bodyAtCancel[direction.rawValue])
+            exchanges[index].afterCancelBodyBytes[direction.rawValue] = body
+            if direction == .down { exchanges[index].unreadResponseBytes = body }
         }
         if direction == .up {
             exchanges[index].request = message
@@ -227,8 +237,8 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
                 streamData(id, fromClient: fromClient, offset: offset, data: UnsafeRawBufferPointer(rebasing: plaintext[data]), fin: fin)
             }
             guard let owner = requestOwner(id) else { return nil }
-            if !fromClient, case let .exchange(index) = owner, let cancel = cancelTime(of: index), now > cancel {
-                exchanges[index].unreadResponseBytes += outcome.newBytes  // in flight when the client cancelled
+            if case let .exchange(index) = owner, let cancel = cancelTime(of: index), now > cancel {
+                exchanges[index].afterCancelStreamBytes[fromClient ? 0 : 1] += outcome.newBytes
             }
             let retransmitted = outcome.newBytes == 0 && outcome.duplicateBytes > 0
             return QUICDatagramShare(owner: owner, category: retransmitted ? .retransmission : .payload, weight: bytes,

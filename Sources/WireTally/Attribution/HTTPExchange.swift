@@ -16,9 +16,16 @@ package struct HTTPExchange: Sendable {
     /// RST_STREAM is read); HTTP/3: its STOP_SENDING or RESET_STREAM on the request stream while the
     /// response was not complete (set when the frame is read) — nil otherwise.
     package var cancelledAt: Timestamp?
-    /// Of a cancelled exchange: the response's stream bytes that arrived after the cancel, which the app
-    /// never read (0 otherwise). Filled in when reported (HTTP/3: as the stream's data is read).
+    /// Of a cancelled exchange: the response's bytes that arrived after the cancel, which the app never
+    /// read (0 otherwise). TCP: the new payload of its packets after the cancel, filled in when
+    /// reported; HTTP/3: the response body (DATA payload) read after the cancel, `afterCancelBodyBytes.down`.
     package var unreadResponseBytes = 0
+    /// HTTP/3 (decrypted QUIC), of a cancelled exchange, per direction: the new bytes of its stream in
+    /// the datagrams after the cancel (HTTP/3 frame headers included), and the message body bytes read
+    /// after the cancel; 0 otherwise. `GapAttribution` splits the exchange's `after_cancel` UDP payload
+    /// with them.
+    package var afterCancelStreamBytes = DirectionPair(0, 0)
+    package var afterCancelBodyBytes = DirectionPair(0, 0)
     /// The server's name when the request has no Host header (TLS without keys): the SNI, else the
     /// DNS answer that gave the address the client connected to. Filled in when reported.
     package var serverName: String?

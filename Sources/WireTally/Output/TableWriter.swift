@@ -1,9 +1,14 @@
 /// A table for people: one line per HTTP exchange (or per connection), then the summary with the top
-/// endpoints by wire bytes. Byte columns are IP-level wire bytes.
+/// endpoints by wire bytes. Byte columns are IP-level wire bytes. The exchange table gets an `APP`
+/// column (`TrafficOwner.label`: the effective process, else the process or app name) from the first
+/// exchange whose connection names an owner (PKTAP, Apple pcapng, PCAPdroid) on — its header is written
+/// again if exchanges without one came before — and has none when no connection names one.
 package final class TableWriter: RecordWriter {
     private let output: TextOutput
     private let view: RecordView
     private var wroteHeader = false
+    /// The exchange table has the `APP` column.
+    private var showsApp = false
     private var endpoints: [String: EndpointTotals] = [:]
 
     /// Wire totals of one method + host + path.
@@ -24,6 +29,10 @@ package final class TableWriter: RecordWriter {
         .text("TIME", width: 15), .text("METHOD", width: 7), .text("URL", width: 48), Column("STATUS", width: 6),
         Column("UP BYTES", width: 10), Column("DOWN BYTES", width: 11), .text("FLAGS", width: 0),
     ])
+
+    /// `exchangeTable` with the owner's name after the time (Apple's process names take 16 bytes at most).
+    private static let appExchangeTable = TextTable(
+        columns: [exchangeTable.columns[0], .text("APP", width: 16)] + exchangeTable.columns.dropFirst())
 
     private static let connectionTable = TextTable(columns: [
         Column("ID", width: 6), .text("CLIENT", width: 23), .text("SERVER", width: 23), Column("DURATION", width: 10),
@@ -52,7 +61,13 @@ package final class TableWriter: RecordWriter {
     }
 
     private func writeExchange(_ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, digits: Int) {
-        writeHeaderOnce(Self.exchangeTable)
+        let app = connection.owner?.label
+        if app != nil && !showsApp {
+            showsApp = true
+            wroteHeader = false
+        }
+        let table = showsApp ? Self.appExchangeTable : Self.exchangeTable
+        writeHeaderOnce(table)
         let wire = connection.wire(ofExchange: exchange.index)
         let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
         let first = exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
@@ -63,10 +78,12 @@ package final class TableWriter: RecordWriter {
         let target = exchange.request?.target ?? ""
         let url = target.hasPrefix("/") ? host + target : target.isEmpty ? "https://" + host : target
         let status = exchange.response?.status.map(String.init) ?? "-"
-        output.write(Self.exchangeTable.row([
+        var cells = [
             first.map(Self.timeOfDay) ?? "-", method, url, status, String(up), String(down),
             RecordEncoding.flags(of: exchange, on: connection).joined(separator: ","),
-        ]) + "\n")
+        ]
+        if showsApp { cells.insert(app ?? "-", at: 1) }
+        output.write(table.row(cells) + "\n")
         let path = String(target.prefix { $0 != "?" })
         endpoints["\(method) \(target.hasPrefix("/") ? host + path : path.isEmpty ? url : path)", default: EndpointTotals()].add(up: up, down: down)
     }

@@ -24,8 +24,8 @@ final class EstimatorCollector: RecordWriter {
     func finish(summary: CaptureSummary, files: [String]) { records.finish(summary: summary, files: files) }
 
     /// Analyses `files` with the body retention the estimators need.
-    static func analyze(_ files: [String]) -> EstimatorCollector {
-        var options = CaptureAnalyzer.Options()
+    static func analyze(_ files: [String], options: CaptureAnalyzer.Options = CaptureAnalyzer.Options()) -> EstimatorCollector {
+        var options = options
         options.http = EstimatorRun.requiredHTTPLimits(options.http)
         options.keepsReportedExchanges = true  // the estimators read the ledger after the run
         let collector = EstimatorCollector()

@@ -55,11 +55,7 @@ import Testing
         var cancelled: [Int] = []
         for record in writer.exchanges {
             let stream = try #require(record.int("request.stream_id") ?? record.int("response.stream_id"))
-            guard record.flagNames.contains("cancelled") else {
-                #expect(record["cancel"] == .null, "stream \(stream)")
-                for direction in ["up", "down"] { #expect(record.int("wire.\(direction).after_cancel.packets") == 0) }
-                continue
-            }
+            guard CancelChecks.isCancelled(record, "stream \(stream)") else { continue }
             cancelled.append(stream)
             #expect(record.string("cancel.by") == "client")
             let cancel = try #require(datagrams.first { datagram in
@@ -100,5 +96,36 @@ import Testing
         let log = try JSONLines.load(TestPaths.capture(Self.name + ".h3client.jsonl"))
         let download = try #require(log.first { $0["record"] as? String == "request" && $0["stream_id"] as? Int == 0 })
         #expect(record.int("response.bytes.body") == download["response_body_bytes"] as? Int)
+    }
+
+    /// Without keys (the same capture, no key log) STOP_SENDING and RESET_STREAM are encrypted, and
+    /// nothing outside them says that a request was given up — the server's data stops a round trip
+    /// after a small client datagram as it does after a complete response — so no estimated exchange
+    /// claims a cancel (no `cancelled` flag, `cancel` null, no `after_cancel`), conservation holds, and
+    /// the connection's datagrams are tshark's, per direction at every level.
+    @Test func withoutKeysNoEstimatedExchangeClaimsACancel() throws {
+        let (writer, result) = CollectingWriter.analyze([TestPaths.capture(Self.name + ".pcap")])
+        Conservation.check(writer, result)
+        #expect(!writer.exchanges.isEmpty)
+        for record in writer.exchanges {
+            #expect(record.flagNames.contains("estimated"), "\(record.flagNames)")
+            #expect(!CancelChecks.isCancelled(record, "estimated exchange \(record.int("conn.index") ?? -1)"))
+        }
+        let connection = try #require(writer.quicConnections.first)
+        #expect(writer.quicConnections.count == 1)
+        let datagrams = try Self.datagrams()
+        // the data in flight after the stop stays the estimated download's: its response runs past the
+        // server's last STREAM frame on stream 0, and the next estimated request begins with the upload
+        #expect(writer.exchanges.count == 2, "the upload the server never answered and the GET after it are one estimate")
+        let lastData = try #require(datagrams.last { !$0.fromClient && $0.frames.contains { $0.name == "STREAM" && $0.stream == 0 } })
+        let upload = try #require(datagrams.first { $0.fromClient && $0.frames.contains { $0.name == "STREAM" && $0.stream == 4 } })
+        let responseEnd = try #require(Double(writer.exchanges[0]["response"]?["ts_last"]?.plainText ?? ""))
+        let nextRequest = try #require(Double(writer.exchanges[1]["request"]?["ts_first"]?.plainText ?? ""))
+        #expect(responseEnd >= lastData.time - 1e-6 && abs(nextRequest - upload.time) < 1e-6,
+                "download's response ends \(responseEnd), last data \(lastData.time); next request \(nextRequest), upload \(upload.time)")
+        for (direction, fromClient) in [("up", true), ("down", false)] {
+            let ours = ["packets", "ip_bytes", "frame_bytes", "payload_bytes"].map { connection.int("\(direction).\($0)") ?? -1 }
+            #expect(ours == Self.totals(datagrams.filter { $0.fromClient == fromClient }), "\(direction)")
+        }
     }
 }

@@ -66,7 +66,9 @@
 ///   the cancel — the response data already on its way, the resets and acknowledgments it drew, the
 ///   teardown — which an in-app counter never sees: the app had already dropped the task. They come
 ///   out of the causes they would otherwise fall under (their setup/teardown, ACK, retransmission and
-///   header bytes; their new payload bytes out of the body's cause: body the app never read. The
+///   header bytes; their new payload bytes out of the body's cause: body the app never read — over
+///   QUIC only its body bytes, the HTTP/3 frame headers among them out of `http3_framing` and the rest
+///   of the UDP payload out of `quic_overhead`. The
 ///   `metrics` estimator, a counter of what the app received, does not count it either
 ///   (`HTTPExchange.unreadResponseBytes`): its body cause is then 0; `http` counts the response as the
 ///   server sent it (nginx's `$bytes_sent` counts it too), so its body cause is minus those bytes).
@@ -168,7 +170,11 @@ package struct GapAttribution: Sendable {
             causes[.http2Framing] += connectionShare
             let bodyCause: Cause = message.bodyCause == .compression ? .compressionEstimate : .bodyLength
             causes[bodyCause] += message.wireBody - message.body
-            if exchange.cancelledAt != nil { Self.moveAfterCancel(wire.afterClientClose[direction.rawValue], level: level, bodyCause: bodyCause, in: &causes) }
+            if exchange.cancelledAt != nil {
+                let quicStream = isQUIC ? QUICStreamAfterCancel(exchange, direction) : nil
+                Self.moveAfterCancel(wire.afterClientClose[direction.rawValue], level: level, bodyCause: bodyCause,
+                                     quicStream: quicStream, in: &causes)
+            }
         }
         dns = level == .ip ? exchange.dnsIPBytes : 0
         wireUp = wires[0] + (level == .ip ? exchange.dnsQueryIPBytes : 0)
@@ -177,9 +183,26 @@ package struct GapAttribution: Sendable {
         tally = causes
     }
 
+    /// Of a cancelled exchange on a QUIC connection, one direction: the new stream bytes in its
+    /// datagrams after the cancel and the body bytes among them (at most those).
+    private struct QUICStreamAfterCancel {
+        var stream: Int
+        var body: Int
+
+        init(_ exchange: HTTPExchange, _ direction: FlowDirection) {
+            stream = exchange.afterCancelStreamBytes[direction.rawValue]
+            body = min(exchange.afterCancelBodyBytes[direction.rawValue], stream)
+        }
+    }
+
     /// Moves the packets after a cancel (`after`, one direction) out of the causes they were counted
-    /// under into `after_cancel`; the sum is unchanged.
-    private static func moveAfterCancel(_ after: DirectionTally, level: WireLevel, bodyCause: Cause, in causes: inout Tally) {
+    /// under into `after_cancel`; the sum is unchanged. Their new payload leaves the body's cause — over
+    /// QUIC (`quicStream`) only the body bytes in it: its HTTP/3 frame headers leave `http3_framing`,
+    /// the rest of the UDP payload (packet headers, AEAD tags, QUIC frame headers, ACK and other
+    /// frames) `quic_overhead`.
+    private static func moveAfterCancel(
+        _ after: DirectionTally, level: WireLevel, bodyCause: Cause, quicStream: QUICStreamAfterCancel?, in causes: inout Tally
+    ) {
         let total = level.value(after.total)
         guard total != 0 else { return }
         causes[.afterCancel] += total
@@ -188,7 +211,14 @@ package struct GapAttribution: Sendable {
         causes[.pureAcks] -= level.value(after.ack)
         causes[.retransmissions] -= level.value(after.retransmission) + dup
         causes[.tcpIPHeaders] -= level.value(after.payload) - after.payload.payloadBytes
-        causes[bodyCause] -= after.payload.payloadBytes - dup
+        let newPayload = after.payload.payloadBytes - dup
+        guard let quicStream else {
+            causes[bodyCause] -= newPayload
+            return
+        }
+        causes[bodyCause] -= quicStream.body
+        causes[.http3Framing] -= quicStream.stream - quicStream.body
+        causes[.quicOverhead] -= newPayload - quicStream.stream
     }
 
     /// Convenience: the estimator's breakdown and its gap; nil when the estimator skips the exchange.

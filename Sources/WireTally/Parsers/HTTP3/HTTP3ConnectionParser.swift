@@ -142,6 +142,13 @@ package final class HTTP3ConnectionParser {
         }
     }
 
+    /// The DATA payload bytes of request stream `stream`'s message in `direction` read so far (those held
+    /// while its head waits for QPACK inserts included); 0 before its first byte or once it was delivered.
+    package func bodyBytesRead(stream: UInt64, direction: FlowDirection) -> Int {
+        guard let side = requestStreams[stream]?.side(direction), !side.delivered else { return 0 }
+        return side.builder.bytes.body + side.heldBody.count + side.heldBodyNotKept + side.heldGapBytes
+    }
+
     /// The order in which request streams were first seen (0, 1, 2…): the exchange index of each request stream.
     package func exchangeIndex(ofStream stream: UInt64) -> Int? {
         if let open = requestStreams[stream] { return open.exchangeIndex }
