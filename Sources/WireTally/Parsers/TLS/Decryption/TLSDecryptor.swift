@@ -114,19 +114,16 @@ final class TLSDecryptor {
     /// Opens the next protected record of `direction`.
     func open(_ record: TLSProtectedRecord, _ direction: FlowDirection) -> Outcome {
         let d = direction.rawValue
-        // The fields needed after the attempts, not a copy of the whole direction: that retains and
-        // releases its cipher, secret, IVs and handshake scanner on every record.
-        let stage = directions[d].stage, sequence = directions[d].sequence, openedInStage = directions[d].openedInStage
-        var opened = firstOpening(of: record, d)
+        let state = directions[d]
+        var opened = firstOpening(of: record, under: state)
         if opened == nil, isTLS13 {
             // Later key generations: 0-RTT rejected, handshake records without a logged secret.
-            let expected = directions[d]
-            var later = stage
-            while opened == nil, let next = Stage(rawValue: later.rawValue + 1) {
-                later = next
-                enter(later, direction)
-                opened = firstOpening(of: record, d)
-                if opened == nil { directions[d] = expected }  // keep the expected keys for the next record
+            var stage = state.stage
+            while opened == nil, let next = Stage(rawValue: stage.rawValue + 1) {
+                stage = next
+                enter(stage, direction)
+                opened = firstOpening(of: record, under: directions[d])
+                if opened == nil { directions[d] = state }  // keep the expected keys for the next record
             }
         }
         // TLS 1.0 CBC: the next record's IV is this one's last ciphertext block (before an
@@ -135,11 +132,11 @@ final class TLSDecryptor {
             let end = record.body.count - (cipher.encryptThenMAC ? cipher.mac?.length ?? 0 : 0)
             if end >= 16 { directions.update(d) { $0.chainIV = Array(record.body[(end - 16) ..< end]) } }
         }
-        if let (opened, found) = opened {
+        if let (opened, sequence) = opened {
             var result = opened
-            if directions[d].stage == stage { result.skippedRecords = Int(found - sequence) }
+            if directions[d].stage == state.stage { result.skippedRecords = Int(sequence - state.sequence) }
             directions.update(d) {
-                $0.sequence = found + 1
+                $0.sequence = sequence + 1
                 $0.openedInStage = true
                 $0.lostBytes = 0
                 $0.openedRecords += 1
@@ -149,20 +146,18 @@ final class TLSDecryptor {
             return .opened(result)
         }
         directions.update(d) { $0.sequence += 1 }
-        let keyMissing = isTLS13 && !openedInStage && stage < .application && trafficSecret(stage, direction) == nil
+        let keyMissing = isTLS13 && !state.openedInStage && state.stage < .application && trafficSecret(state.stage, direction) == nil
         return keyMissing ? .handshakeWithoutKey : .failed
     }
 
-    /// The record opened under the keys direction `d` has now, and the sequence number it had: the
-    /// expected one, or after lost bytes the first of `sequenceCandidates` that opens it.
-    private func firstOpening(of record: TLSProtectedRecord, _ d: Int) -> (Opened, UInt64)? {
-        let cipher = directions[d].cipher, iv = directions[d].chainIV
-        guard directions[d].lostBytes > 0 else {
-            let sequence = directions[d].sequence
-            return attempt(cipher, record, sequence, iv: iv).map { ($0, sequence) }
+    /// The record opened under `state`'s keys, and the sequence number it had: the expected one, or
+    /// after lost bytes the first of `sequenceCandidates` that opens it.
+    private func firstOpening(of record: TLSProtectedRecord, under state: Direction) -> (Opened, UInt64)? {
+        guard state.lostBytes > 0 else {
+            return attempt(state.cipher, record, state.sequence, iv: state.chainIV).map { ($0, state.sequence) }
         }
-        for sequence in sequenceCandidates(directions[d], record) {
-            if let result = attempt(cipher, record, sequence, iv: iv) { return (result, sequence) }
+        for sequence in sequenceCandidates(state, record) {
+            if let result = attempt(state.cipher, record, sequence, iv: state.chainIV) { return (result, sequence) }
         }
         return nil
     }
