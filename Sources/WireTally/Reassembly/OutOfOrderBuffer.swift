@@ -68,16 +68,6 @@ struct OutOfOrderBuffer {
         return result
     }
 
-    /// How many bytes of `range` are held.
-    func heldLength(in range: Range<Int64>) -> Int64 {
-        var covered: Int64 = 0
-        for segment in segments[firstIndex(endingAfter: range.lowerBound)...] {
-            if segment.offset >= range.upperBound { break }
-            covered += min(segment.end, range.upperBound) - max(segment.offset, range.lowerBound)
-        }
-        return covered
-    }
-
     /// Removes and returns the first segment.
     mutating func removeFirst() -> BufferedSegment? {
         guard !segments.isEmpty else { return nil }

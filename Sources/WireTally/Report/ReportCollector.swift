@@ -90,7 +90,10 @@ final class ReportCollector: RecordWriter {
             "up": .integer(up), "down": .integer(down), "flags": .array(flags.map(JSONValue.string)),
         ]
         for phase in ReportModel.phases + ["total"] { values[phase] = timing?[phase] }
-        values["version"] = json["request"]?["version"] ?? json["response"]?["version"]
+        // typed first: assigned straight into the `JSONValue?` dictionary, `??` saw `.some(nil)` for a
+        // request without a version and never fell back to the response's
+        let version: JSONValue? = json["request"]?["version"] ?? json["response"]?["version"]
+        values["version"] = version
         let http2 = json["http2"].flatMap { $0 == .null ? nil : $0 }
         if let http2 {
             values["stream"] = http2["stream_id"]

@@ -57,6 +57,16 @@ import Testing
         #expect(model.json["summary"] == records.summary)
     }
 
+    /// A connection picked up mid-stream (a response without its request): the row's version is the
+    /// response's.
+    @Test func versionComesFromTheResponseWithoutARequest() throws {
+        let path = try LimitTestSupport.write(HARSyntheticValidationTests.responseOnlyCapture(), name: "report-response-only.pcap")
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let rows = ReportFixture.rows(ReportRun(files: [path]).run(), "exchanges")
+        #expect(rows.count == 1)
+        #expect(rows.first?["version"] == .string("HTTP/1.1"))
+    }
+
     /// HTTP/2 (with the key log where the capture has one): every stream is a row with its stream id,
     /// the stream that pushed it and the connection-level bytes it was given; the rows of a connection
     /// come together, in start order, the groups by their first start; and streams of one connection run

@@ -72,18 +72,6 @@ package struct AppLogReport: Sendable {
         return .object(members)
     }
 
-    /// One `{"type":"app_log_match",…}`-style pair description, for detailed output.
-    package func pairJSON(_ match: AppLogMatch) -> JSONValue {
-        let entry = log.entries[match.entry], exchange = wire[match.wire]
-        return .object([
-            ("line", .integer(entry.line)),
-            ("id", .integer(exchange.id)),
-            ("kind", .string(match.kind.rawValue)),
-            ("host_only", .bool(match.hostOnly)),
-            ("distance_ms", Self.milliseconds(match.distanceMs)),
-        ])
-    }
-
     /// Milliseconds with three decimals (microseconds), null when nil.
     static func milliseconds(_ value: Double?) -> JSONValue {
         guard let value, value.isFinite else { return .null }

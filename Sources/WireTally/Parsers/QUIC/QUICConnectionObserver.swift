@@ -99,10 +99,6 @@ package final class QUICConnectionObserver {
         datagram.withUnsafeBytes { observe($0, fromClient: fromClient) }
     }
 
-    /// The length of the connection IDs the client (`ofClient`) or the server chose, as long headers
-    /// showed it: a short header's DCID is its receiver's.
-    func connectionIDLength(ofClient: Bool) -> Int? { ofClient ? clientSCIDLength : serverSCIDLength }
-
     /// True when `id` is one the connection's long headers showed (the original DCID included).
     func knows(_ id: UnsafeRawBufferPointer) -> Bool {
         seenConnectionIDs.contains { $0.bytes.elementsEqual(id) }
