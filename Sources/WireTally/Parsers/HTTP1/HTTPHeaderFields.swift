@@ -7,11 +7,15 @@ import Glibc
 /// `String`: a field becomes `HTTPHeader` strings only when it is read as one (iterating, subscript,
 /// `value(named:)`), which the per-exchange records do for `Host` alone. Names are compared ASCII
 /// case-insensitively on the bytes.
-package struct HTTPHeaderFields: Sendable, RandomAccessCollection, ExpressibleByArrayLiteral {
-    /// Names and values, in field order.
-    private var bytes: [UInt8] = []
-    /// Per field, two offsets into `bytes`: the end of its name (where its value starts) and the end
-    /// of its value (where the next field starts).
+///
+/// A value: the bytes live in a `ByteBuffer` (a line's name and value are stored with a few word
+/// moves, where an array appended them byte by byte) that a change copies first when another copy
+/// shares it, so a shared buffer is never written (hence `@unchecked Sendable`).
+package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, ExpressibleByArrayLiteral {
+    /// Names and values, in field order; nil until the first field.
+    private var storage: ByteBuffer?
+    /// Per field, two offsets into `storage`: the end of its name (where its value starts) and the
+    /// end of its value (where the next field starts).
     private var ends: [Int] = []
 
     /// No fields.
@@ -37,41 +41,57 @@ package struct HTTPHeaderFields: Sendable, RandomAccessCollection, ExpressibleBy
     }
 
     /// Bytes of all names and values together (what the fields hold; no separators).
-    package var byteCount: Int { bytes.count }
+    package var byteCount: Int { storage?.count ?? 0 }
 
     /// Makes room for `fields` fields of `byteCount` name and value bytes in all.
     package mutating func reserveCapacity(fields: Int, byteCount: Int) {
         ends.reserveCapacity(fields * 2)
-        bytes.reserveCapacity(byteCount)
+        if storage == nil && byteCount > 0 { storage = ByteBuffer(capacity: byteCount) }
     }
 
     /// Adds a field `name: value`.
     package mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        bytes.append(contentsOf: Self.typed(name))
-        let nameEnd = bytes.count
-        bytes.append(contentsOf: Self.typed(value))
-        ends.append(nameEnd)
-        ends.append(bytes.count)
+        let storage = uniqueStorage()
+        let start = storage.count
+        let space = storage.freeSpace(atLeast: name.count + value.count)
+        space.storeBytes(of: Self.typed(name))
+        (space + name.count).storeBytes(of: Self.typed(value))
+        storage.commit(name.count + value.count)
+        ends.append(start + name.count)
+        ends.append(storage.count)
     }
 
     /// Continues the last field's value with a space and `more` (obsolete line folding); nothing
     /// without a field.
     package mutating func continueLastValue(_ more: UnsafeRawBufferPointer) {
         guard !ends.isEmpty else { return }
-        bytes.append(HTTP1Syntax.space)
-        bytes.append(contentsOf: Self.typed(more))
-        ends[ends.count - 1] = bytes.count
+        let storage = uniqueStorage()
+        storage.append(HTTP1Syntax.space)
+        storage.freeSpace(atLeast: more.count).storeBytes(of: Self.typed(more))
+        storage.commit(more.count)
+        ends[ends.count - 1] = storage.count
     }
 
-    /// The bytes as `UInt8`s: an array appends those with one copy (raw bytes go one by one).
+    /// Drops every field, keeping the storage when no other copy shares it.
+    package mutating func removeAll() {
+        if isKnownUniquelyReferenced(&storage) { storage?.removeAll() } else { storage = nil }
+        ends.removeAll(keepingCapacity: true)
+    }
+
+    /// The storage to write: a copy of it first when another copy of the fields shares it.
+    private mutating func uniqueStorage() -> ByteBuffer {
+        if isKnownUniquelyReferenced(&storage), let storage { return storage }
+        let copy = ByteBuffer(capacity: Swift.max(64, 2 * byteCount))
+        if let storage {
+            copy.freeSpace(atLeast: storage.count).storeBytes(of: storage.bytes.bindMemory(to: UInt8.self))
+            copy.commit(storage.count)
+        }
+        storage = copy
+        return copy
+    }
+
     private static func typed(_ raw: UnsafeRawBufferPointer) -> UnsafeBufferPointer<UInt8> {
         UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
-    }
-
-    /// Drops every field, keeping the storage.
-    package mutating func removeAll() {
-        bytes.removeAll(keepingCapacity: true)
-        ends.removeAll(keepingCapacity: true)
     }
 
     /// Calls `body` with the name bytes of the field at `position`.
@@ -103,6 +123,7 @@ package struct HTTPHeaderFields: Sendable, RandomAccessCollection, ExpressibleBy
     }
 
     private func withBytes<R>(_ range: Range<Int>, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
-        try bytes.withUnsafeBytes { try body(UnsafeRawBufferPointer(rebasing: $0[range])) }
+        guard let storage else { return try body(UnsafeRawBufferPointer(start: nil, count: 0)) }
+        return try withExtendedLifetime(storage) { try body(UnsafeRawBufferPointer(rebasing: storage.bytes[range])) }
     }
 }
