@@ -15,8 +15,10 @@
 ///
 /// Sealing makes exchanges final before the connection ends, so their records can be written while
 /// it is still open: exchange k is sealed once the analyzer calls it final (response complete), every
-/// byte it owns is acknowledged in both directions, nothing waits for attribution, and a later
-/// exchange has begun (or, with `sealIdle`, the connection has been idle). A peer that never
+/// byte it owns is acknowledged in both directions, nothing waits for attribution, a later exchange
+/// has begun, and its linger is over: a packet of the connection came `lingerNanoseconds` (two round
+/// trips of the connection's handshake) after the last packet it owns and after its cancel — or, with
+/// `sealIdle`, the connection has been idle. A peer that never
 /// acknowledges would keep every exchange: past `maxUnsealedExchanges` the oldest final one is sealed
 /// without waiting for the acknowledgment. Sealing exchange 0 settles the setup packets to it. A
 /// packet that would go to a sealed exchange afterwards (a spurious retransmission, a late duplicate)
@@ -69,8 +71,32 @@ package struct ConnectionLedger: Sendable {
     private var teardown = DirectionPair(DirectionTally(), DirectionTally())
     /// Per direction: how far the peer has acknowledged the stream.
     private var acknowledged = DirectionPair<Int64>(0, 0)
+    /// How long a final exchange stays open after the last packet it owns, and a cancelled one after its
+    /// cancel, before sealing (`linger(roundTrip:)`).
+    package private(set) var lingerNanoseconds = ConnectionLedger.linger(roundTrip: nil)
 
     package init() {}
+
+    /// The linger for a connection whose round trip is `roundTrip` nanoseconds (its handshake, nil when
+    /// not seen): two round trips, at least 5 ms and at most 1 s; 200 ms without a handshake. Packets an
+    /// exchange still gets after both of its directions were acknowledged — a spurious retransmission
+    /// (its sender's timer fired before the acknowledgment reached it), a duplicate or reordered segment,
+    /// the data in flight when the client cancelled — were sent before the acknowledgment or the cancel
+    /// reached the sender, so they arrive within about one round trip of it at any vantage point; the
+    /// second round trip and the floor cover endpoint scheduling delays (ms on a loaded host) and
+    /// loopback's microsecond round trips; the ceiling bounds what an exchange keeps open on a slow path,
+    /// and 200 ms (Linux's minimum retransmission timeout) stands in when no handshake was seen.
+    package static func linger(roundTrip: Int64?) -> Int64 {
+        guard let roundTrip else { return 200_000_000 }
+        // clamped before doubling: a handshake "round trip" from damaged or far-apart timestamps can be
+        // anything an Int64 holds (2 × it overflowed), or negative
+        return 2 * min(max(roundTrip, 2_500_000), 500_000_000)
+    }
+
+    /// Sets the linger from the connection's round trip (`linger(roundTrip:)`).
+    package mutating func setRoundTrip(_ nanoseconds: Int64) {
+        lingerNanoseconds = Self.linger(roundTrip: nanoseconds)
+    }
 
     /// Counts one packet and attributes it (now, or once `attribution` has examined its bytes).
     /// Generic, not `any StreamAttribution`: specialised for the application-layer analysis, the
@@ -170,12 +196,13 @@ package struct ConnectionLedger: Sendable {
 
     // MARK: - Sealing
 
-    /// Seals every exchange that is final and followed by a later one; returns true when any was.
-    /// Inlined: on most packets no later exchange than the first unsealed one has begun.
+    /// Seals every exchange that is final, followed by a later one and done lingering at `now` (the
+    /// packet just counted); returns true when any was. Inlined: on most packets no later exchange than
+    /// the first unsealed one has begun.
     @inline(__always)
-    package mutating func sealFinished(_ attribution: some StreamAttribution) -> Bool {
+    package mutating func sealFinished(_ attribution: some StreamAttribution, at now: Timestamp) -> Bool {
         guard pending.isEmpty, sealedCount + 1 < attribution.exchangeCount else { return false }
-        return seal(attribution, includingLast: false)
+        return seal(attribution, includingLast: false, at: now)
     }
 
     /// Seals the exchanges that are final, the last one included (the connection has been idle long
@@ -187,14 +214,18 @@ package struct ConnectionLedger: Sendable {
         seal(attribution, includingLast: true, waitingForAcknowledgment: !reset)
     }
 
-    private mutating func seal(_ attribution: some StreamAttribution, includingLast: Bool, waitingForAcknowledgment: Bool = true) -> Bool {
+    /// `now`: the time of the packet that prompted the seal, for the linger (nil: idle, no linger).
+    private mutating func seal(
+        _ attribution: some StreamAttribution, includingLast: Bool, waitingForAcknowledgment: Bool = true, at now: Timestamp? = nil
+    ) -> Bool {
         guard pending.isEmpty else { return false }
         let count = attribution.exchangeCount
         let before = sealedCount
         while sealedCount < (includingLast ? count : count - 1), attribution.isFinal(sealedCount),
               !waitingForAcknowledgment || count - sealedCount > Self.maxUnsealedExchanges
                 // both directions spelled out: a closure over `self` here copied the whole ledger per call
-                || (isAcknowledged(through: sealedCount, .up, attribution)
+                || (hasLingered(sealedCount, at: now, attribution)
+                    && isAcknowledged(through: sealedCount, .up, attribution)
                     && isAcknowledged(through: sealedCount, .down, attribution))
         {
             if sealedCount == 0 { settleSetup(to: 0) }
@@ -202,6 +233,15 @@ package struct ConnectionLedger: Sendable {
             sealedCount += 1
         }
         return sealedCount > before
+    }
+
+    /// True when exchange `index`'s linger is over at `now` (always when idle: `now` nil): `lingerNanoseconds`
+    /// since the last packet it owns and since its cancel.
+    private func hasLingered(_ index: Int, at now: Timestamp?, _ attribution: some StreamAttribution) -> Bool {
+        guard let now, index >= exchanges.startIndex, index < exchanges.endIndex,
+              let last = exchanges[index].lastPacketTime else { return true }
+        let start = max(last, attribution.cancelTime(of: index) ?? last)
+        return now.nanoseconds - start.nanoseconds >= lingerNanoseconds
     }
 
     /// True when the peer acknowledged every examined byte of `direction` owned by exchanges up to

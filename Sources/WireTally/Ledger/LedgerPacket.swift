@@ -34,14 +34,19 @@ package struct ExchangeWire: Hashable, Sendable {
     package var tallies = DirectionPair(DirectionTally(), DirectionTally())
     /// Per direction: payload bytes after an Upgrade/CONNECT (other protocols carried by the exchange).
     package var upgradedPayloadBytes = DirectionPair(0, 0)
-    /// Per direction: capture times of the first and the last packet that carried payload bytes of the
-    /// exchange (retransmissions included: the last one may be the retransmission that filled a hole).
+    /// Per direction: capture times of the first and the last packet that carried new payload bytes of
+    /// the exchange (a retransmission filling a hole included; a copy of bytes already seen — a spurious
+    /// retransmission, a duplicate, which the linger keeps with the exchange — is not: the receiver had
+    /// its data already, curl's timers end before it).
     package var payloadTimes = DirectionPair<ClosedRange<Timestamp>?>(nil, nil)
     /// Per direction: the packets (a subset of `tallies`) the exchange owns that came after the client
     /// closed or reset the connection while the exchange was in flight (`ConnectionLedger.clientClose`):
     /// what was still on its way. Reported as `after_cancel` when the exchange was cancelled (its
     /// response never completed).
     package var afterClientClose = DirectionPair(DirectionTally(), DirectionTally())
+    /// When the last packet (or share of one) the exchange owns was captured: its linger runs from
+    /// there (`ConnectionLedger.lingerNanoseconds`).
+    package var lastPacketTime: Timestamp?
 
     package init() {}
 
@@ -58,7 +63,8 @@ package struct ExchangeWire: Hashable, Sendable {
             $0.add(counters, as: category, duplicatePayloadBytes: duplicatePayloadBytes)
         }
         if upgraded { upgradedPayloadBytes[direction.rawValue] += counters.payloadBytes }
-        if counters.payloadBytes > 0 { notePayload(at: time, direction: direction) }
+        lastPacketTime = max(lastPacketTime ?? time, time)
+        if counters.payloadBytes > duplicatePayloadBytes { notePayload(at: time, direction: direction) }
     }
 
     /// Extends the direction's payload time span with a packet seen at `time`.

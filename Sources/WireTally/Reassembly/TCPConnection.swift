@@ -201,14 +201,14 @@ package final class TCPConnection: ActivityTracked {
     /// Counts and attributes one packet in the ledger and seals what became final; true when any was.
     private func account(_ packet: LedgerPacket, _ attribution: some StreamAttribution) -> Bool {
         ledger.record(packet, attribution: attribution)
-        return attributeAndSeal(attribution)
+        return attributeAndSeal(attribution, at: packet.timestamp)
     }
 
     /// Attributes the packets waiting for bytes the analyzer has now examined and seals what became
     /// final; true when any exchange was sealed.
-    private func attributeAndSeal(_ attribution: some StreamAttribution) -> Bool {
+    private func attributeAndSeal(_ attribution: some StreamAttribution, at now: Timestamp) -> Bool {
         ledger.attributePending(attribution)
-        return ledger.sealFinished(attribution)
+        return ledger.sealFinished(attribution, at: now)
     }
 
     /// Seals every final exchange, the last one included (the connection has been idle); true when
@@ -260,7 +260,7 @@ package final class TCPConnection: ActivityTracked {
         guard withStream(direction, { $0.forcePastFirstHole(delivery: delivery) }) else { return false }
         flags.insert(.totalBufferOverflow)
         guard let attribution else { return false }
-        return attributeAndSeal(attribution)
+        return attributeAndSeal(attribution, at: lastTimestamp)
     }
 
     // MARK: - Private
@@ -285,7 +285,10 @@ package final class TCPConnection: ActivityTracked {
         if completesHandshake {
             flags.insert(.established)
             down.adoptAcknowledgedBase(tcp.acknowledgment)
-            if synTime != nil { establishedTime = timestamp }
+            if let synTime {
+                establishedTime = timestamp
+                ledger.setRoundTrip(timestamp.nanoseconds - synTime.nanoseconds)
+            }
         }
         if tcp.payloadLength > 0 { return newBytes > 0 ? .payload : .retransmission }
         if tcpFlags.contains(.fin) { return .teardown }

@@ -518,11 +518,11 @@ import Testing
                 if name == "h2-lossy" {
                     // Through loss: a duplicate ACK (tshark's tcp.analysis.duplicate_ack, sent for a hole in
                     // the peer's data) may acknowledge nothing an exchange owns (measured: a client's
-                    // duplicate ACK of the segment of /text.txt lost before it, 64 B with SACK); and the
-                    // bridge's duplicate of a segment may come after the exchange owning it was acknowledged
-                    // and written (`late_after_seal`, measured: a 1448-byte segment 4.5 ms after its first
-                    // retransmission; keeping the exchange open for such packets is issue 17's linger).
-                    // Each unattributed packet must be one of these.
+                    // duplicate ACK of the segment of /text.txt lost before it, 64 B with SACK); a duplicate
+                    // of a segment that came after the exchange owning it was written would be
+                    // `late_after_seal` (before the linger: a 1448-byte segment 4.5 ms after its first
+                    // retransmission; now its exchange's, `LingerTests`). Each unattributed packet must be
+                    // one of these.
                     let frames = try TruthTable.load(name, "frames.tsv").rows.filter {
                         $0.int(direction == "up" ? "tcp.srcport" : "tcp.dstport") == connection.port("client")
                     }

@@ -22,11 +22,6 @@
 ///   and in TLS 1.3 the server's NewSessionTickets (encrypted: without keys they look like the start
 ///   of the response) can precede the response (nginx sent its second ticket 5.5 ms late once). That
 ///   delay, measured per exchange from the truth files, moves from `send + wait` to `receive`.
-/// - **late copies** (`tls-lossy`): through the lossy bridge a response packet may arrive again (the
-///   bridge's duplicate, or a retransmission the sender made before the ACK reached it) after the
-///   response was complete. Ours ends at the last response packet, curl's at the last new byte:
-///   the time from the packet that completed the response's bytes to our last packet, measured per
-///   exchange from `frames.tsv`, comes off `curl − ours` for `receive` and `total`.
 /// - **reused connection**: curl notes `time_pretransfer` after writing the request, measured up to
 ///   4.8 ms late (`nginx-uploads` `/upload/json`); the transfer's start (0.03–0.6 ms before the
 ///   request frame) is the request start instead: `time_starttransfer` and `time_total` are compared.
@@ -57,9 +52,6 @@ struct CurlPhaseComparison {
         var serverFinishedDelay: Double?
         /// TLS: first response packet → the packet completing the response's first record (0 in cleartext).
         var firstRecordDelay = 0.0
-        /// The packet that completed the response's bytes → our last response packet, a copy of bytes
-        /// already received (0 when the last packet brought new bytes).
-        var lateCopies = 0.0
 
         subscript(phase: Phase) -> Double {
             get {
@@ -137,8 +129,6 @@ struct CurlPhaseComparison {
         func add(_ phase: Phase, _ oursValue: Double, _ curlValue: Double, _ expected: ClosedRange<Double> = 0...0, _ exception: String? = nil) {
             results.append(Result(phase: phase, ours: oursValue, curl: curlValue, expected: expected, exception: exception))
         }
-        let late = ours.lateCopies, copies = late > 0 ? "a copy of response data came \(late.rounded3) ms after the response" : nil
-        func with(_ exception: String?, _ extra: String?) -> String? { [exception, extra].compactMap { $0 }.joined(separator: "; ").nilIfEmpty }
         let startsEarly = 0...curlStartsEarly, early = "curl's clock starts before the first packet"
         if curl.opensConnection {
             if ours.dns >= 0 { add(.dns, ours.dns, curl.namelookup, startsEarly, early) }
@@ -150,9 +140,9 @@ struct CurlPhaseComparison {
                     add(.ssl, ours.ssl, curl.appconnect - curl.connect)
                 }
             }
-            if curl.completed { add(.total, ours.total, curl.total, (0 - late)...(curlStartsEarly - late), with(early, copies)) }
+            if curl.completed { add(.total, ours.total, curl.total, startsEarly, early) }
         } else if curl.completed {
-            add(.total, ours.total, curl.total, -late...(-late), with("reused connection: from the transfer's start", copies))
+            add(.total, ours.total, curl.total, 0...0, "reused connection: from the transfer's start")
         }
         // curl's request start: its pretransfer on a new connection, the transfer's start on a reused one
         let requestStart = curl.opensConnection ? curl.pretransfer : 0
@@ -162,14 +152,14 @@ struct CurlPhaseComparison {
             add(.ttfb, ours.ttfb, curl.starttransfer - requestStart, -Double.infinity...0,
                 "upload: curl's starttransfer is the start of the body")
             if curl.completed { add(.receive, ours.total - ours.requestStart, curl.total - curl.starttransfer,
-                waitedForContinue ? -Double.infinity...(-late) : -late...(-late),
-                with("upload: curl's receive is the request body, the wait and the response", copies)) }
+                waitedForContinue ? -Double.infinity...0 : 0...0,
+                "upload: curl's receive is the request body, the wait and the response") }
         } else {
             let delay = ours.firstRecordDelay
             let record = delay > 0 ? "TLS: curl's first byte ends the first record after any session ticket" : nil
             add(.ttfb, ours.ttfb, curl.starttransfer - requestStart, delay...delay,
                 [reused, record].compactMap { $0 }.joined(separator: "; ").nilIfEmpty)
-            if curl.completed { add(.receive, ours.receive, curl.total - curl.starttransfer, (-delay - late)...(-delay - late), with(record, copies)) }
+            if curl.completed { add(.receive, ours.receive, curl.total - curl.starttransfer, (-delay)...(-delay), record) }
         }
         return results
     }

@@ -15,6 +15,12 @@ final class StreamedConnectionWriter {
     private var down = downStart
     private var frameNumber = 0
     private let start: Int64
+    /// Nanoseconds between two frames.
+    static let frameSpacing: Int64 = 100_000
+    /// How many frames an exchange's linger spans (the handshake's round trip is two frames, so the
+    /// linger is its 5 ms floor): what a connection keeps beyond its unfinished exchange is bounded by
+    /// the exchanges and ledger entries of that many frames.
+    static let framesWithinLinger = Int(ConnectionLedger.linger(roundTrip: 2 * frameSpacing) / frameSpacing)
 
     init(
         path: String, client: String = "10.1.0.1:40000", server: String = "10.1.0.2:80",
@@ -69,7 +75,7 @@ final class StreamedConnectionWriter {
         try frame.withUnsafeBytes { bytes in
             try writer.write(CapturedPacket(
                 frameNumber: frameNumber,
-                timestamp: Timestamp(nanoseconds: start + Int64(frameNumber) * 100_000),
+                timestamp: Timestamp(nanoseconds: start + Int64(frameNumber) * Self.frameSpacing),
                 linkType: .ethernet, originalLength: frame.count, bytes: bytes))
         }
     }

@@ -82,8 +82,7 @@ final class ContentDecoder {
             }
             holding = false
             decodeHeld()
-            held = []
-            heldEnds = []
+            dropHeld()
             guard !isStopped else { return }
         }
         _ = feed(stage: 0, data)
@@ -94,8 +93,7 @@ final class ContentDecoder {
         sawGap = true
         // undecodable whatever came before: nothing held needs decoding
         holding = false
-        held = []
-        heldEnds = []
+        dropHeld()
     }
 
     /// The decoded size to report and the flags to add once the body is over (once).
@@ -111,10 +109,7 @@ final class ContentDecoder {
     /// the result does not depend on the pieces).
     private func finishHeld() {
         holding = false
-        defer {
-            held = []
-            heldEnds = []
-        }
+        defer { dropHeld() }
         if let decoded = bodies!.decodedBody(of: held, codings) {
             decodedBytes = decoded.count
             retained = decoded.count <= retainLimit ? decoded : Array(decoded.prefix(retainLimit))
@@ -124,6 +119,12 @@ final class ContentDecoder {
         if !isStopped && decodedBytes <= Self.ratioFloor && retained.count == decodedBytes {
             bodies!.rememberDecodedBody(retained, of: held, codings)
         }
+    }
+
+    /// Lets go of the held body and its piece boundaries (decoded, or no longer to be decoded).
+    private func dropHeld() {
+        held = []
+        heldEnds = []
     }
 
     /// Feeds the held body to the stages in the pieces it came in.

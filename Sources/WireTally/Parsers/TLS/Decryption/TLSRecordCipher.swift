@@ -284,24 +284,6 @@ package struct TLSRecordCipher {
         (0 ..< 8).reversed().map { UInt8(truncatingIfNeeded: sequence >> (8 * UInt64($0))) }
     }
 
-    /// What opening a TLS 1.3 record gave: the inner content type and the content without padding.
-    package struct TLS13Plaintext: Sendable, Equatable {
-        /// The real content type (21 alert, 22 handshake, 23 application data).
-        package var contentType: UInt8
-        package var content: [UInt8]
-    }
-
-    /// Opens TLS 1.3 record number `sequence` of this direction: `header` is its 5-byte header,
-    /// `body` the encrypted content and the 16-byte tag. Nil when it does not authenticate (wrong key,
-    /// wrong sequence number, damaged bytes) or has no content type (all padding).
-    package func openTLS13(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> TLS13Plaintext? {
-        var content: [UInt8] = []
-        let contentType = Array(header).withUnsafeBytes { header in
-            Array(body).withUnsafeBytes { openTLS13(header: header, body: $0, sequence: sequence, into: &content) }
-        }
-        return contentType.map { TLS13Plaintext(contentType: $0, content: content) }
-    }
-
     /// Opens TLS 1.3 record number `sequence` (`header`: its 5 bytes, the additional data; `body`: the
     /// encrypted content and the tag) into `content`, whose contents it replaces with the record's
     /// content without its inner type and padding (its storage is reused: the hot path opens every
