@@ -71,6 +71,21 @@ struct CSVRowEncoder: JSONEncoding {
 
     var columnCount: Int { cellStarts.count }
 
+    /// Calls `body` with every column's cell text in column order (empty without a cell), valid until
+    /// the next write.
+    func forEachCell(_ body: (UnsafeRawBufferPointer) -> Void) {
+        let text = text.bytes
+        cellStarts.withUnsafeBufferPointer { starts in
+            cellEnds.withUnsafeBufferPointer { ends in
+                for column in 0..<starts.count {
+                    let start = starts[column]
+                    body(start < 0 ? UnsafeRawBufferPointer(start: nil, count: 0)
+                        : UnsafeRawBufferPointer(rebasing: text[start..<ends[column]]))
+                }
+            }
+        }
+    }
+
     mutating func key(_ name: StaticString) {
         if jsonDepth > 0 { return json.key(name) }
         appendKey(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))

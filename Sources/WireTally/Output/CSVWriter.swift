@@ -30,9 +30,10 @@ package final class CSVWriter: RecordWriter {
         }
         row!.reset()
         RecordEncoding.record(record, timestampDigits: timestampDigits, to: &row!)
-        for column in 0..<row!.columnCount {
-            if column > 0 { buffer.append(UInt8(ascii: ",")) }
-            Self.appendEscaped(row!.cell(column), to: buffer)
+        var first = true
+        row!.forEachCell { cell in
+            Self.appendEscaped(cell, afterComma: !first, to: buffer)
+            first = false
         }
         buffer.append(UInt8(ascii: "\n"))
         if buffer.count >= Self.flushThreshold { drain() }
@@ -66,16 +67,27 @@ package final class CSVWriter: RecordWriter {
         text.withUTF8 { buffer.freeSpace(atLeast: $0.count).storeBytes(of: $0); buffer.commit($0.count) }
     }
 
-    /// A cell, in RFC 4180 quotes (its quotes doubled) when it holds a comma, a quote, CR or LF.
-    private static func appendEscaped(_ field: UnsafeRawBufferPointer, to buffer: ByteBuffer) {
+    /// A cell (after a comma when `afterComma`), in RFC 4180 quotes (its quotes doubled) when it holds
+    /// a comma, a quote, CR or LF.
+    @inline(__always)
+    private static func appendEscaped(_ field: UnsafeRawBufferPointer, afterComma: Bool, to buffer: ByteBuffer) {
         let bytes = field.bindMemory(to: UInt8.self)
-        let special = bytes.contains {
-            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
+        let comma = afterComma ? 1 : 0
+        var special = false
+        // `,` `"` LF and CR are all below `-`: digits, letters and `.` are told apart in one comparison.
+        for byte in bytes where byte < UInt8(ascii: "-") {
+            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                special = true
+                break
+            }
         }
         guard special else {
-            buffer.freeSpace(atLeast: bytes.count).storeBytes(of: bytes)
-            return buffer.commit(bytes.count)
+            let space = buffer.freeSpace(atLeast: 1 + bytes.count)
+            space.pointee = UInt8(ascii: ",")
+            (space + comma).storeBytes(of: bytes)
+            return buffer.commit(comma + bytes.count)
         }
+        if afterComma { buffer.append(UInt8(ascii: ",")) }
         buffer.append(UInt8(ascii: "\""))
         for byte in bytes {
             if byte == UInt8(ascii: "\"") { buffer.append(byte) }

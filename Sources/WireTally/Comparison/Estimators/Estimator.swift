@@ -79,8 +79,9 @@ package enum Estimator: String, CaseIterable, Sendable {
 
     private func message(_ m: HTTPMessage, exchange: HTTPExchange) -> MessageEstimate {
         let isRequest = m.kind == .request
+        let headers = m.headers  // made into strings once
         var cookieBytes = 0
-        for h in m.headers where HTTP1Syntax.nameEquals(h.name, isRequest ? "cookie" : "set-cookie") {
+        for h in headers where HTTP1Syntax.nameEquals(h.name, isRequest ? "cookie" : "set-cookie") {
             cookieBytes += Self.fmt(h)
         }
         let decoded = m.decodedBodyBytes ?? m.bytes.body
@@ -107,7 +108,7 @@ package enum Estimator: String, CaseIterable, Sendable {
                 let host = m.header("Host") ?? ""
                 let line = "\(host) \(m.method ?? "") \(path) HTTP/1.1 \(query)\n".utf8.count
                 var visible = 0, stack = 0
-                for h in m.headers {
+                for h in headers {
                     if Self.isStackHeader(h.name) {
                         stack += Self.fmt(h)
                     } else if !HTTP1Syntax.nameEquals(h.name, "cookie") {
@@ -118,7 +119,7 @@ package enum Estimator: String, CaseIterable, Sendable {
                 e.hiddenHeaders = stack
             } else {
                 let line = "\(m.version) \(m.status.map(String.init) ?? "") \(m.reason ?? "")".utf8.count
-                e.head = line + m.headers.reduce(0) { $0 + Self.fmt($1) } + 2
+                e.head = line + headers.reduce(0) { $0 + Self.fmt($1) } + 2
                 e.hiddenHeaders = m.interimBytes
             }
             e.cookies = 0  // counted as sent (formatted like every other header)

@@ -149,7 +149,7 @@ final class HTTPMessageBuilder<Details: HTTPStreamDetails> {
         let first = start ?? end
         var message = HTTPMessage(
             kind: kind, exchangeIndex: exchangeIndex, streamRange: first..<max(first, end), method: method, target: target,
-            status: status, version: Details.httpVersion, headers: headers, trailers: trailers, bytes: bytes,
+            status: status, version: Details.httpVersion, headers: HTTPHeaderFields(headers), trailers: trailers, bytes: bytes,
             interimCount: interimCount, interimBytes: interimBytes, firstOrigin: origin, lastOrigin: lastOrigin ?? origin,
             contentEncoding: contentEncoding, decodedBodyBytes: decoded, flags: flags, retainedBody: retainedBody)
         info.attach(to: &message)

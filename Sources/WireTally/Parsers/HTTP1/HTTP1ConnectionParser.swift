@@ -152,11 +152,11 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var status: Int?
         var reason: String?
         var version = ""
-        var headers: [HTTPHeader] = []
-        /// Positions in `headers` of the first and the last `Transfer-Encoding` or `Content-Length`
+        var headerFields = HTTPHeaderFields()
+        /// Positions in `headerFields` of the first and the last `Transfer-Encoding` or `Content-Length`
         /// field (only those between them need reading to frame the body).
         var framingHeaders: ClosedRange<Int>?
-        /// Position in `headers` of the first `Content-Encoding` field.
+        /// Position in `headerFields` of the first `Content-Encoding` field.
         var contentEncodingHeader: Int?
         var hasUpgradeHeader = false
         var trailers: [HTTPHeader] = []
@@ -184,9 +184,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var end: Int64 { start + Int64(interimBytes + bytes.total) }
 
         /// Adds a header field, noting where the notable ones are.
-        func append(_ header: consuming HTTPHeader, _ notable: NotableHeader?) {
-            let position = headers.count
-            headers.append(header)
+        func appendHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, _ notable: NotableHeader?) {
+            let position = headerFields.count
+            headerFields.append(name: name, value: value)
             switch notable {
             case .transferEncoding, .contentLength: framingHeaders = (framingHeaders?.lowerBound ?? position)...position
             case .contentEncoding: if contentEncodingHeader == nil { contentEncodingHeader = position }
@@ -197,7 +197,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
         /// Drops the header fields (of an interim response).
         func removeHeaders() {
-            headers = []
+            headerFields.removeAll()
             framingHeaders = nil
             contentEncodingHeader = nil
             hasUpgradeHeader = false
@@ -214,10 +214,11 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var line: [UInt8] = []
         var lineStart: Int64 = 0
         var message: Builder?
-        /// The header fields of the direction's last message: the next message's header array is
-        /// reserved for as many (messages of a connection tend to look alike) instead of growing
-        /// field by field, and repeated fields reuse their strings.
-        var repeatedHeaders = RepeatedHeaders()
+        /// How many header fields, and of how many bytes, the direction's last message had: the next
+        /// message's fields are reserved for as many (messages of a connection tend to look alike)
+        /// instead of growing field by field.
+        var lastHeaderFields = 0
+        var lastHeaderBytes = 0
         var ended = false
         var endPending = false
         var held: [Held] = []
@@ -498,14 +499,15 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             headersComplete(side)
             return
         }
-        if text[0] == HTTP1Syntax.space || text[0] == HTTP1Syntax.tab, !message.headers.isEmpty {
-            // Obsolete line folding: the line continues the previous value.
-            let more = String(decoding: text, as: UTF8.self).trimmingHTTPWhitespace()
-            message.headers[message.headers.count - 1].value += " " + more
+        if text[0] == HTTP1Syntax.space || text[0] == HTTP1Syntax.tab, !message.headerFields.isEmpty {
+            // Obsolete line folding (rare): the line continues the previous value, trimmed as text.
+            var more = String(decoding: text, as: UTF8.self).trimmingHTTPWhitespace()
+            more.withUTF8 { message.headerFields.continueLastValue(UnsafeRawBufferPointer($0)) }
         } else if let fields = HTTP1Syntax.headerFields(line) {
-            if message.headers.isEmpty { message.headers.reserveCapacity(side.repeatedHeaders.count) }
-            let header = side.repeatedHeaders.header(at: message.headers.count, name: fields.name, value: fields.value)
-            message.append(header, NotableHeader(name: fields.name))
+            if message.headerFields.isEmpty {
+                message.headerFields.reserveCapacity(fields: side.lastHeaderFields, byteCount: side.lastHeaderBytes)
+            }
+            message.appendHeader(name: fields.name, value: fields.value, NotableHeader(name: fields.name))
         } else {
             message.flags.insert(.malformed)
         }
@@ -534,28 +536,26 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     private enum Framing { case none, length(Int64), chunked, closeDelimited, invalid }
 
     private func framing(_ message: Builder, isRequest: Bool) -> Framing {
-        var lastCoding: String?
+        /// Whether the last transfer coding named is `chunked` (nil: none named).
+        var lastCodingIsChunked: Bool?
         var length: Int64?
         var invalidLength = false
         if let framingHeaders = message.framingHeaders {
-            for header in message.headers[framingHeaders] {
-                if HTTP1Syntax.nameEquals(header.name, "transfer-encoding") {
-                    if HTTP1Syntax.nameEquals(header.value, "chunked") {
-                        // The usual value, in any case: no list to split.
-                        lastCoding = "chunked"
-                        continue
+            let fields = message.headerFields
+            for position in framingHeaders {
+                if fields.nameEquals(at: position, "transfer-encoding") {
+                    if let chunked = fields.withValue(at: position, HTTP1Syntax.lastCodingIsChunked) {
+                        lastCodingIsChunked = chunked
                     }
-                    for coding in header.value.split(separator: ",") {
-                        let trimmed = coding.trimmingHTTPWhitespace()
-                        if !trimmed.isEmpty { lastCoding = trimmed.lowercased() }
+                } else if fields.nameEquals(at: position, "content-length") {
+                    fields.withValue(at: position) {
+                        HTTP1Syntax.readContentLength($0, into: &length, invalid: &invalidLength)
                     }
-                } else if HTTP1Syntax.nameEquals(header.name, "content-length") {
-                    HTTP1Syntax.readContentLength(header.value, into: &length, invalid: &invalidLength)
                 }
             }
         }
-        if let lastCoding {
-            if lastCoding == "chunked" { return .chunked }
+        if let lastCodingIsChunked {
+            if lastCodingIsChunked { return .chunked }
             return isRequest ? .invalid : .closeDelimited
         }
         if invalidLength { return .invalid }
@@ -565,7 +565,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     private func headersComplete(_ side: Side) {
         guard let message = side.message else { return }
-        side.repeatedHeaders.remember(message.headers)
+        side.lastHeaderFields = message.headerFields.count
+        side.lastHeaderBytes = message.headerFields.byteCount
         var body: Framing
         if message.kind == .request {
             body = framing(message, isRequest: true)
@@ -602,7 +603,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
         let readsBody = message.kind == .request || limits.readsResponseBodies
         if let position = message.contentEncodingHeader {
-            let coding = message.headers[position].value
+            let coding = message.headerFields.withValue(at: position) { String(decoding: $0, as: UTF8.self) }
             message.contentEncoding = coding
             switch body {
             case .none, .invalid: break
@@ -675,7 +676,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         let message = HTTPMessage(
             kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, method: built.method,
             target: built.target, status: built.status, reason: built.reason, version: built.version,
-            headers: built.headers, trailers: built.trailers, bytes: built.bytes, interimCount: built.interimCount,
+            headers: built.headerFields, trailers: built.trailers, bytes: built.bytes, interimCount: built.interimCount,
             interimBytes: built.interimBytes, firstOrigin: built.firstOrigin, lastOrigin: built.lastOrigin,
             contentEncoding: built.contentEncoding, decodedBodyBytes: decoded, flags: built.flags,
             retainedBody: retained)

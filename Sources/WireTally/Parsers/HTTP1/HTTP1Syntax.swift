@@ -107,30 +107,45 @@ enum HTTP1Syntax {
     /// Reads a `Content-Length` value, a comma-separated list of decimal lengths (whitespace around
     /// each allowed), into `length`; sets `invalid` for an item that is not a length (empty, not only
     /// digits, more than 19 digits, above `maxChunkSize`) or a length other than one seen before.
-    static func readContentLength(_ value: String, into length: inout Int64?, invalid: inout Bool) {
-        var value = value
-        value.withUTF8 { bytes in
-            var itemStart = 0
-            while itemStart <= bytes.count {
-                var itemEnd = itemStart
-                while itemEnd < bytes.count && bytes[itemEnd] != UInt8(ascii: ",") { itemEnd += 1 }
-                var first = itemStart
-                var last = itemEnd
-                while first < last && (bytes[first] == space || bytes[first] == tab) { first += 1 }
-                while last > first && (bytes[last - 1] == space || bytes[last - 1] == tab) { last -= 1 }
-                if let item = decimalLength(UnsafeBufferPointer(rebasing: bytes[first..<last])) {
-                    if let length, length != item { invalid = true }
-                    length = item
-                } else {
-                    invalid = true
-                }
-                itemStart = itemEnd + 1
+    static func readContentLength(_ value: UnsafeRawBufferPointer, into length: inout Int64?, invalid: inout Bool) {
+        forEachListItem(value, omittingEmpty: false) { item in
+            if let parsed = decimalLength(item) {
+                if let length, length != parsed { invalid = true }
+                length = parsed
+            } else {
+                invalid = true
             }
         }
     }
 
+    /// The last transfer coding a `Transfer-Encoding` value names (comma-separated, whitespace around
+    /// each, empty items skipped): nil when it names none, else whether that coding is `chunked`
+    /// (ASCII case-insensitive).
+    static func lastCodingIsChunked(_ value: UnsafeRawBufferPointer) -> Bool? {
+        var last: Bool?
+        forEachListItem(value, omittingEmpty: true) { last = bytesEqual($0, "chunked") }
+        return last
+    }
+
+    /// Calls `body` with each item of a comma-separated list, without the spaces and tabs around it.
+    private static func forEachListItem(
+        _ list: UnsafeRawBufferPointer, omittingEmpty: Bool, _ body: (UnsafeRawBufferPointer) -> Void
+    ) {
+        var itemStart = 0
+        while itemStart <= list.count {
+            var itemEnd = itemStart
+            while itemEnd < list.count && list[itemEnd] != UInt8(ascii: ",") { itemEnd += 1 }
+            var first = itemStart
+            var last = itemEnd
+            while first < last && (list[first] == space || list[first] == tab) { first += 1 }
+            while last > first && (list[last - 1] == space || list[last - 1] == tab) { last -= 1 }
+            if !omittingEmpty || first < last { body(UnsafeRawBufferPointer(rebasing: list[first..<last])) }
+            itemStart = itemEnd + 1
+        }
+    }
+
     /// 1 to 19 decimal digits up to `maxChunkSize`, else nil.
-    private static func decimalLength(_ digits: UnsafeBufferPointer<UInt8>) -> Int64? {
+    private static func decimalLength(_ digits: UnsafeRawBufferPointer) -> Int64? {
         guard !digits.isEmpty && digits.count <= 19 else { return nil }
         var value: UInt64 = 0
         for digit in digits {
@@ -140,12 +155,17 @@ enum HTTP1Syntax {
         return value <= UInt64(maxChunkSize) ? Int64(value) : nil
     }
 
-    /// ASCII case-insensitive comparison of two header names (or tokens), byte by byte.
-    static func asciiCaseInsensitiveEqual(_ a: String, _ b: String) -> Bool {
-        guard a.utf8.count == b.utf8.count else { return false }
-        return zip(a.utf8, b.utf8).allSatisfy { x, y in
-            x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z"))
+    /// ASCII case-insensitive comparison of two header names (or tokens), byte by byte: only letters
+    /// fold (`[` is not `{`).
+    static func asciiCaseInsensitiveEqual(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        for index in 0..<a.count {
+            let x = a[index], y = b[index]
+            guard x == y || (x | 0x20 == y | 0x20 && (x | 0x20) >= UInt8(ascii: "a") && (x | 0x20) <= UInt8(ascii: "z")) else {
+                return false
+            }
         }
+        return true
     }
 
     /// ASCII case-insensitive comparison of a header name (or token) with a lower-case literal.

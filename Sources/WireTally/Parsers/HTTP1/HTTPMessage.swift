@@ -86,7 +86,7 @@ package struct HTTPMessage: Sendable {
         var status: Int?
         var reason: String?
         var version: String
-        var headers: [HTTPHeader]
+        var headerFields: HTTPHeaderFields
         var trailers: [HTTPHeader]
         var bytes: HTTPByteCounts
         var interimCount: Int
@@ -155,10 +155,16 @@ package struct HTTPMessage: Sendable {
         get { box.fields.version }
         _modify { yield &unique.fields.version }
     }
-    /// Header fields in order (trailers not included).
+    /// Header fields in order (trailers not included), as their bytes: reading them as strings
+    /// (`headers`, `header(_:)`) makes the strings.
+    package var headerFields: HTTPHeaderFields {
+        get { box.fields.headerFields }
+        _modify { yield &unique.fields.headerFields }
+    }
+    /// Header fields in order (trailers not included), made into strings on each read.
     package var headers: [HTTPHeader] {
-        get { box.fields.headers }
-        _modify { yield &unique.fields.headers }
+        get { Array(headerFields) }
+        set { headerFields = HTTPHeaderFields(newValue) }
     }
     /// Trailer fields of a chunked body.
     package var trailers: [HTTPHeader] {
@@ -231,7 +237,7 @@ package struct HTTPMessage: Sendable {
 
     package init(
         kind: Kind, exchangeIndex: Int, streamRange: Range<Int64>, method: String? = nil, target: String? = nil,
-        status: Int? = nil, reason: String? = nil, version: String, headers: [HTTPHeader] = [],
+        status: Int? = nil, reason: String? = nil, version: String, headers: HTTPHeaderFields = [],
         trailers: [HTTPHeader] = [], bytes: HTTPByteCounts = HTTPByteCounts(), interimCount: Int = 0,
         interimBytes: Int = 0, firstOrigin: PacketOrigin, lastOrigin: PacketOrigin, contentEncoding: String? = nil,
         decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = [], retainedBody: [UInt8]? = nil,
@@ -239,16 +245,16 @@ package struct HTTPMessage: Sendable {
     ) {
         box = Box(Fields(
             kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, method: method, target: target,
-            status: status, reason: reason, version: version, headers: headers, trailers: trailers, bytes: bytes,
+            status: status, reason: reason, version: version, headerFields: headers, trailers: trailers, bytes: bytes,
             interimCount: interimCount, interimBytes: interimBytes, firstOrigin: firstOrigin, lastOrigin: lastOrigin,
             contentEncoding: contentEncoding, decodedBodyBytes: decodedBodyBytes, flags: flags,
             retainedBody: retainedBody, reencoded: nil, http2: http2, http3: http3))
     }
 
-    /// The first header named `name` (ASCII case-insensitive, compared byte by byte: no lower-cased
-    /// copies of the names).
+    /// The value of the first header named `name` (ASCII case-insensitive, compared byte by byte: no
+    /// string is made for the names compared).
     package func header(_ name: String) -> String? {
-        headers.first { HTTP1Syntax.asciiCaseInsensitiveEqual($0.name, name) }?.value
+        headerFields.value(named: name)
     }
 }
 
