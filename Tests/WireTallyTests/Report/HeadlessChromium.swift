@@ -59,8 +59,9 @@ enum HeadlessChromium {
     private static func run(folder: URL, _ arguments: [String]) throws -> (String, String) {
         guard let binary else { throw Failure.notInstalled }
         let outPath = folder.appendingPathComponent("stdout").path, errPath = folder.appendingPathComponent("stderr").path
-        FileManager.default.createFile(atPath: outPath, contents: nil)
-        FileManager.default.createFile(atPath: errPath, contents: nil)
+        // empty files to write to (opening them below throws when they could not be made)
+        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
+        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = ["120", binary, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",

@@ -1,5 +1,3 @@
-import Glibc
-
 /// The header fields of one message as raw bytes: every field's name and value (the value without the
 /// whitespace around it) back to back in one buffer, and where each ends.
 ///
@@ -12,7 +10,7 @@ import Glibc
 /// moves, where an array appended them byte by byte) that a change copies first when another copy
 /// shares it, so a shared buffer is never written (hence `@unchecked Sendable`).
 package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, ExpressibleByArrayLiteral {
-    /// Names and values, in field order; nil until the first field.
+    /// Names and values, in field order; nil until the first field or a reservation.
     private var storage: ByteBuffer?
     /// Per field, two offsets into `storage`: the end of its name (where its value starts) and the
     /// end of its value (where the next field starts).
