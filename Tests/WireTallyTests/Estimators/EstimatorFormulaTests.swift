@@ -175,4 +175,22 @@ import Testing
         let text = String(decoding: output, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return try #require(Int(text), "python3 printed \(text)")
     }
+
+    /// A header's `name: value\r\n` length is what its strings hold: ASCII and valid UTF-8 bytes as
+    /// they are, an invalid byte as the replacement character (three bytes), as when headers were
+    /// strings from the parse on.
+    @Test func formattedHeaderLengthIsTheStringsLength() {
+        var fields = HTTPHeaderFields()
+        for (name, value) in [([UInt8]("X-A".utf8), [UInt8]("abc".utf8)), ([UInt8]("X-B".utf8), [UInt8]("caf\u{e9}".utf8)),
+                              ([UInt8]("X-C".utf8), [0x61, 0xFF, 0x62])] {
+            name.withUnsafeBytes { name in value.withUnsafeBytes { fields.append(name: name, value: $0) } }
+        }
+        #expect(Estimator.fmt(fields, at: 0) == 3 + 2 + 3 + 2)
+        #expect(Estimator.fmt(fields, at: 1) == 3 + 2 + 5 + 2)
+        #expect(Estimator.fmt(fields, at: 2) == 3 + 2 + 5 + 2)
+        for position in fields.indices {
+            let header = fields[position]
+            #expect(Estimator.fmt(fields, at: position) == header.name.utf8.count + 2 + header.value.utf8.count + 2)
+        }
+    }
 }

@@ -45,13 +45,13 @@ package enum Estimator: String, CaseIterable, Sendable {
     case metrics
     case http
 
-    /// Whether `name` is a request header the network stack adds itself, which an NSURLProtocol rebuild
-    /// cannot see (ASCII case-insensitive, compared on the bytes: no lower-cased copies).
-    static func isStackHeader(_ name: String) -> Bool {
-        HTTP1Syntax.nameEquals(name, "host") || HTTP1Syntax.nameEquals(name, "connection")
-            || HTTP1Syntax.nameEquals(name, "accept-encoding") || HTTP1Syntax.nameEquals(name, "accept")
-            || HTTP1Syntax.nameEquals(name, "accept-language") || HTTP1Syntax.nameEquals(name, "user-agent")
-            || HTTP1Syntax.nameEquals(name, "content-length")
+    /// Whether field `position` of `fields` is a request header the network stack adds itself, which an
+    /// NSURLProtocol rebuild cannot see (ASCII case-insensitive, compared on the bytes).
+    static func isStackHeader(_ fields: HTTPHeaderFields, at position: Int) -> Bool {
+        fields.nameEquals(at: position, "host") || fields.nameEquals(at: position, "connection")
+            || fields.nameEquals(at: position, "accept-encoding") || fields.nameEquals(at: position, "accept")
+            || fields.nameEquals(at: position, "accept-language") || fields.nameEquals(at: position, "user-agent")
+            || fields.nameEquals(at: position, "content-length")
     }
 
     /// The estimate for `exchange`, or nil when this estimator cannot say anything about it.
@@ -79,10 +79,10 @@ package enum Estimator: String, CaseIterable, Sendable {
 
     private func message(_ m: HTTPMessage, exchange: HTTPExchange) -> MessageEstimate {
         let isRequest = m.kind == .request
-        let headers = m.headers  // made into strings once
+        let fields = m.headerFields  // read on the bytes: no strings made
         var cookieBytes = 0
-        for h in headers where HTTP1Syntax.nameEquals(h.name, isRequest ? "cookie" : "set-cookie") {
-            cookieBytes += Self.fmt(h)
+        for position in fields.indices where fields.nameEquals(at: position, isRequest ? "cookie" : "set-cookie") {
+            cookieBytes += Self.fmt(fields, at: position)
         }
         let decoded = m.decodedBodyBytes ?? m.bytes.body
         var e = MessageEstimate.onStream(m)
@@ -108,18 +108,18 @@ package enum Estimator: String, CaseIterable, Sendable {
                 let host = m.header("Host") ?? ""
                 let line = "\(host) \(m.method ?? "") \(path) HTTP/1.1 \(query)\n".utf8.count
                 var visible = 0, stack = 0
-                for h in headers {
-                    if Self.isStackHeader(h.name) {
-                        stack += Self.fmt(h)
-                    } else if !HTTP1Syntax.nameEquals(h.name, "cookie") {
-                        visible += Self.fmt(h)
+                for position in fields.indices {
+                    if Self.isStackHeader(fields, at: position) {
+                        stack += Self.fmt(fields, at: position)
+                    } else if !fields.nameEquals(at: position, "cookie") {
+                        visible += Self.fmt(fields, at: position)
                     }
                 }
                 e.head = line + visible + 2 + cookieBytes
                 e.hiddenHeaders = stack
             } else {
                 let line = "\(m.version) \(m.status.map(String.init) ?? "") \(m.reason ?? "")".utf8.count
-                e.head = line + headers.reduce(0) { $0 + Self.fmt($1) } + 2
+                e.head = line + fields.indices.reduce(0) { $0 + Self.fmt(fields, at: $1) } + 2
                 e.hiddenHeaders = m.interimBytes
             }
             e.cookies = 0  // counted as sent (formatted like every other header)
@@ -140,8 +140,17 @@ package enum Estimator: String, CaseIterable, Sendable {
         return e
     }
 
-    /// `name: value\r\n`.
-    static func fmt(_ header: HTTPHeader) -> Int { header.name.utf8.count + 2 + header.value.utf8.count + 2 }
+    /// `name: value\r\n` of field `position`, its name and value as the header strings read them
+    /// (invalid UTF-8 repaired: a replaced byte counts as the replacement character's three).
+    static func fmt(_ fields: HTTPHeaderFields, at position: Int) -> Int {
+        fields.withName(at: position, Self.textLength) + 2 + fields.withValue(at: position, Self.textLength) + 2
+    }
+
+    /// UTF-8 length of `bytes` decoded as a string (`String(decoding:as:)`): the byte count when they
+    /// are ASCII.
+    private static func textLength(_ bytes: UnsafeRawBufferPointer) -> Int {
+        bytes.allSatisfy { $0 < 0x80 } ? bytes.count : String(decoding: bytes, as: UTF8.self).utf8.count
+    }
 
     /// The rebuild's body size: re-encoded with the message's codings, else the decoded length; and
     /// whether it had to be approximated (body not retained completely).
