@@ -167,14 +167,6 @@ enum HTTP1Syntax {
         }
         return true
     }
-
-    /// ASCII case-insensitive comparison of a header name (or token) with a lower-case literal.
-    static func nameEquals(_ name: String, _ lowercased: StaticString) -> Bool {
-        // Lengths first (constant time): most names compared differ in length.
-        guard name.utf8.count == lowercased.utf8CodeUnitCount else { return false }
-        var name = name
-        return name.withUTF8 { bytesEqual(UnsafeRawBufferPointer($0), lowercased) }
-    }
 }
 
 /// Checks a start line byte by byte, so a split line and a line in one piece give the same verdict and
