@@ -1,32 +1,22 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
 /// One record written straight into the cells of a CSV row, without a `JSONValue` in between: each
 /// leaf's path (its keys joined with `_`, `up.ip_bytes` → `up_ip_bytes`, as `JSONValue.flattened`
-/// names them) picks its column, and its text is stored once in a byte buffer. Scalars are plain text
-/// (strings unquoted, null empty, the rest as in JSON); an array is one cell, its elements' plain
-/// texts joined with `;`, objects and arrays inside it as compact JSON. Leaves that are no column (a
-/// missing part's null, `type`) are dropped; when two leaves share a column, the first is kept.
+/// names them) picks its column (`CSVColumnResolver`), and its text is stored once in a byte buffer.
+/// Scalars are plain text (strings unquoted, null empty, the rest as in JSON); an array is one cell,
+/// its elements' plain texts joined with `;`, objects and arrays inside it as compact JSON. Leaves
+/// that are no column (a missing part's null, `type`) are dropped; when two leaves share a column,
+/// the first is kept. A cell holding a comma, a quote, CR or LF is marked to be quoted.
 struct CSVRowEncoder: JSONEncoding {
     /// The cells' text, one after the other (and that of dropped leaves).
     let text: ByteBuffer
-    /// The column names, one after the other, and where each starts (one more entry: the end).
-    private let names: [UInt8]
-    private let nameStarts: [Int]
-    /// The columns by the length of their name: a path that is not the next column is compared only
-    /// with the names of its length (a missing part's null is no column at all).
-    private let columnsByLength: [[Int]]
-    /// Per column, where its cell starts and ends in `text` (start below 0: no cell in this row).
-    private var cellStarts: [Int]
-    private var cellEnds: [Int]
-    /// The path of the current leaf, and how much of it is the path of the object being written.
-    private let path = ByteBuffer(capacity: 256)
-    private var objectPathCount = 0
-    /// The column after the last one written: records list their leaves in the columns' order.
-    private var nextColumn = 0
+    private var columns: CSVColumnResolver
+    /// Per column, its cell in this row.
+    private var cells: [Cell]
+    /// The object being written (`CSVColumnResolver`'s node), and the key of the next member.
+    private var node: Int32 = 0
+    private var pendingKey = CSVColumnResolver.Key(bytes: UnsafeBufferPointer(start: nil, count: 0), isLiteral: false)
+    private var hasKey = false
+    /// A key computed at run time, while it is the pending one.
+    private let dynamicKeyBytes = ByteBuffer(capacity: 64)
     /// Inside an array cell: how many elements were written into it.
     private var inArray = false
     private var arrayElements = 0
@@ -35,76 +25,72 @@ struct CSVRowEncoder: JSONEncoding {
     private var json: JSONTextEncoder
 
     init(columns: [String]) {
-        var names: [UInt8] = [], starts: [Int] = []
-        for column in columns {
-            starts.append(names.count)
-            names.append(contentsOf: column.utf8)
-        }
-        starts.append(names.count)
-        var byLength = [[Int]](repeating: [], count: (columns.map(\.utf8.count).max() ?? 0) + 1)
-        for (column, name) in columns.enumerated() { byLength[name.utf8.count].append(column) }
-        columnsByLength = byLength
+        self.columns = CSVColumnResolver(columns: columns)
         let text = ByteBuffer(capacity: 4096)
         self.text = text
-        self.names = names
-        nameStarts = starts
-        cellStarts = Array(repeating: -1, count: columns.count)
-        cellEnds = Array(repeating: 0, count: columns.count)
+        cells = Array(repeating: Cell.none, count: columns.count)
         json = JSONTextEncoder(appendingTo: text)
     }
 
     /// Forgets the last row's cells.
     mutating func reset() {
         text.removeAll()
-        for column in cellStarts.indices { cellStarts[column] = -1 }
-        path.removeAll()
-        objectPathCount = 0
-        nextColumn = 0
+        for column in cells.indices { cells[column] = .none }
+        node = 0
+        hasKey = false
+    }
+
+    /// A column's cell: where its text starts and ends in `text` (both -1 without a cell: empty), and
+    /// whether it must be quoted.
+    struct Cell {
+        var start: Int
+        var end: Int
+        var quoted: Bool
+        var isWritten: Bool { start >= 0 }
+        static let none = Cell(start: -1, end: -1, quoted: false)
     }
 
     /// The text of `column`'s cell (empty without one), valid until the next write.
     func cell(_ column: Int) -> UnsafeRawBufferPointer {
-        let start = cellStarts[column]
-        guard start >= 0 else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        return UnsafeRawBufferPointer(rebasing: text.bytes[start..<cellEnds[column]])
+        let cell = cells[column]
+        guard cell.isWritten else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(rebasing: text.bytes[cell.start..<cell.end])
     }
 
-    var columnCount: Int { cellStarts.count }
+    var columnCount: Int { cells.count }
 
-    /// Calls `body` with every column's cell text in column order (empty without a cell), valid until
-    /// the next write.
-    func forEachCell(_ body: (UnsafeRawBufferPointer) -> Void) {
-        let text = text.bytes
-        cellStarts.withUnsafeBufferPointer { starts in
-            cellEnds.withUnsafeBufferPointer { ends in
-                for column in 0..<starts.count {
-                    let start = starts[column]
-                    body(start < 0 ? UnsafeRawBufferPointer(start: nil, count: 0)
-                        : UnsafeRawBufferPointer(rebasing: text[start..<ends[column]]))
-                }
-            }
-        }
+    /// Runs `body` on the cells in column order and on the text they are in, valid until the next write.
+    @inline(__always)
+    func withCells<Result>(_ body: (UnsafeBufferPointer<Cell>, UnsafeRawBufferPointer) -> Result) -> Result {
+        cells.withUnsafeBufferPointer { body($0, text.bytes) }
     }
 
     mutating func key(_ name: StaticString) {
         if jsonDepth > 0 { return json.key(name) }
-        appendKey(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+        guard name.hasPointerRepresentation else {  // made from one Unicode scalar, held by value
+            return name.withUTF8Buffer { setDynamicKey($0) }
+        }
+        pendingKey = CSVColumnResolver.Key(
+            bytes: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), isLiteral: true)
+        hasKey = true
     }
 
     mutating func dynamicKey(_ name: String) {
         if jsonDepth > 0 { return json.dynamicKey(name) }
         var name = name
-        name.withUTF8 { appendKey($0) }
+        name.withUTF8 { setDynamicKey($0) }
     }
 
     mutating func object(_ body: (inout CSVRowEncoder) -> Void) {
         if jsonDepth > 0 || inArray {
             return writeJSON { json, encoder in json.object { inner in encoder.nested(in: &inner, body) } }
         }
-        let outer = objectPathCount
-        objectPathCount = path.count
+        let outer = node
+        // The record's own object has no key: it is node 0.
+        if hasKey { node = columns.node(of: pendingKey, in: node) }
+        hasKey = false
         body(&self)
-        objectPathCount = outer
+        node = outer
     }
 
     mutating func array(_ body: (inout CSVRowEncoder) -> Void) {
@@ -116,7 +102,7 @@ struct CSVRowEncoder: JSONEncoding {
         arrayElements = 0
         body(&self)
         inArray = false
-        endLeaf(startingAt: start)
+        endLeaf(startingAt: start, mayNeedQuotes: true)
     }
 
     mutating func string(_ value: String) {
@@ -124,43 +110,67 @@ struct CSVRowEncoder: JSONEncoding {
         let start = startLeaf()
         var value = value
         value.withUTF8 { utf8 in text.freeSpace(atLeast: utf8.count).storeBytes(of: utf8); text.commit(utf8.count) }
-        endLeaf(startingAt: start)
+        endLeaf(startingAt: start, mayNeedQuotes: true)
     }
 
-    mutating func integer(_ value: Int) { plain { $0.integer(value) } }
+    mutating func integer(_ value: Int) {
+        if jsonDepth > 0 { return json.integer(value) }
+        plain(maximumCount: DecimalDigits.maximumIntegerCount) { DecimalDigits.write(value, to: $0) }
+    }
 
-    mutating func number(_ literal: String) { plain { $0.number(literal) } }
+    mutating func number(_ literal: String) {
+        if jsonDepth > 0 { return json.number(literal) }
+        let start = startLeaf()
+        var encoder = JSONTextEncoder(appendingTo: text)
+        encoder.number(literal)
+        endLeaf(startingAt: start, mayNeedQuotes: true)
+    }
 
-    mutating func timestamp(_ timestamp: Timestamp, digits: Int) { plain { $0.timestamp(timestamp, digits: digits) } }
+    mutating func timestamp(_ timestamp: Timestamp, digits: Int) {
+        if jsonDepth > 0 { return json.timestamp(timestamp, digits: digits) }
+        plain(maximumCount: Timestamp.maximumFormattedCount) { timestamp.write(digits: digits, to: $0) }
+    }
 
-    mutating func milliseconds(_ nanoseconds: Int64) { plain { $0.milliseconds(nanoseconds) } }
+    mutating func milliseconds(_ nanoseconds: Int64) {
+        if jsonDepth > 0 { return json.milliseconds(nanoseconds) }
+        plain(maximumCount: DecimalDigits.maximumMillisecondsCount) { DecimalDigits.writeMilliseconds(nanoseconds, to: $0) }
+    }
 
-    mutating func bool(_ value: Bool) { plain { $0.bool(value) } }
+    mutating func bool(_ value: Bool) {
+        if jsonDepth > 0 { return json.bool(value) }
+        let literal: StaticString = value ? "true" : "false"
+        plain(maximumCount: 5) { destination in
+            destination.storeBytes(of: UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+            return literal.utf8CodeUnitCount
+        }
+    }
 
     mutating func null() {
         if jsonDepth > 0 { return json.null() }
-        endLeaf(startingAt: startLeaf())
+        endLeaf(startingAt: startLeaf(), mayNeedQuotes: false)
     }
 
-    /// A scalar whose plain text is its JSON text, which `write` stores (a new encoder: no comma).
+    /// A scalar whose plain text is its JSON text, which `write` stores at the address it is given in at
+    /// most `maximumCount` bytes, returning how many; it holds nothing to quote (digits, a sign, a
+    /// point, letters).
     @inline(__always)
-    private mutating func plain(_ write: (inout JSONTextEncoder) -> Void) {
-        if jsonDepth > 0 { return write(&json) }
+    private mutating func plain(maximumCount: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
         let start = startLeaf()
-        var encoder = JSONTextEncoder(appendingTo: text)
-        write(&encoder)
-        endLeaf(startingAt: start)
+        text.commit(write(text.freeSpace(atLeast: maximumCount)))
+        endLeaf(startingAt: start, mayNeedQuotes: false)
     }
 
-    /// The path of the object being written, then `_` when it is not the record itself, then `name`.
-    private mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
-        path.truncate(to: objectPathCount)
-        if objectPathCount > 0 { path.append(UInt8(ascii: "_")) }
-        path.freeSpace(atLeast: name.count).storeBytes(of: name)
-        path.commit(name.count)
+    /// Makes `name` (not a literal) the pending key: its bytes are kept until the next dynamic key.
+    private mutating func setDynamicKey(_ name: UnsafeBufferPointer<UInt8>) {
+        dynamicKeyBytes.removeAll()
+        dynamicKeyBytes.freeSpace(atLeast: name.count).storeBytes(of: name)
+        dynamicKeyBytes.commit(name.count)
+        pendingKey = CSVColumnResolver.Key(bytes: dynamicKeyBytes.bytes.bindMemory(to: UInt8.self), isLiteral: false)
+        hasKey = true
     }
 
     /// Where a leaf's text starts; in an array cell, after the `;` that separates it from the last.
+    @inline(__always)
     private mutating func startLeaf() -> Int {
         if inArray {
             if arrayElements > 0 { text.append(UInt8(ascii: ";")) }
@@ -169,12 +179,28 @@ struct CSVRowEncoder: JSONEncoding {
         return text.count
     }
 
-    /// Makes the text written since `start` the cell of the current path (an array's elements: only
-    /// when the whole array is written).
-    private mutating func endLeaf(startingAt start: Int) {
-        guard !inArray, let column = column(of: path.bytes), cellStarts[column] < 0 else { return }
-        cellStarts[column] = start
-        cellEnds[column] = text.count
+    /// Makes the text written since `start` the cell of the pending key (an array's elements: only
+    /// when the whole array is written); `mayNeedQuotes`: whether to look for bytes to quote.
+    @inline(__always)
+    private mutating func endLeaf(startingAt start: Int, mayNeedQuotes: Bool) {
+        guard !inArray, hasKey else { return }
+        hasKey = false
+        let column = Int(columns.column(of: pendingKey, in: node))
+        guard column >= 0, !cells[column].isWritten else { return }
+        cells[column] = Cell(
+            start: start, end: text.count,
+            quoted: mayNeedQuotes && Self.needsQuotes(UnsafeRawBufferPointer(rebasing: text.bytes[start...])))
+    }
+
+    /// Whether a cell holds a comma, a quote, CR or LF (RFC 4180: it must be quoted).
+    private static func needsQuotes(_ cell: UnsafeRawBufferPointer) -> Bool {
+        // `,` `"` LF and CR are all below `-`: digits, letters and `.` are told apart in one comparison.
+        for byte in cell where byte < UInt8(ascii: "-") {
+            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
+                return true
+            }
+        }
+        return false
     }
 
     /// An object or array inside an array cell, as JSON: `write` runs the encoder on it.
@@ -195,28 +221,5 @@ struct CSVRowEncoder: JSONEncoding {
         json = inner
         body(&self)
         inner = json
-    }
-
-    /// The column named `path`: the next one in the common case, else found among the names of its
-    /// length.
-    private mutating func column(of path: UnsafeRawBufferPointer) -> Int? {
-        if nextColumn < columnCount, name(nextColumn, equals: path) {
-            nextColumn += 1
-            return nextColumn - 1
-        }
-        guard path.count < columnsByLength.count else { return nil }
-        for column in columnsByLength[path.count] where name(column, equals: path) {
-            nextColumn = column + 1
-            return column
-        }
-        return nil
-    }
-
-    private func name(_ column: Int, equals path: UnsafeRawBufferPointer) -> Bool {
-        let start = nameStarts[column], count = nameStarts[column + 1] - start
-        guard count == path.count else { return false }
-        return names.withUnsafeBytes { names in
-            count == 0 || memcmp(names.baseAddress! + start, path.baseAddress!, count) == 0
-        }
     }
 }

@@ -30,12 +30,26 @@ package final class CSVWriter: RecordWriter {
         }
         row!.reset()
         RecordEncoding.record(record, timestampDigits: timestampDigits, to: &row!)
-        var first = true
-        row!.forEachCell { cell in
-            Self.appendEscaped(cell, afterComma: !first, to: buffer)
-            first = false
+        // Room for the whole row at once: every cell quoted with every byte doubled, its comma, the LF.
+        let rowStart = buffer.freeSpace(atLeast: 2 * row!.text.count + 3 * row!.columnCount + 1)
+        let rowEnd = row!.withCells { cells, text in
+            var destination = rowStart
+            for (column, cell) in cells.enumerated() {
+                destination.pointee = UInt8(ascii: ",")
+                destination += column == 0 ? 0 : 1
+                let bytes = UnsafeBufferPointer(start: text.baseAddress?.assumingMemoryBound(to: UInt8.self).advanced(by: cell.start),
+                                                count: cell.end - cell.start)
+                if cell.quoted {
+                    destination = Self.storeQuoted(bytes, at: destination)
+                } else {
+                    destination.storeBytes(of: bytes)
+                    destination += bytes.count
+                }
+            }
+            destination.pointee = UInt8(ascii: "\n")
+            return destination + 1
         }
-        buffer.append(UInt8(ascii: "\n"))
+        buffer.commit(rowEnd - rowStart)
         if buffer.count >= Self.flushThreshold { drain() }
     }
 
@@ -67,32 +81,21 @@ package final class CSVWriter: RecordWriter {
         text.withUTF8 { buffer.freeSpace(atLeast: $0.count).storeBytes(of: $0); buffer.commit($0.count) }
     }
 
-    /// A cell (after a comma when `afterComma`), in RFC 4180 quotes (its quotes doubled) when it holds
-    /// a comma, a quote, CR or LF.
-    @inline(__always)
-    private static func appendEscaped(_ field: UnsafeRawBufferPointer, afterComma: Bool, to buffer: ByteBuffer) {
-        let bytes = field.bindMemory(to: UInt8.self)
-        let comma = afterComma ? 1 : 0
-        var special = false
-        // `,` `"` LF and CR are all below `-`: digits, letters and `.` are told apart in one comparison.
-        for byte in bytes where byte < UInt8(ascii: "-") {
-            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
-                special = true
-                break
+    /// Stores `cell` in RFC 4180 quotes (its quotes doubled) at `destination`; returns the address
+    /// after it.
+    private static func storeQuoted(_ cell: UnsafeBufferPointer<UInt8>, at destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var destination = destination
+        destination.pointee = UInt8(ascii: "\"")
+        destination += 1
+        for byte in cell {
+            if byte == UInt8(ascii: "\"") {
+                destination.pointee = byte
+                destination += 1
             }
+            destination.pointee = byte
+            destination += 1
         }
-        guard special else {
-            let space = buffer.freeSpace(atLeast: 1 + bytes.count)
-            space.pointee = UInt8(ascii: ",")
-            (space + comma).storeBytes(of: bytes)
-            return buffer.commit(comma + bytes.count)
-        }
-        if afterComma { buffer.append(UInt8(ascii: ",")) }
-        buffer.append(UInt8(ascii: "\""))
-        for byte in bytes {
-            if byte == UInt8(ascii: "\"") { buffer.append(byte) }
-            buffer.append(byte)
-        }
-        buffer.append(UInt8(ascii: "\""))
+        destination.pointee = UInt8(ascii: "\"")
+        return destination + 1
     }
 }

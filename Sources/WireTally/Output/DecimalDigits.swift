@@ -1,5 +1,5 @@
 /// Decimal digits stored straight into memory, two at a time, for the formatters that write
-/// byte-wise (`JSONTextEncoder`, `Timestamp`), without building `String`s.
+/// byte-wise (`JSONTextEncoder`, `CSVRowEncoder`, `Timestamp`), without building `String`s.
 ///
 /// Callers make room first (`ByteBuffer.freeSpace(atLeast:)`); nothing here checks bounds.
 enum DecimalDigits {
@@ -20,6 +20,24 @@ enum DecimalDigits {
         let digits = count(of: magnitude)
         writePadded(magnitude, width: digits, endingAt: destination + sign + digits)
         return sign + digits
+    }
+
+    /// The most bytes `writeMilliseconds(_:to:)` stores: a sign, the whole milliseconds, a point and
+    /// three decimals.
+    static let maximumMillisecondsCount = maximumIntegerCount + 4
+
+    /// Stores `nanoseconds` as milliseconds with microsecond resolution (`12.345`, `-0.001`) at
+    /// `destination`; returns how many bytes it stored (at most `maximumMillisecondsCount`).
+    @inline(__always)
+    static func writeMilliseconds(_ nanoseconds: Int64, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        let microseconds = nanoseconds / 1000
+        destination.pointee = UInt8(ascii: "-")
+        let sign = microseconds < 0 ? 1 : 0
+        let magnitude = microseconds.magnitude
+        let whole = sign + write(Int(magnitude / 1000), to: destination + sign)
+        destination[whole] = UInt8(ascii: ".")
+        writePadded(magnitude % 1000, width: 3, endingAt: destination + whole + 4)
+        return whole + 4
     }
 
     /// How many decimal digits `value` has (1 for zero).

@@ -70,17 +70,7 @@ struct JSONTextEncoder: JSONEncoding {
     }
 
     mutating func milliseconds(_ nanoseconds: Int64) {
-        // A sign, the whole milliseconds (at most 13 digits), a point and 3 decimals.
-        appendValue(maximumCount: DecimalDigits.maximumIntegerCount + 4) { destination in
-            let microseconds = nanoseconds / 1000
-            destination.pointee = UInt8(ascii: "-")
-            let sign = microseconds < 0 ? 1 : 0
-            let magnitude = microseconds.magnitude
-            let whole = sign + DecimalDigits.write(Int(magnitude / 1000), to: destination + sign)
-            destination[whole] = UInt8(ascii: ".")
-            DecimalDigits.writePadded(magnitude % 1000, width: 3, endingAt: destination + whole + 4)
-            return whole + 4
-        }
+        appendValue(maximumCount: DecimalDigits.maximumMillisecondsCount) { DecimalDigits.writeMilliseconds(nanoseconds, to: $0) }
     }
 
     mutating func bool(_ value: Bool) {

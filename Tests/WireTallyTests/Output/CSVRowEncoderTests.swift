@@ -64,4 +64,52 @@ import Testing
         }
         #expect(rows > 500)
     }
+
+    /// The same records written as the CSV writer writes them: by `RecordEncoding` with its key
+    /// literals (the resolver's remembered steps, not the names of `JSONValue`'s keys), into one row
+    /// per view reused across every record of every capture, so records of every shape (HTTP/1.1,
+    /// HTTP/2, HTTP/3, without response, TCP and QUIC connections) follow each other.
+    @Test func reusedRowsOfRecordLiteralsEqualTheFlattenedRecords() throws {
+        let names = try FileManager.default.contentsOfDirectory(atPath: TestPaths.captures.path).filter { $0.hasSuffix(".pcap") }
+        let writer = RowComparingWriter()
+        for name in names.sorted() {
+            writer.capture = name
+            _ = AnalysisRun(files: [TestPaths.capture(name)], options: .init()).run(writer: writer)
+        }
+        #expect(writer.rows > 500)
+        #expect(writer.mismatches.isEmpty, "\(writer.mismatches.prefix(5))")
+    }
+}
+
+/// Writes each exchange and connection record into a reused row of its view's columns and compares
+/// the cells with the flattened record.
+private final class RowComparingWriter: RecordWriter {
+    var capture = ""
+    private(set) var rows = 0
+    private(set) var mismatches: [String] = []
+    private let exchangeColumns = CSVWriter.columns(for: .exchanges), connectionColumns = CSVWriter.columns(for: .connections)
+    private lazy var exchangeRow = CSVRowEncoder(columns: exchangeColumns)
+    private lazy var connectionRow = CSVRowEncoder(columns: connectionColumns)
+
+    func write(_ record: AnalysisRecord, timestampDigits: Int) {
+        switch record {
+        case .exchange: compare(record, timestampDigits: timestampDigits, row: &exchangeRow, columns: exchangeColumns)
+        case .connection, .quicConnection:
+            compare(record, timestampDigits: timestampDigits, row: &connectionRow, columns: connectionColumns)
+        case .flow, .dns: return
+        }
+    }
+
+    private func compare(_ record: AnalysisRecord, timestampDigits: Int, row: inout CSVRowEncoder, columns: [String]) {
+        row.reset()
+        RecordEncoding.record(record, timestampDigits: timestampDigits, to: &row)
+        let cells = (0..<row.columnCount).map { String(decoding: row.cell($0), as: UTF8.self) }
+        let expected = CSVRowEncoderTests.flattenedCells(of: RecordEncoding.record(record, timestampDigits: timestampDigits), columns: columns)
+        if cells != expected {
+            mismatches.append("\(capture): \(zip(columns, zip(cells, expected)).filter { $1.0 != $1.1 }.prefix(3))")
+        }
+        rows += 1
+    }
+
+    func finish(summary: CaptureSummary, files: [String]) {}
 }
