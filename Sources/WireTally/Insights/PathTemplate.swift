@@ -16,36 +16,73 @@
 /// and keeps the extension: `/img/12345.jpg` → `/img/{id}.jpg`. Anything else is kept as is (words,
 /// versions such as `v2`, short mixed ids such as `a1b2`). An absolute-form target
 /// (`http://host/path`) is reduced to its path; an empty path is `/`; `*` (OPTIONS) stays `*`.
+///
+/// It reads the target's UTF-8 bytes (`/`, `?`, `#`, `.` and `://` are ASCII: a cut never splits a
+/// character; a combining mark after one of them does not hide it): no `Character` or `Substring` per
+/// segment, as `--summary` computes it for every request.
 package enum PathTemplate {
     /// The template of `target` (a request target as sent: origin form, absolute form or `*`).
     package static func template(of target: String) -> String {
-        var path = Substring(target)
-        if let schemeEnd = path.firstRange(of: "://") {
-            let afterAuthority = path[schemeEnd.upperBound...].drop { $0 != "/" && $0 != "?" && $0 != "#" }
-            path = afterAuthority
-        }
-        path = path.prefix { $0 != "?" && $0 != "#" }
-        if path == "*" { return "*" }
-        if path.isEmpty { return "/" }
-        return path.split(separator: "/", omittingEmptySubsequences: false).map(fold).joined(separator: "/")
+        var target = target
+        return target.withUTF8(template(ofUTF8:))
     }
 
-    /// The placeholder for one segment, or the segment itself.
-    static func fold(_ segment: Substring) -> String {
-        if segment.isEmpty { return "" }
-        if let placeholder = placeholder(for: segment) { return placeholder }
+    private static func template(ofUTF8 target: UnsafeBufferPointer<UInt8>) -> String {
+        var start = 0, end = target.count
+        if let schemeEnd = indexAfter(schemeSeparatorIn: target) {
+            start = schemeEnd
+            while start < end, target[start] != slash, target[start] != question, target[start] != hash { start += 1 }
+        }
+        var pathEnd = start
+        while pathEnd < end, target[pathEnd] != question, target[pathEnd] != hash { pathEnd += 1 }
+        end = pathEnd
+        if end - start == 1, target[start] == UInt8(ascii: "*") { return "*" }
+        if end == start { return "/" }
+        var output: [UInt8] = []
+        output.reserveCapacity(end - start + 16)
+        var segmentStart = start
+        for index in start...end where index == end || target[index] == slash {
+            if segmentStart > start { output.append(slash) }
+            fold(UnsafeBufferPointer(rebasing: target[segmentStart..<index]), into: &output)
+            segmentStart = index + 1
+        }
+        return String(decoding: output, as: UTF8.self)
+    }
+
+    /// Where the first `://` of `target` ends, if it has one.
+    private static func indexAfter(schemeSeparatorIn target: UnsafeBufferPointer<UInt8>) -> Int? {
+        guard target.count >= 3 else { return nil }
+        for index in 0...(target.count - 3)
+        where target[index] == UInt8(ascii: ":") && target[index + 1] == slash && target[index + 2] == slash {
+            return index + 3
+        }
+        return nil
+    }
+
+    /// Appends the placeholder for one segment, or the segment itself.
+    private static func fold(_ segment: UnsafeBufferPointer<UInt8>, into output: inout [UInt8]) {
+        if segment.isEmpty { return }
+        if let placeholder = placeholder(for: segment) { return append(placeholder, to: &output) }
         // `name.ext`: fold the stem, keep a short alphabetic extension.
-        if let dot = segment.lastIndex(of: "."), dot != segment.startIndex {
-            let stem = segment[..<dot], ext = segment[segment.index(after: dot)...]
-            if (1...5).contains(ext.count), ext.utf8.allSatisfy(isLetter), let placeholder = placeholder(for: stem) {
-                return placeholder + "." + ext
+        if let dot = segment.lastIndex(of: UInt8(ascii: ".")), dot != 0 {
+            let stem = UnsafeBufferPointer(rebasing: segment[..<dot]), ext = segment[(dot + 1)...]
+            if (1...5).contains(ext.count), ext.allSatisfy(isLetter), let placeholder = placeholder(for: stem) {
+                append(placeholder, to: &output)
+                output.append(UInt8(ascii: "."))
+                output.append(contentsOf: ext)
+                return
             }
         }
-        return String(segment)
+        output.append(contentsOf: segment)
     }
 
-    private static func placeholder(for segment: Substring) -> String? {
-        let bytes = Array(segment.utf8)
+    private static func append(_ text: StaticString, to output: inout [UInt8]) {
+        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+    }
+
+    private static let slash = UInt8(ascii: "/"), question = UInt8(ascii: "?"), hash = UInt8(ascii: "#")
+
+    private static func placeholder(for bytes: UnsafeBufferPointer<UInt8>) -> StaticString? {
         if isInteger(bytes) { return "{id}" }
         if isUUID(bytes) { return "{uuid}" }
         if isDate(bytes) { return "{date}" }
@@ -66,20 +103,20 @@ package enum PathTemplate {
         isDigit(byte) || isLetter(byte) || byte == 0x2D || byte == 0x5F || byte == 0x3D || byte == 0x2E || byte == 0x7E
     }
 
-    private static func isInteger(_ bytes: [UInt8]) -> Bool {
+    private static func isInteger(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         let digits = bytes.first == 0x2D ? bytes.dropFirst() : bytes[...]
         return !digits.isEmpty && digits.allSatisfy(isDigit)
     }
 
-    private static func isUUID(_ bytes: [UInt8]) -> Bool {
+    private static func isUUID(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 36 else { return false }
         for (index, byte) in bytes.enumerated() {
-            if [8, 13, 18, 23].contains(index) { if byte != 0x2D { return false } } else if !isHex(byte) { return false }
+            if index == 8 || index == 13 || index == 18 || index == 23 { if byte != 0x2D { return false } } else if !isHex(byte) { return false }
         }
         return true
     }
 
-    private static func isDate(_ bytes: [UInt8]) -> Bool {
+    private static func isDate(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
         guard bytes.count == 10, bytes[4] == 0x2D, bytes[7] == 0x2D else { return false }
         return bytes.enumerated().allSatisfy { $0.offset == 4 || $0.offset == 7 || isDigit($0.element) }
     }

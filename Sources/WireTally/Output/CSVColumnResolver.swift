@@ -136,7 +136,9 @@ struct CSVColumnResolver {
     }
 
     /// The node of path `path`, made on first sight; `dead` when no column name starts with `path_`.
+    /// An empty path (an object under an empty key) is the record's: its members' paths have no `_`.
     private mutating func nodeNamed(_ path: UnsafeRawBufferPointer) -> Int32 {
+        if path.isEmpty { return 0 }
         for node in 1..<(nodeStarts.count - 1) where Self.equal(nodePaths, nodeStarts[node], nodeStarts[node + 1], path) {
             return Int32(node)
         }

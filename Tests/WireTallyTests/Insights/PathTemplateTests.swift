@@ -22,6 +22,18 @@ import Testing
         ("*", "*"),
         ("http://example.com/users/9?x", "/users/{id}"),
         ("http://example.com", "/"),
+        ("https://example.com?x=1", "/"),
+        ("/files/7.tar.gz", "/files/7.tar.gz"),
+        ("/img/12345.JPEG", "/img/{id}.JPEG"),
+        ("/img/12345.jpeg2", "/img/12345.jpeg2"),
+        ("/img/.12345", "/img/.12345"),
+        ("//double//slash", "//double//slash"),
+        ("/caf\u{E9}/42/na\u{EF}ve", "/caf\u{E9}/{id}/na\u{EF}ve"),
+        // bytes, not characters: a combining mark after `/` does not hide the `/`
+        ("/users/\u{301}12/9", "/users/\u{301}12/{id}"),
+        ("/a?b/123", "/a"),
+        ("/x/123#/456", "/x/{id}"),
+        ("mailto://", "/"),
     ])
     func templates(_ target: String, _ expected: String) {
         #expect(PathTemplate.template(of: target) == expected)
