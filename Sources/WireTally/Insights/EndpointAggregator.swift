@@ -106,7 +106,7 @@ package final class EndpointAggregator {
         // a revalidation or a range request is not a repeat of the plain fetch
         for name in Self.identityHeaders { hasher.add(request.header(name) ?? "") }
         if let body = request.retainedBody { hasher.add(body) }
-        let label = (request.method ?? "-") + " " + (request.target.map { $0.hasPrefix("/") ? host + $0 : $0 } ?? host)
+        let label = { (request.method ?? "-") + " " + (request.target.map { $0.hasPrefix("/") ? host + $0 : $0 } ?? host) }
         add(method: request.method, host: host, target: request.target, time: time, up: up, down: down,
             identity: (hasher.value, label), app: connection.owner?.label)
     }
@@ -126,14 +126,21 @@ package final class EndpointAggregator {
     }
 
     /// Adds one request by its parts (`target` as sent; nil when unknown). `identity` is the hash the
-    /// duplicate test compares, with a label for the evidence; `app` the process or app that sent it.
+    /// duplicate test compares, with the label for the evidence (made only for a hash not labelled
+    /// yet); `app` the process or app that sent it.
     package func add(method: String?, host: String, target: String?, time: Int64, up: Int, down: Int,
-                    identity: (hash: UInt64, label: String)?, app: String? = nil) {
+                    identity: (hash: UInt64, label: () -> String)?, app: String? = nil) {
         let name = Self.endpoint(method: method, host: host, target: target)
-        var key = Key(app: app, method: name.method, host: name.host, path: name.path)
-        if endpoints[key] == nil && endpoints.count >= options.maxEndpoints { key = Self.otherKey }
+        let key = Key(app: app, method: name.method, host: name.host, path: name.path)
         let endpoint: Endpoint
-        if let existing = endpoints[key] { endpoint = existing } else { endpoint = Endpoint(); endpoints[key] = endpoint }
+        if let existing = endpoints[key] {
+            endpoint = existing
+        } else if endpoints.count >= options.maxEndpoints {
+            if let other = endpoints[Self.otherKey] { endpoint = other } else { endpoint = Endpoint(); endpoints[Self.otherKey] = endpoint }
+        } else {
+            endpoint = Endpoint()
+            endpoints[key] = endpoint
+        }
         endpoint.requests += 1
         endpoint.up += up
         endpoint.down += down
@@ -147,7 +154,7 @@ package final class EndpointAggregator {
         endpoint.buckets[Self.index(time, bucketWidth), default: 0] += 1
         if let identity, endpoint.events.count < options.maxEventsPerEndpoint {
             endpoint.events.append(RequestEvent(time: time, identity: identity.hash))
-            if labels.count < Self.maxLabels, labels[identity.hash] == nil { labels[identity.hash] = identity.label }
+            if labels.count < Self.maxLabels, labels[identity.hash] == nil { labels[identity.hash] = identity.label() }
         }
     }
 

@@ -9,7 +9,7 @@ import Testing
         let aggregator = EndpointAggregator()
         for id in 1...30 {
             aggregator.add(method: "GET", host: "API.example", target: "/users/\(id)?full=1", time: Self.origin + Int64(id) * Self.second,
-                           up: 100, down: 300, identity: (UInt64(id), "GET /users/\(id)"))
+                           up: 100, down: 300, identity: (UInt64(id), { "GET /users/\(id)" }))
         }
         aggregator.add(method: "POST", host: "api.example", target: "/users", time: Self.origin, up: 1000, down: 200, identity: nil)
         aggregator.add(method: nil, host: "cdn.example", target: nil, time: Self.origin + 5 * Self.second, up: 50, down: 50, identity: nil)
@@ -36,7 +36,7 @@ import Testing
         let aggregator = EndpointAggregator(options: options)
         for k in 0..<36_000 {
             aggregator.add(method: "GET", host: "h", target: "/poll", time: Self.origin + Int64(k) * Self.second,
-                           up: 1, down: 1, identity: (1, "GET h/poll"))
+                           up: 1, down: 1, identity: (1, { "GET h/poll" }))
         }
         let endpoint = aggregator.summaries()[0]
         #expect(endpoint.windows.count <= 16)
@@ -63,7 +63,7 @@ import Testing
         for k in 1...20 {
             for j in 0..<k {
                 aggregator.add(method: "GET", host: "h", target: "/api/status", time: Self.origin + Int64(k) * Self.second + Int64(j) * (Self.second / Int64(k + 1)),
-                               up: 10, down: 10, identity: (7, "GET h/api/status"))
+                               up: 10, down: 10, identity: (7, { "GET h/api/status" }))
             }
         }
         let text = EndpointSummaryWriter.table(aggregator.summaries(), windowWidth: aggregator.windowWidth, files: ["x.pcap"])
