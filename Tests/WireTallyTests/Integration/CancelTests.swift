@@ -7,10 +7,10 @@ import Testing
 /// (FIN after its last read: only the teardown follows) and a python client closes with unread data
 /// (its kernel's RST; a round trip of nginx's data still arrives, each segment drawing another RST) —
 /// on `resets` (curl `--max-time`, a python client's RST with `SO_LINGER 0`), and on `tls-cancel` (the
-/// same two clients over TLS 1.3, decrypted with the key log).
+/// python client over TLS 1.3, decrypted with the key log).
 @Suite struct CancelTests {
     /// The exchanges each capture has cancelled, by the client's port: every other exchange is not.
-    static let cancelledPorts: [String: Set<Int>] = ["cancel": [37090, 44124], "resets": [54698, 54700], "tls-cancel": [57462, 57478]]
+    static let cancelledPorts: [String: Set<Int>] = ["cancel": [37090, 44124], "resets": [54698, 54700], "tls-cancel": [39608]]
 
     /// tshark's frames of the TCP connection on client port `port`, in capture order.
     static func frames(_ name: String, port: Int) throws -> [TruthTable.Row] {
