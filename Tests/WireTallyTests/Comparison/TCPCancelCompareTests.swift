@@ -143,7 +143,7 @@ import Testing
     /// their plaintext is body, the record headers and tags leave `tls_overhead`. curl's cancel (FIN
     /// after nginx's last burst) has no payload after it.
     @Test func tlsCancelLeavesOnlyThePlaintextToTheBodyCause() throws {
-        let client = try JSONLines.load(TestPaths.capture("tls-cancel.client.jsonl"))
+        let client = try JSONLines.load(TestPaths.capture("tls-cancel.ssl-client.jsonl"))
         let collector = try Self.collect("tls-cancel", keys: true)
         let port = try #require(client.first?["local_port"] as? Int)
         let truth = try Self.tlsTruth(port: port)
