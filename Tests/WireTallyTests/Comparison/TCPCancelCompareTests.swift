@@ -17,8 +17,6 @@ import Testing
         var description: String { "stream \(stream), body \(body)" }
     }
 
-    static func time(_ row: TruthTable.Row) -> Double { Double(row["frame.time_epoch"]) ?? .nan }
-
     /// The server's records on the connection of client port `port` as tshark decrypted them with the
     /// key log (`NAME.tls-records-decrypted.tsv`: a record is listed in the packet completing it): per
     /// application-data record (inner content type 23), when it was complete and its plaintext — the
@@ -27,7 +25,7 @@ import Testing
         var records: [(time: Double, bytes: Int)] = []
         for row in try TruthTable.load(name, "tls-records-decrypted.tsv").rows where row.int("tcp.dstport") == port {
             let types = row["tls.record.content_type"].split(separator: ","), lengths = row["tls.record.length"].split(separator: ",")
-            for (type, length) in zip(types, lengths) where type == "23" { records.append((time(row), (Int(length) ?? 0) - 17)) }
+            for (type, length) in zip(types, lengths) where type == "23" { records.append((CancelTests.time(row), (Int(length) ?? 0) - 17)) }
         }
         return records
     }
@@ -47,7 +45,7 @@ import Testing
         var truth: [Int: AfterCancel] = [:]
         for reset in frames where reset.int("type") == 3 && reset.int("tcp.srcport") == port {
             let stream = try #require(reset.int("streamid"))
-            let cut = records.filter { $0.time < time(reset) }.reduce(0) { $0 + $1.bytes }
+            let cut = records.filter { $0.time < CancelTests.time(reset) }.reduce(0) { $0 + $1.bytes }
             var offset = 0, after = AfterCancel(stream: 0, body: 0)
             for frame in frames where frame.int("tcp.srcport") == 8443 {
                 let start = offset, end = offset + 9 + (frame.int("length") ?? 0)
@@ -62,18 +60,10 @@ import Testing
         return truth
     }
 
-    /// The time of the client's first FIN or RST on the connection of client port `port` (tshark's frames).
-    static func clientClose(_ name: String, port: Int) throws -> Double {
-        let rows = try CancelTests.frames(name, port: port)
-        return time(try #require(rows.first { row in
-            row.int("tcp.srcport") == port && (Int(row["tcp.flags"].dropFirst(2), radix: 16) ?? 0) & 0x5 != 0
-        }))
-    }
-
     /// `tls-cancel`, the connection of client port `port`: the plaintext of the server's records tshark
     /// decrypted after the client's first FIN/RST; the response's head came before: all of it is body.
     static func tlsTruth(port: Int) throws -> AfterCancel {
-        let close = try clientClose("tls-cancel", port: port)
+        let close = try CancelTests.clientClose("tls-cancel", port: port)
         let plaintext = try serverPlaintext("tls-cancel", port: port).filter { $0.time > close }.reduce(0) { $0 + $1.bytes }
         return AfterCancel(stream: plaintext, body: plaintext)
     }
@@ -81,9 +71,9 @@ import Testing
     /// `cancel`, the connection of client port `port`: the server's TCP payload after the client's first
     /// FIN/RST (no retransmission in the recording); the responses have a Content-Length: all body.
     static func clearTruth(port: Int) throws -> AfterCancel {
-        let close = try clientClose("cancel", port: port)
+        let close = try CancelTests.clientClose("cancel", port: port)
         let payload = try CancelTests.frames("cancel", port: port)
-            .filter { $0.int("tcp.srcport") == 80 && time($0) > close }.reduce(0) { $0 + ($1.int("tcp.len") ?? 0) }
+            .filter { $0.int("tcp.srcport") == 80 && CancelTests.time($0) > close }.reduce(0) { $0 + ($1.int("tcp.len") ?? 0) }
         return AfterCancel(stream: payload, body: payload)
     }
 

@@ -19,6 +19,13 @@ import Testing
 
     static func time(_ row: TruthTable.Row) -> Double { Double(row["frame.time_epoch"]) ?? .nan }
 
+    /// The time of the client's first FIN or RST on the connection of client port `port` (tshark's frames).
+    static func clientClose(_ name: String, port: Int) throws -> Double {
+        time(try #require(try frames(name, port: port).first { row in
+            row.int("tcp.srcport") == port && (Int(row["tcp.flags"].dropFirst(2), radix: 16) ?? 0) & 0x5 != 0  // FIN or RST
+        }))
+    }
+
     /// The cancel is the client's first FIN or RST; `after_cancel` per direction is every frame tshark
     /// shows after it (packets, IP, frame and TCP payload bytes); the exchange keeps them (no
     /// `late_after_seal`), and conservation holds.
@@ -39,10 +46,7 @@ import Testing
             #expect(record.string("cancel.by") == "client")
             #expect(record.flagNames.contains("response_incomplete"), "\(name) :\(port): a cancelled response is incomplete")
             let rows = try Self.frames(name, port: port)
-            let cancel = try #require(rows.first { row in
-                row.int("tcp.srcport") == port && (Int(row["tcp.flags"].dropFirst(2), radix: 16) ?? 0) & 0x5 != 0  // FIN or RST
-            })
-            let cancelTime = Self.time(cancel)
+            let cancelTime = try Self.clientClose(name, port: port)
             let ts = try #require(Double(record["cancel"]?["ts"]?.plainText ?? ""))
             #expect(abs(ts - cancelTime) < 1e-6, "\(name) :\(port): cancel at \(ts), tshark's first client FIN/RST at \(cancelTime)")
             for (direction, fromClient) in [("up", true), ("down", false)] {
