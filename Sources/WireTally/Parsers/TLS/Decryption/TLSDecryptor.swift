@@ -19,7 +19,8 @@ final class TLSDecryptor {
     struct Opened {
         /// The record's real content type (TLS 1.3: the inner type).
         var contentType: UInt8
-        /// As swift-crypto returned it (AEAD suites; TLS 1.3: a slice without the inner type and padding).
+        /// AEAD suites: as swift-crypto returned it (TLS 1.3: a slice of it, without the inner type and
+        /// padding); CBC suites: the content after the MAC and padding checks.
         var plaintext: Data
         /// Body bytes before the ciphertext (TLS 1.2 explicit nonce or CBC IV): plaintext byte i was
         /// carried by body byte `leading + i`.
