@@ -5,7 +5,7 @@ usage: clients.py MODE HOST PORT LOG.jsonl [extra]
 Every mode appends JSON lines to LOG.jsonl: one per TCP connection for raw-socket modes (bytes sent,
 bytes received, local port, how it ended), one per request for the stdlib modes.
 """
-import http.client, json, re, socket, struct, sys, time, urllib.request
+import http.client, json, re, socket, ssl, struct, sys, time, urllib.request
 
 mode, host, port, logpath = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 extra = sys.argv[5:]
@@ -150,6 +150,26 @@ def cancel():
     time.sleep(0.5)
 
 
+def tls_cancel():
+    # `cancel` over TLS 1.3 (HTTP/1.1, ALPN http/1.1), extra: SNI CA-CERT KEYLOG. Two connections, each
+    # closed with unread data once the limit is read (no close_notify: the kernel sends a RST, the
+    # server's records in flight still arrive): /cancel/blob.bin after >= 100,000 B, /cancel/data.json
+    # gzip (chunked) after >= 8,000 B.
+    sni, cafile, keylog = extra[0], extra[1], extra[2]
+    ctx = ssl.create_default_context(cafile=cafile)
+    ctx.minimum_version = ssl.TLSVersion.TLSv1_3
+    ctx.set_alpn_protocols(["http/1.1"])
+    ctx.keylog_filename = keylog
+    for path, headers, limit in (("/cancel/blob.bin", "", 100000), ("/cancel/data.json", "Accept-Encoding: gzip\r\n", 8000)):
+        s = ctx.wrap_socket(connect(), server_hostname=sni)
+        r = req("GET", path, headers)
+        s.sendall(r)
+        data, how = read_all(s, limit=limit)
+        conn_log("tls-close-mid-body", s, len(r), data, how + "+client-close", ["GET " + path])
+        s.close()
+        time.sleep(0.5)
+
+
 def pyhttp_resets():
     # server-side RSTs from the python server
     for path in ("/reset", "/reset-mid"):
@@ -194,4 +214,4 @@ def stdlib():
     c.close()
 
 
-{"pipelining": pipelining, "resets": resets, "cancel": cancel, "pyhttp-resets": pyhttp_resets, "stdlib": stdlib}[mode]()
+{"pipelining": pipelining, "resets": resets, "cancel": cancel, "tls-cancel": tls_cancel, "pyhttp-resets": pyhttp_resets, "stdlib": stdlib}[mode]()

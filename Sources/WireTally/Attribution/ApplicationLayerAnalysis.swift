@@ -181,6 +181,11 @@ package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributi
         return attribution?.cancelTime(of: index)
     }
 
+    package func noteClientClose(exchange index: Int) {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.noteClientClose(exchange: index) } }
+        attribution?.noteClientClose(exchange: index)
+    }
+
     /// HTTP/1.x exchanges become final as their responses complete, HTTP/2 ones as their streams end;
     /// estimated TLS exchanges once the server's records of the next exchange begin
     /// (`TLSConnectionAnalysis.isFinal`).

@@ -165,7 +165,23 @@ package final class HTTP2ConnectionAnalysis: ExchangeAnalysis, HTTP2ParserDelega
     }
 
     package func http2StreamCancelled(exchange: Int, at time: Timestamp) {
-        if isHeld(exchange) { exchanges[exchange].cancelledAt = time }
+        guard isHeld(exchange) else { return }
+        exchanges[exchange].cancelledAt = time
+        noteClientClose(exchange: exchange)
+    }
+
+    /// Notes how much of exchange `index`'s messages had been read when the client cancelled it (its
+    /// RST_STREAM, or the connection's close while it was in flight): `HTTPExchange.readAtCancel`, the
+    /// first time.
+    package func noteClientClose(exchange index: Int) {
+        guard isHeld(index), exchanges[index].readAtCancel == nil, var read = parser.messagesRead(ofExchange: index) else { return }
+        // While a stream is open its exchange holds a response only after an h2c upgrade: the HTTP/1.1
+        // `101`, which becomes an interim response of the stream's (`http2MessageFinished`).
+        read.down.stream += exchanges[index].response.map { HTTPMessageRead($0).stream } ?? 0
+        // the connection-level frames given to it so far (`HTTPExchange.settleAfterCancel` counts those after)
+        read.up.stream += exchanges[index].connectionShareBytes.up
+        read.down.stream += exchanges[index].connectionShareBytes.down
+        exchanges[index].readAtCancel = read
     }
 
     /// Whether exchange `index` is found and not discarded.

@@ -168,9 +168,7 @@ final class HTTP3ConnectionAnalysis: HTTP3ParserDelegate {
             message.lastOrigin = origin
         }
         if exchanges[index].cancelledAt != nil {
-            let body = max(0, message.bytes.body - progress[index].bodyAtCancel[direction.rawValue])
-            exchanges[index].afterCancelBodyBytes[direction.rawValue] = body
-            if direction == .down { exchanges[index].unreadResponseBytes = body }
+            exchanges[index].noteBodyAfterCancel(of: message, direction, bodyAtCancel: progress[index].bodyAtCancel[direction.rawValue])
         }
         if direction == .up {
             exchanges[index].request = message

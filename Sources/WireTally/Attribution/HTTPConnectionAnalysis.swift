@@ -199,6 +199,19 @@ package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate
 
     package func cancelTime(of index: Int) -> Timestamp? { upgrade?.http2.cancelTime(of: index) }
 
+    /// Notes how much of exchange `index`'s messages had been read (`HTTPExchange.readAtCancel`): the
+    /// message being read as far as it got, one already delivered whole, one not begun as nothing.
+    package func noteClientClose(exchange index: Int) {
+        if let upgrade, index >= upgrade.exchange { return upgrade.http2.noteClientClose(exchange: index) }
+        guard index >= http1Exchanges.startIndex, index < http1Exchanges.endIndex else { return }
+        let read = FlowDirection.allCases.map { direction in
+            parser._withUnsafeGuaranteedRef { $0.messageRead(ofExchange: index, direction) }
+                ?? (direction == .up ? http1Exchanges[index].request : http1Exchanges[index].response).map(HTTPMessageRead.init)
+                ?? HTTPMessageRead()
+        }
+        http1Exchanges[index].readAtCancel = DirectionPair(read[0], read[1])
+    }
+
     /// Drops the exchanges before `index`, once their records are written: they are final and sealed
     /// (nothing parsed later changes them), so nothing reads them any more. Indices stay the same.
     /// Their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).

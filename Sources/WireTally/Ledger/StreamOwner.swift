@@ -148,10 +148,16 @@ package protocol StreamAttribution: AnyObject {
     /// When the client cancelled exchange `index` on its own (HTTP/2 RST_STREAM), nil otherwise: the
     /// packets the exchange owns after that are its `afterClientClose` too.
     func cancelTime(of index: Int) -> Timestamp?
+    /// The client closed or reset the connection while exchange `index` was in flight
+    /// (`ConnectionLedger.noteClientClose`): an analysis that parses its messages notes how much of
+    /// them it had read (`HTTPExchange.readAtCancel`).
+    func noteClientClose(exchange index: Int)
 }
 
 extension StreamAttribution {
     package func cancelTime(of index: Int) -> Timestamp? { nil }
+
+    package func noteClientClose(exchange index: Int) {}
 
     package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
         ownership(direction).run(containing: offset)

@@ -335,7 +335,7 @@ package final class CaptureAnalyzer {
                exchange.response?.flags.contains(.incomplete) == true {  // mid-response (HTTP/2: unless its stream was reset first)
                 exchange.cancelledAt = exchange.cancelledAt ?? close.at
             }
-            if exchange.cancelledAt != nil {
+            if exchange.cancelledAt != nil, !exchange.settleAfterCancel() {  // estimated: what arrived after
                 let after = connection.ledger.exchange(exchange.index).afterClientClose.down
                 exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
             }

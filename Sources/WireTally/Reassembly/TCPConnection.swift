@@ -161,6 +161,7 @@ package final class TCPConnection: ActivityTracked {
         if direction == .up, !flagsIn.isDisjoint(with: [.fin, .rst]), ledger.clientClose == nil,
            let inFlight = attribution?.exchangeInFlight {
             ledger.noteClientClose(exchange: inFlight, at: ip.timestamp)
+            attribution?.noteClientClose(exchange: inFlight)
         }
 
         if flagsIn.contains(.fin) {

@@ -85,10 +85,9 @@ import Testing
         #expect(compared == log.count, "\(name): every nginx line compared")
     }
 
-    /// Two durations in ms agree within the timing tests' tolerance (`CurlPhaseComparison`: 1 ms, or
-    /// 5 % of the larger when it is over 20 ms).
+    /// Two durations in ms agree within the timing tests' tolerance (`CurlPhaseComparison`: 1 ms).
     static func agree(_ a: Double, _ b: Double) -> Bool {
-        abs(a - b) <= CurlPhaseComparison.tolerance(forPhase: max(a, b))
+        abs(a - b) <= CurlPhaseComparison.tolerance
     }
 
     /// Measured exceptions to the timing tolerance (`capture path phase`), each with why one of curl's

@@ -6,10 +6,11 @@ import Testing
 /// capture — through a 30 ms round trip, curl `--max-time 1` gives up on a rate-limited 1 MB download
 /// (FIN after its last read: only the teardown follows) and a python client closes with unread data
 /// (its kernel's RST; a round trip of nginx's data still arrives, each segment drawing another RST) —
-/// and on `resets` (curl `--max-time`, a python client's RST with `SO_LINGER 0`).
+/// on `resets` (curl `--max-time`, a python client's RST with `SO_LINGER 0`), and on `tls-cancel` (the
+/// python client over TLS 1.3, decrypted with the key log).
 @Suite struct CancelTests {
     /// The exchanges each capture has cancelled, by the client's port: every other exchange is not.
-    static let cancelledPorts: [String: Set<Int>] = ["cancel": [37090, 44124], "resets": [54698, 54700]]
+    static let cancelledPorts: [String: Set<Int>] = ["cancel": [37090, 44124], "resets": [54698, 54700], "tls-cancel": [39608]]
 
     /// tshark's frames of the TCP connection on client port `port`, in capture order.
     static func frames(_ name: String, port: Int) throws -> [TruthTable.Row] {
@@ -18,12 +19,22 @@ import Testing
 
     static func time(_ row: TruthTable.Row) -> Double { Double(row["frame.time_epoch"]) ?? .nan }
 
+    /// The time of the client's first FIN or RST on the connection of client port `port` (tshark's frames).
+    static func clientClose(_ name: String, port: Int) throws -> Double {
+        time(try #require(try frames(name, port: port).first { row in
+            row.int("tcp.srcport") == port && (Int(row["tcp.flags"].dropFirst(2), radix: 16) ?? 0) & 0x5 != 0  // FIN or RST
+        }))
+    }
+
     /// The cancel is the client's first FIN or RST; `after_cancel` per direction is every frame tshark
     /// shows after it (packets, IP, frame and TCP payload bytes); the exchange keeps them (no
     /// `late_after_seal`), and conservation holds.
-    @Test(arguments: ["cancel", "resets"])
+    @Test(arguments: ["cancel", "resets", "tls-cancel"])
     func afterCancelIsWhatTsharkSawAfterTheCancel(_ name: String) throws {
-        let (writer, result) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")])
+        var options = CaptureAnalyzer.Options()
+        let keys = TestPaths.capture(name + ".keys")
+        if FileManager.default.fileExists(atPath: keys) { options.tlsKeys = try TLSKeyStore.reading(files: [keys]) }
+        let (writer, result) = CollectingWriter.analyze([TestPaths.capture(name + ".pcap")], options: options)
         Conservation.check(writer, result)
         var cancelled: Set<Int> = []
         for record in writer.exchanges {
@@ -35,10 +46,7 @@ import Testing
             #expect(record.string("cancel.by") == "client")
             #expect(record.flagNames.contains("response_incomplete"), "\(name) :\(port): a cancelled response is incomplete")
             let rows = try Self.frames(name, port: port)
-            let cancel = try #require(rows.first { row in
-                row.int("tcp.srcport") == port && (Int(row["tcp.flags"].dropFirst(2), radix: 16) ?? 0) & 0x5 != 0  // FIN or RST
-            })
-            let cancelTime = Self.time(cancel)
+            let cancelTime = try Self.clientClose(name, port: port)
             let ts = try #require(Double(record["cancel"]?["ts"]?.plainText ?? ""))
             #expect(abs(ts - cancelTime) < 1e-6, "\(name) :\(port): cancel at \(ts), tshark's first client FIN/RST at \(cancelTime)")
             for (direction, fromClient) in [("up", true), ("down", false)] {

@@ -4,9 +4,9 @@ import Testing
 
 /// Timing phases against curl's own `%{json}` times for the same transfers, phase by phase and
 /// two-sided: `dns`, `connect`, `ssl`, `send + wait` (curl's time to first byte), `receive` and
-/// `total` must each agree within 1 ms, or 5 % for phases over 20 ms, on every capture with a curl
-/// log. `CurlPhaseComparison` names the exceptions that come from how curl defines its times, each
-/// measured; `knownDisagreements` the single transfers where curl noted an event late.
+/// `total` must each agree within 1 ms on every capture with a curl log. `CurlPhaseComparison` names
+/// the exceptions that come from how curl defines its times, each measured; `knownDisagreements` the
+/// single transfers where curl noted an event late.
 ///
 /// The `latency` capture (15 ms each way through the impairment bridge) makes every phase tens of ms
 /// long, so a phase off by half or by half again cannot hide inside the tolerance; on the veth

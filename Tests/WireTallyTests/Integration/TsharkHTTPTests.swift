@@ -12,6 +12,7 @@ import Testing
         "resets": (1, 3, "tshark does not complete the POST /drop whose body the server's RST cut (request_incomplete), nor the responses cut by the aborts and by /reset-mid (response_incomplete)"),
         "lossy": (0, 3, "tshark's HTTP dissector does not reassemble the three large responses (/blob.bin, /data.json twice) across the drops and reordering: their frames are `http` rows without a status"),
         "cancel": (0, 2, "tshark does not complete the two downloads the clients gave up on (response_incomplete, flag cancelled)"),
+        "tls-cancel": (0, 1, "tshark (decrypting) does not complete the download the client gave up on; our estimate (no keys) has its response burst"),
         "nginx-pipelining": (0, 2, "tshark's dissector loses the last two pipelined responses of the one-write connection (204 /nocontent and the gzip /text.txt)"),
     ]
 
@@ -19,7 +20,7 @@ import Testing
     /// the same method, target and status; message sizes agree with tshark's Content-Length (body,
     /// except HEAD and 304), Content-Encoding and chunked framing. We have exactly the documented
     /// number of messages more. On TLS connections (decrypted by tshark, estimated by us) the numbers
-    /// of requests and responses agree. `http.tsv` is tshark's HTTP/1.x dissector: our HTTP/2 exchanges
+    /// of requests and responses agree (less the documented responses tshark does not complete). `http.tsv` is tshark's HTTP/1.x dissector: our HTTP/2 exchanges
     /// (h2c, parsed without keys) are compared with tshark's HTTP/2 frames by HTTP2TruthTests.
     @Test(arguments: withHTTPView)
     func everyMessageTsharkSeesIsOurs(_ name: String) throws {
@@ -42,7 +43,8 @@ import Testing
             let label = "\(name) stream \(stream.id) port \(stream.clientPort)"
             if ours.contains(where: { $0.flagNames.contains("encrypted") }) {
                 #expect(ours.count == stream.requests.count, "\(label): estimated exchanges = decrypted requests")
-                #expect(ours.count { $0["response"] != .null } == stream.responses.count, "\(label): estimated responses")
+                // exact over the capture: the responses tshark does not complete are counted below
+                #expect(ours.count { $0["response"] != .null } >= stream.responses.count, "\(label): estimated responses")
                 matched.requests += stream.requests.count
                 matched.responses += stream.responses.count
                 continue

@@ -66,9 +66,15 @@
 ///   the cancel — the response data already on its way, the resets and acknowledgments it drew, the
 ///   teardown — which an in-app counter never sees: the app had already dropped the task. They come
 ///   out of the causes they would otherwise fall under (their setup/teardown, ACK, retransmission and
-///   header bytes; their new payload bytes out of the body's cause: body the app never read — over
-///   QUIC only its body bytes, the HTTP/3 frame headers among them out of `http3_framing` and the rest
-///   of the UDP payload out of `quic_overhead`. The
+///   header bytes; their new payload bytes out of the body's cause: body the app never read — when the
+///   messages are parsed (clear or decrypted HTTP/1.x and HTTP/2, decrypted HTTP/3) only the body bytes
+///   read after the cancel: the rest of the message bytes read after it (chunk framing, HTTP/2 or
+///   HTTP/3 frame headers) out of `chunk_framing`, `http2_framing` or `http3_framing`, and the rest of
+///   the payload (TLS record headers and tags, QUIC packet overhead) out of `tls_overhead` or
+///   `quic_overhead` (`other` on clear TCP); a TLS record counts once it is complete, so the plaintext
+///   of one straddling the cancel moves whole while only its bytes after the cancel are in the packets:
+///   `tls_overhead` gets back its bytes before the cancel. Estimated exchanges (TLS without keys): the
+///   whole new payload out of the body's cause. The
 ///   `metrics` estimator, a counter of what the app received, does not count it either
 ///   (`HTTPExchange.unreadResponseBytes`): its body cause is then 0; `http` counts the response as the
 ///   server sent it (nginx's `$bytes_sent` counts it too), so its body cause is minus those bytes).
@@ -171,9 +177,11 @@ package struct GapAttribution: Sendable {
             let bodyCause: Cause = message.bodyCause == .compression ? .compressionEstimate : .bodyLength
             causes[bodyCause] += message.wireBody - message.body
             if exchange.cancelledAt != nil {
-                let quicStream = isQUIC ? QUICStreamAfterCancel(exchange, direction) : nil
+                // parsed messages: their bytes after the cancel are known (estimated TLS exchanges: not)
+                let afterStream = isQUIC || exchange.readAtCancel != nil
+                    ? StreamAfterCancel(exchange, direction, framing: framingCause, overhead: streamOverhead) : nil
                 Self.moveAfterCancel(wire.afterClientClose[direction.rawValue], level: level, bodyCause: bodyCause,
-                                     quicStream: quicStream, in: &causes)
+                                     stream: afterStream, in: &causes)
             }
         }
         dns = level == .ip ? exchange.dnsIPBytes : 0
@@ -183,25 +191,32 @@ package struct GapAttribution: Sendable {
         tally = causes
     }
 
-    /// Of a cancelled exchange on a QUIC connection, one direction: the new stream bytes in its
-    /// datagrams after the cancel and the body bytes among them (at most those).
-    private struct QUICStreamAfterCancel {
+    /// Of a cancelled exchange whose messages are parsed, one direction: its new stream bytes after the
+    /// cancel (`HTTPExchange.afterCancelStreamBytes`), the body bytes among them (at most those), and
+    /// the causes the rest falls under — the framing (chunk framing, HTTP/2 or HTTP/3 frame headers) and
+    /// what carries the stream (TLS records, QUIC packets; else `other`).
+    private struct StreamAfterCancel {
         var stream: Int
         var body: Int
+        var framing: Cause
+        var overhead: Cause
 
-        init(_ exchange: HTTPExchange, _ direction: FlowDirection) {
+        init(_ exchange: HTTPExchange, _ direction: FlowDirection, framing: Cause, overhead: Cause) {
             stream = exchange.afterCancelStreamBytes[direction.rawValue]
             body = min(exchange.afterCancelBodyBytes[direction.rawValue], stream)
+            self.framing = framing
+            self.overhead = overhead
         }
     }
 
     /// Moves the packets after a cancel (`after`, one direction) out of the causes they were counted
-    /// under into `after_cancel`; the sum is unchanged. Their new payload leaves the body's cause — over
-    /// QUIC (`quicStream`) only the body bytes in it: its HTTP/3 frame headers leave `http3_framing`,
-    /// the rest of the UDP payload (packet headers, AEAD tags, QUIC frame headers, ACK and other
-    /// frames) `quic_overhead`.
+    /// under into `after_cancel`; the sum is unchanged. Their new payload leaves the body's cause — when
+    /// the messages are parsed (`stream`) only the body bytes in it: the rest of the message bytes
+    /// leave the framing's cause (`chunk_framing`, `http2_framing`, `http3_framing`), the rest of the
+    /// payload the carrier's (`tls_overhead`: record headers and tags; `quic_overhead`: packet headers,
+    /// AEAD tags, QUIC frame headers, ACK and other frames; `other` on clear TCP).
     private static func moveAfterCancel(
-        _ after: DirectionTally, level: WireLevel, bodyCause: Cause, quicStream: QUICStreamAfterCancel?, in causes: inout Tally
+        _ after: DirectionTally, level: WireLevel, bodyCause: Cause, stream: StreamAfterCancel?, in causes: inout Tally
     ) {
         let total = level.value(after.total)
         guard total != 0 else { return }
@@ -212,13 +227,13 @@ package struct GapAttribution: Sendable {
         causes[.retransmissions] -= level.value(after.retransmission) + dup
         causes[.tcpIPHeaders] -= level.value(after.payload) - after.payload.payloadBytes
         let newPayload = after.payload.payloadBytes - dup
-        guard let quicStream else {
+        guard let stream else {
             causes[bodyCause] -= newPayload
             return
         }
-        causes[bodyCause] -= quicStream.body
-        causes[.http3Framing] -= quicStream.stream - quicStream.body
-        causes[.quicOverhead] -= newPayload - quicStream.stream
+        causes[bodyCause] -= stream.body
+        causes[stream.framing] -= stream.stream - stream.body
+        causes[stream.overhead] -= newPayload - stream.stream
     }
 
     /// Convenience: the estimator's breakdown and its gap; nil when the estimator skips the exchange.

@@ -66,6 +66,13 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         return message.start
     }
 
+    /// How much of exchange `index`'s message in `direction` has been read, while it is the message
+    /// being read (nil otherwise: not begun, or finished and delivered).
+    package func messageRead(ofExchange index: Int, _ direction: FlowDirection) -> HTTPMessageRead? {
+        guard let message = side(direction).message, message.announced, message.exchangeIndex == index else { return nil }
+        return HTTPMessageRead(bytes: message.bytes, interimBytes: message.interimBytes)
+    }
+
     // MARK: TCPStreamConsumer
 
     package func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {

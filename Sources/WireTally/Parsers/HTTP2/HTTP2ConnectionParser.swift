@@ -351,6 +351,16 @@ package final class HTTP2ConnectionParser: TCPStreamConsumer {
         delegate.http2StreamCancelled(exchange: exchange, at: time)
     }
 
+    /// How much of exchange `index`'s messages (up, down) has been read, while its stream is open (nil
+    /// otherwise). Looked up among the open streams: asked only when a client cancels.
+    func messagesRead(ofExchange index: Int) -> DirectionPair<HTTPMessageRead>? {
+        guard let stream = streams.open.values.first(where: { $0.exchangeIndex == index }) else { return nil }
+        let read = [stream.request, stream.response].map { message in
+            message.map { HTTPMessageRead(bytes: $0.bytes, interimBytes: $0.interimBytes) } ?? HTTPMessageRead()
+        }
+        return DirectionPair(read[0], read[1])
+    }
+
     // MARK: Gaps and ends
 
     /// `length` bytes at the direction's position were not captured.

@@ -212,6 +212,8 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
 
     package func cancelTime(of index: Int) -> Timestamp? { decrypted?.cancelTime(of: index) }
 
+    package func noteClientClose(exchange index: Int) { decrypted?.noteClientClose(exchange: index) }
+
     /// Drops the exchanges before `index`, once their records are written (they are final and sealed).
     /// Indices stay the same; their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).
     package func discardExchanges(before index: Int) {

@@ -338,6 +338,8 @@ final class TLSPlaintextLayer: StreamAttribution {
 
     func cancelTime(of index: Int) -> Timestamp? { child?.cancelTime(of: index) }
 
+    func noteClientClose(exchange index: Int) { child?.noteClientClose(exchange: index) }
+
     func discardExchanges(before index: Int) {
         guard let child, index > discardedBefore else { return }
         for direction in FlowDirection.allCases {
