@@ -155,7 +155,7 @@ package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate
     }
 
     package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
-        let run = runs[direction.rawValue].run(containing: offset)
+        let run = runs.read(direction.rawValue) { $0.run(containing: offset) }
         guard let upgrade, let switched = upgrade.at[direction.rawValue] else { return run }
         if offset >= switched { return upgrade.http2.ownerRun(at: offset, direction) }
         return OwnerRun(owner: run.owner, end: min(run.end, switched))

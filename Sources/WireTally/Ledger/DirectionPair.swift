@@ -22,6 +22,15 @@ public struct DirectionPair<Value> {
         }
     }
 
+    /// What `body` reads of the value of direction `index`, the value borrowed in place. The subscript's
+    /// `get` copies the whole value (retaining every reference it holds) for each field read, and a
+    /// `_read` accessor is compiled as a coroutine whose frame is allocated per call: for values holding
+    /// references (arrays, classes) the per-packet paths read them through this, which is inlined.
+    @inline(__always)
+    public func read<Result>(_ index: Int, _ body: (Value) -> Result) -> Result {
+        index == 0 ? body(up) : body(down)
+    }
+
     /// Changes the value of direction `index` in place with `body`. The per-packet paths use this
     /// rather than the subscript: the compiler calls the subscript's `_modify` as a coroutine (two
     /// calls per update), but inlines this.

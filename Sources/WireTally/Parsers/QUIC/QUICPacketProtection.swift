@@ -118,18 +118,16 @@ enum QUICPacketProtection {
         }
         var nonce = keys.iv
         for index in 0 ..< 8 { nonce[nonce.count - 1 - index] ^= UInt8(truncatingIfNeeded: packetNumber >> (8 * index)) }
-        var plaintext: [UInt8] = []
-        plaintext.reserveCapacity(header.end - tagLength - unprotected.payloadOffset)
         let opened = nonce.withUnsafeBytes { nonce in
             aad.withUnsafeBytes { aad in
                 AEADOpening.open(
                     keys.aead.algorithm, key: keys.key, nonce: nonce,
                     ciphertext: UnsafeRawBufferPointer(rebasing: header.bytes[unprotected.payloadOffset ..< header.end - tagLength]),
                     tag: UnsafeRawBufferPointer(rebasing: header.bytes[header.end - tagLength ..< header.end]),
-                    additionalData: aad, appendingTo: &plaintext)
+                    additionalData: aad)
             }
         }
-        return opened ? plaintext : nil
+        return opened?.withUnsafeBytes { Array($0) }
     }
 
     /// Removes header protection from and opens the packet `header` with `keys`, its packet number

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Opens the protected records of one TLS connection with its secrets from a key log, following the
 /// key changes of both directions (all cryptography in `TLSRecordCipher`):
 /// - TLS 1.3: the client's early data (0-RTT) under the early traffic secret until EndOfEarlyData, the
@@ -17,7 +19,9 @@ final class TLSDecryptor {
     struct Opened {
         /// The record's real content type (TLS 1.3: the inner type).
         var contentType: UInt8
-        var plaintext: [UInt8]
+        /// AEAD suites: as swift-crypto returned it (TLS 1.3: a slice of it, without the inner type and
+        /// padding); CBC suites: the content after the MAC and padding checks.
+        var plaintext: Data
         /// Body bytes before the ciphertext (TLS 1.2 explicit nonce or CBC IV): plaintext byte i was
         /// carried by body byte `leading + i`.
         var leading: Int
@@ -71,9 +75,6 @@ final class TLSDecryptor {
     private(set) var encryptedExtensionsALPN: String?
     /// The server's EncryptedExtensions was decrypted (`encryptedExtensionsALPN` is then the choice).
     private(set) var sawEncryptedExtensions = false
-    /// The buffer AEAD records are opened into, reused from record to record (`Opened.plaintext`
-    /// shares it until the caller lets the result go).
-    private var plaintext: [UInt8] = []
 
     /// Most records a search for the sequence number after a gap tries.
     static let maxSequenceSearch = 2048
@@ -111,42 +112,47 @@ final class TLSDecryptor {
         directions.update(direction.rawValue) { $0.lostBytes += max(1, bytes) }
     }
 
-    /// Opens the next protected record of `direction`.
+    /// Opens the next protected record of `direction`. The direction's state is read in place
+    /// (`DirectionPair.read`; only the scalars compared afterwards are copied): copying the whole
+    /// `Direction` would retain its cipher, secret and buffers for every record.
     func open(_ record: TLSProtectedRecord, _ direction: FlowDirection) -> Outcome {
         let d = direction.rawValue
-        let state = directions[d]
-        var opened = firstOpening(of: record, under: state)
+        let (stage, sequence, openedInStage) = directions.read(d) { ($0.stage, $0.sequence, $0.openedInStage) }
+        var opened = directions.read(d) { firstOpening(of: record, under: $0) }
         if opened == nil, isTLS13 {
             // Later key generations: 0-RTT rejected, handshake records without a logged secret.
-            var stage = state.stage
-            while opened == nil, let next = Stage(rawValue: stage.rawValue + 1) {
-                stage = next
-                enter(stage, direction)
-                opened = firstOpening(of: record, under: directions[d])
-                if opened == nil { directions[d] = state }  // keep the expected keys for the next record
+            let expected = directions[d]  // the expected keys, kept for the next record
+            var later = stage
+            while opened == nil, let next = Stage(rawValue: later.rawValue + 1) {
+                later = next
+                enter(later, direction)
+                opened = directions.read(d) { firstOpening(of: record, under: $0) }
+                if opened == nil { directions[d] = expected }
             }
         }
         // TLS 1.0 CBC: the next record's IV is this one's last ciphertext block (before an
         // encrypt-then-MAC MAC), whatever became of the record.
-        if let cipher = directions[d].cipher, cipher.chainedIV {
+        if directions.read(d, { $0.cipher?.chainedIV == true }), let cipher = directions[d].cipher {
             let end = record.body.count - (cipher.encryptThenMAC ? cipher.mac?.length ?? 0 : 0)
             if end >= 16 { directions.update(d) { $0.chainIV = Array(record.body[(end - 16) ..< end]) } }
         }
-        if let (opened, sequence) = opened {
+        if let (opened, openedSequence) = opened {
             var result = opened
-            if directions[d].stage == state.stage { result.skippedRecords = Int(sequence - state.sequence) }
+            if directions.read(d, { $0.stage }) == stage { result.skippedRecords = Int(openedSequence - sequence) }
             directions.update(d) {
-                $0.sequence = sequence + 1
+                $0.sequence = openedSequence + 1
                 $0.openedInStage = true
                 $0.lostBytes = 0
                 $0.openedRecords += 1
                 $0.openedRecordBytes += Int64(5 + record.body.count)
             }
-            if result.contentType == TLSContentType.handshake.rawValue { handshake(result.plaintext, direction) }
+            if result.contentType == TLSContentType.handshake.rawValue {
+                result.plaintext.withUnsafeBytes { handshake($0, direction) }
+            }
             return .opened(result)
         }
         directions.update(d) { $0.sequence += 1 }
-        let keyMissing = isTLS13 && !state.openedInStage && state.stage < .application && trafficSecret(state.stage, direction) == nil
+        let keyMissing = isTLS13 && !openedInStage && stage < .application && trafficSecret(stage, direction) == nil
         return keyMissing ? .handshakeWithoutKey : .failed
     }
 
@@ -200,7 +206,7 @@ final class TLSDecryptor {
     /// TLS 1.3 handshake messages change keys: Finished ends a side's handshake keys, EndOfEarlyData
     /// the client's early keys, KeyUpdate replaces the sender's application keys; EncryptedExtensions
     /// names the application protocol.
-    private func handshake(_ content: [UInt8], _ direction: FlowDirection) {
+    private func handshake(_ content: UnsafeRawBufferPointer, _ direction: FlowDirection) {
         guard isTLS13 else { return }
         var messages: [(type: UInt8, body: [UInt8]?)] = []
         directions.update(direction.rawValue) { $0.handshake.scan(content) { messages.append(($0, $1)) } }
@@ -233,15 +239,14 @@ final class TLSDecryptor {
     private func attempt(_ cipher: TLSRecordCipher?, _ record: TLSProtectedRecord, _ sequence: UInt64, iv: [UInt8]) -> Opened? {
         guard let cipher else { return nil }
         if isTLS13 {
-            // into the reused buffer: the previous record's `Opened` is gone by now, so no copy is made
-            guard let contentType = record.withHeader({ header in
-                record.body.withUnsafeBytes { cipher.openTLS13(header: header, body: $0, sequence: sequence, into: &plaintext) }
+            guard let (contentType, content) = record.withHeader({ header in
+                record.body.withUnsafeBytes { cipher.openTLS13(header: header, body: $0, sequence: sequence) }
             }) else { return nil }
-            return Opened(contentType: contentType, plaintext: plaintext, leading: 0)
+            return Opened(contentType: contentType, plaintext: content, leading: 0)
         }
         if cipher.algorithm.isAEAD {
-            guard record.withHeader({ header in
-                record.body.withUnsafeBytes { cipher.openAEAD12(header: header, body: $0, sequence: sequence, into: &plaintext) }
+            guard let plaintext = record.withHeader({ header in
+                record.body.withUnsafeBytes { cipher.openAEAD12(header: header, body: $0, sequence: sequence) }
             }) else { return nil }
             return Opened(contentType: record.type.rawValue, plaintext: plaintext, leading: cipher.explicitIVLength)
         }
@@ -249,7 +254,7 @@ final class TLSDecryptor {
             ? cipher.openChainedCBC(header: record.header, body: record.body, sequence: sequence, iv: iv)
             : cipher.openTLS12(header: record.header, body: record.body, sequence: sequence)
         guard let opened else { return nil }
-        return Opened(contentType: record.type.rawValue, plaintext: opened, leading: cipher.explicitIVLength)
+        return Opened(contentType: record.type.rawValue, plaintext: Data(opened), leading: cipher.explicitIVLength)
     }
 
     /// The stream bytes a record adds to its plaintext when that is fixed (header, explicit nonce, tag,
@@ -296,7 +301,7 @@ struct TLSHandshakeScanner {
     private var keeps = false
     static let maxKeptBody = 16 << 10
 
-    mutating func scan(_ bytes: [UInt8], _ found: (UInt8, [UInt8]?) -> Void) {
+    mutating func scan(_ bytes: UnsafeRawBufferPointer, _ found: (UInt8, [UInt8]?) -> Void) {
         var index = 0
         while index < bytes.count {
             if header.count < 4 {

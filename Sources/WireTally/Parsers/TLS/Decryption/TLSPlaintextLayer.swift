@@ -1,3 +1,5 @@
+import Foundation
+
 /// The plaintext of a TLS connection whose keys are known, as a layer between the TCP streams and the
 /// application protocol: opens each protected record (`TLSDecryptor`), hands the application data of
 /// each direction to the child analysis (HTTP/1.x: the same parser and attribution as cleartext) as one
@@ -179,7 +181,7 @@ final class TLSPlaintextLayer: StreamAttribution {
 
     /// Hands a record's plaintext to the child, in pieces by the packets that carried its ciphertext
     /// (each piece's origin is that packet; the last piece's is the packet that completed the record).
-    private func deliver(_ plaintext: [UInt8], at plainStart: Int64, dataStart: Int64, record: TLSProtectedRecord, _ direction: FlowDirection) {
+    private func deliver(_ plaintext: Data, at plainStart: Int64, dataStart: Int64, record: TLSProtectedRecord, _ direction: FlowDirection) {
         if !childChosen {
             childChosen = true
             switch applicationProtocol {
@@ -216,10 +218,13 @@ final class TLSPlaintextLayer: StreamAttribution {
         if child.exchangeCount == 0 && child.examinedLength(.up) == 0 && child.examinedLength(.down) == 0 { return 0 }
         if lostFrom[d] != nil || gapFrom[d] != nil { return delivered[d] }
         let examined = child.examinedLength(direction)
-        if examined >= maps[d].derivedEnd { return maps[d].carrierEnd }
-        // Multiplexed: a record's header and protection are shared by its plaintext's owners, known
-        // once all of it is examined.
-        return child.splitsPacketsByShare ? maps[d].carrierStart(derived: examined) : maps[d].carrierOffset(derived: examined)
+        let splitsByShare = child.splitsPacketsByShare
+        return maps.read(d) { map in
+            if examined >= map.derivedEnd { return map.carrierEnd }
+            // Multiplexed: a record's header and protection are shared by its plaintext's owners, known
+            // once all of it is examined.
+            return splitsByShare ? map.carrierStart(derived: examined) : map.carrierOffset(derived: examined)
+        }
     }
 
     func ownership(_ direction: FlowDirection) -> OwnershipRuns {
@@ -230,17 +235,16 @@ final class TLSPlaintextLayer: StreamAttribution {
 
     func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
         let d = direction.rawValue
-        let map = maps[d]
         guard let child else { return OwnerRun(owner: .nobody, end: .max) }
-        guard let index = map.pieceIndex(carrier: offset) else {
-            if let first = map.firstKeptStart, offset < first {
+        guard let index = maps.read(d, { $0.pieceIndex(carrier: offset) }) else {
+            if let first = maps.read(d, { $0.firstKeptStart }), offset < first {
                 return OwnerRun(owner: discardedBefore > 0 ? StreamOwner(exchange: discardedBefore - 1) : .nobody, end: first)
             }
             // Past the mapped records: lost bytes, or the tail of a record the capture did not complete.
             if lostFrom[d] != nil || gapFrom[d] != nil { return OwnerRun(owner: .nobody, end: .max) }
             return OwnerRun(owner: owner(of: controlOwner(direction), child), end: .max)
         }
-        let piece = map.pieces[index]
+        let piece = maps.read(d) { $0.pieces[index] }
         switch piece.kind {
         case .lost:
             return OwnerRun(owner: .nobody, end: piece.end)

@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 
 /// The protection of TLS records for one direction of one connection, and the keys it is built from.
 /// All cryptography is swift-crypto's (`Crypto`, and `_CryptoExtras` for AES-CBC and the AES-CTR, AES-CBC and
@@ -205,22 +206,18 @@ package struct TLSRecordCipher {
         let header = Array(header), body = Array(body)
         guard header.count == 5 else { return nil }
         if !algorithm.isAEAD { return openCBC(header: header, body: body, sequence: sequence) }
-        var plaintext: [UInt8] = []
         let opened = header.withUnsafeBytes { header in
-            body.withUnsafeBytes { openAEAD12(header: header, body: $0, sequence: sequence, into: &plaintext) }
+            body.withUnsafeBytes { openAEAD12(header: header, body: $0, sequence: sequence) }
         }
-        return opened ? plaintext : nil
+        return opened?.withUnsafeBytes { Array($0) }
     }
 
     /// Opens TLS 1.2 AEAD record number `sequence` (`header`: its 5 bytes; `body`: the explicit nonce of
-    /// AES-GCM and AES-CCM, ciphertext, tag) into `plaintext`, whose contents it replaces (its storage
-    /// is reused: the hot path opens every record into one buffer). False when it does not
-    /// authenticate or the suite is not an AEAD.
-    func openAEAD12(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, sequence: UInt64,
-                    into plaintext: inout [UInt8]) -> Bool {
-        plaintext.removeAll(keepingCapacity: true)
+    /// AES-GCM and AES-CCM, ciphertext, tag): its content, as swift-crypto returned it. Nil when it does
+    /// not authenticate or the suite is not an AEAD.
+    func openAEAD12(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, sequence: UInt64) -> Data? {
         let explicitNonce = explicitIVLength, tagLength = algorithm.tagLength
-        guard algorithm.isAEAD, header.count == 5, body.count >= explicitNonce + tagLength else { return false }
+        guard algorithm.isAEAD, header.count == 5, body.count >= explicitNonce + tagLength else { return nil }
         let length = body.count - explicitNonce - tagLength
         // additional data (RFC 5246 §6.2.3.3): sequence number, type, version, plaintext length
         return withUnsafeTemporaryAllocation(byteCount: 12 + 13, alignment: 8) { scratch in
@@ -242,7 +239,7 @@ package struct TLSRecordCipher {
                 algorithm, key: key, nonce: UnsafeRawBufferPointer(nonce),
                 ciphertext: UnsafeRawBufferPointer(rebasing: body[explicitNonce ..< body.count - tagLength]),
                 tag: UnsafeRawBufferPointer(rebasing: body[(body.count - tagLength)...]),
-                additionalData: UnsafeRawBufferPointer(additionalData), appendingTo: &plaintext)
+                additionalData: UnsafeRawBufferPointer(additionalData))
         }
     }
 
@@ -285,13 +282,11 @@ package struct TLSRecordCipher {
     }
 
     /// Opens TLS 1.3 record number `sequence` (`header`: its 5 bytes, the additional data; `body`: the
-    /// encrypted content and the tag) into `content`, whose contents it replaces with the record's
-    /// content without its inner type and padding (its storage is reused: the hot path opens every
-    /// record into one buffer). Returns the inner content type; nil when the record does not
+    /// encrypted content and the tag): the inner content type, and the record's content without it and
+    /// its padding (a slice of what swift-crypto returned: no copy). Nil when the record does not
     /// authenticate or has no content type (all padding).
-    func openTLS13(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, sequence: UInt64,
-                   into content: inout [UInt8]) -> UInt8? {
-        content.removeAll(keepingCapacity: true)
+    func openTLS13(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, sequence: UInt64)
+        -> (contentType: UInt8, content: Data)? {
         let tagLength = algorithm.tagLength
         guard algorithm.isAEAD, body.count > tagLength else { return nil }
         let opened = withUnsafeTemporaryAllocation(byteCount: 12, alignment: 8) { nonce in
@@ -300,12 +295,18 @@ package struct TLSRecordCipher {
                 algorithm, key: key, nonce: UnsafeRawBufferPointer(nonce),
                 ciphertext: UnsafeRawBufferPointer(rebasing: body[..<(body.count - tagLength)]),
                 tag: UnsafeRawBufferPointer(rebasing: body[(body.count - tagLength)...]),
-                additionalData: header, appendingTo: &content)
+                additionalData: header)
         }
-        guard opened, let typeIndex = content.lastIndex(where: { $0 != 0 }) else { return nil }
-        let contentType = content[typeIndex]
-        content.removeSubrange(typeIndex...)  // in place
-        return contentType
+        guard let opened else { return nil }
+        // the inner type is the last byte that is not padding (zeros)
+        let typeIndex = opened.withUnsafeBytes { bytes in
+            var index = bytes.count - 1
+            while index >= 0 && bytes[index] == 0 { index -= 1 }
+            return index
+        }
+        guard typeIndex >= 0 else { return nil }
+        let start = opened.startIndex
+        return (opened[start + typeIndex], opened[start ..< start + typeIndex])
     }
 }
 
