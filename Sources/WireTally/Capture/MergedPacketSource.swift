@@ -81,7 +81,13 @@ package final class MergedPacketSource: PacketSource {
 
     package func nextPacket() throws -> CapturedPacket? {
         if inputs.count == 1 {
-            return try numbered(pull(0)) ?? endOfInput()
+            // Numbered in place: the packet is not copied on its way through (it is too big to be
+            // copied without a call to memcpy).
+            var packet = pull(0)
+            guard packet != nil else { return try endOfInput() }
+            frameCount += 1
+            packet?.frameNumber = frameCount
+            return packet
         }
         if !isPrimed {
             for position in inputs.indices { inputs[position].head = pull(position) }
@@ -104,8 +110,9 @@ package final class MergedPacketSource: PacketSource {
     private func pull(_ position: Int) -> CapturedPacket? {
         guard !inputs[position].isFinished else { return nil }
         do {
-            if var packet = try inputs[position].source.nextPacket() {
-                packet.fileIndex = inputs[position].fileIndex
+            var packet = try inputs[position].source.nextPacket()
+            if packet != nil {
+                packet?.fileIndex = inputs[position].fileIndex
                 return packet
             }
         } catch {

@@ -42,6 +42,18 @@ import Testing
         #expect(result.packets.map(\.frameNumber) == [1, 2, 3])
     }
 
+    /// A single source given directly: its packets are numbered and get index 0 (its position in
+    /// the list), whatever file index its reader was opened with.
+    @Test func singleSourceGetsItsPositionAsIndex() throws {
+        let scratch = try TemporaryDirectory()
+        let path = try scratch.file("a.pcap", try Self.file(timestampsMicroseconds: [1, 2, 3], tag: 1))
+        var merged = MergedPacketSource(sources: [try CaptureFile.open(path: path, fileIndex: 5)])
+        let result = readAll(&merged)
+        #expect(result.error == nil)
+        #expect(result.packets.map(\.fileIndex) == [0, 0, 0])
+        #expect(result.packets.map(\.frameNumber) == [1, 2, 3])
+    }
+
     @Test func failingFileDoesNotLoseTheOthersPackets() throws {
         let scratch = try TemporaryDirectory()
         let good = try scratch.file("good.pcap", try Self.file(timestampsMicroseconds: [1, 2, 3, 4, 5, 6], tag: 0xa))
