@@ -204,12 +204,12 @@ package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate
     package func noteClientClose(exchange index: Int) {
         if let upgrade, index >= upgrade.exchange { return upgrade.http2.noteClientClose(exchange: index) }
         guard index >= http1Exchanges.startIndex, index < http1Exchanges.endIndex else { return }
-        let read = FlowDirection.allCases.map { direction in
+        func read(_ direction: FlowDirection) -> HTTPMessageRead {
             parser._withUnsafeGuaranteedRef { $0.messageRead(ofExchange: index, direction) }
                 ?? (direction == .up ? http1Exchanges[index].request : http1Exchanges[index].response).map(HTTPMessageRead.init)
                 ?? HTTPMessageRead()
         }
-        http1Exchanges[index].readAtCancel = DirectionPair(read[0], read[1])
+        http1Exchanges[index].readAtCancel = DirectionPair(read(.up), read(.down))
     }
 
     /// Drops the exchanges before `index`, once their records are written: they are final and sealed

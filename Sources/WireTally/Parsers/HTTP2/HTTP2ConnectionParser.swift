@@ -355,10 +355,10 @@ package final class HTTP2ConnectionParser: TCPStreamConsumer {
     /// otherwise). Looked up among the open streams: asked only when a client cancels.
     func messagesRead(ofExchange index: Int) -> DirectionPair<HTTPMessageRead>? {
         guard let stream = streams.open.values.first(where: { $0.exchangeIndex == index }) else { return nil }
-        let read = [stream.request, stream.response].map { message in
+        func read(_ message: HTTP2MessageBuilder?) -> HTTPMessageRead {
             message.map { HTTPMessageRead(bytes: $0.bytes, interimBytes: $0.interimBytes) } ?? HTTPMessageRead()
         }
-        return DirectionPair(read[0], read[1])
+        return DirectionPair(read(stream.request), read(stream.response))
     }
 
     // MARK: Gaps and ends
