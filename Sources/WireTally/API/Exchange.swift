@@ -101,7 +101,7 @@ public struct Exchange: Hashable, Sendable {
         status = exchange.response?.status
         request = exchange.request.map(Message.init)
         response = exchange.response.map(Message.init)
-        wire = Wire(connection.wire(ofExchange: exchange.index))
+        wire = Wire(connection.wire)
         dnsIPBytes = exchange.dnsIPBytes
         phases = Phases(exchange.timing)
         flags = RecordEncoding.flags(of: exchange, on: connection)

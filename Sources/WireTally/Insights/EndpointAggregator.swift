@@ -89,7 +89,7 @@ package final class EndpointAggregator {
     /// Adds one exchange: its endpoint, time (first request packet, else first response packet) and
     /// wire bytes.
     package func add(_ exchange: HTTPExchange, connection: ExchangeConnection) {
-        let wire = connection.wire(ofExchange: exchange.index)
+        let wire = connection.wire
         let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
         let time = (exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp ?? connection.firstTimestamp).nanoseconds
         let host = Self.request(of: exchange, connection: connection).host

@@ -4,7 +4,7 @@
 ///
 /// Each record is written straight into its row's cells (`CSVRowEncoder`), the rows into one reusable
 /// byte buffer handed to the output in large writes.
-package final class CSVWriter: RecordWriter {
+package final class CSVWriter: OffThreadRecordWriter {
     private let output: TextOutput
     private let view: RecordView
     private var row: CSVRowEncoder?

@@ -2,7 +2,7 @@
 ///
 /// Each record is encoded straight into one reusable byte buffer (no intermediate `JSONValue`), handed
 /// to the output in large writes.
-package final class JSONLinesWriter: RecordWriter {
+package final class JSONLinesWriter: OffThreadRecordWriter {
     private let output: TextOutput
     private var encoder: JSONTextEncoder
     /// Buffered bytes beyond which the buffer goes to the output.

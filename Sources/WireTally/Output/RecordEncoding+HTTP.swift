@@ -10,7 +10,7 @@ extension RecordEncoding {
         _ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, timestampDigits digits: Int,
         to encoder: inout Encoder
     ) {
-        let wire = connection.wire(ofExchange: exchange.index)
+        let wire = connection.wire
         let fallbackHost = exchange.serverName ?? connection.server.description
         encoder.object { encoder in
             encoder.field("type", "http")
@@ -150,13 +150,11 @@ extension RecordEncoding {
         }
         if let request = exchange.request { flags += flagNames(request.flags, prefix: "request_") }
         if let response = exchange.response { flags += flagNames(response.flags, prefix: "response_") }
-        switch connection {
-        case let .tcp(tcp):
-            if let tls = tlsSession(of: tcp) {
-                flags += tls.isEstimated ? ["encrypted", "estimated"] : exchange.tlsRecords != nil ? ["encrypted", "decrypted"] : ["encrypted"]
-            }
-        case let .quic(quic):
-            flags += quic.isDecrypted ? ["encrypted", "decrypted"] : ["encrypted", "estimated"]
+        switch connection.protection {
+        case .cleartext: break
+        case .estimated: flags += ["encrypted", "estimated"]
+        case .decrypted: flags += ["encrypted", "decrypted"]
+        case .encrypted: flags.append("encrypted")
         }
         return flags
     }

@@ -21,10 +21,10 @@ extension RecordEncoding {
         response.http3 = HTTP3StreamInfo(streamID: 0)
         var exchange = HTTPExchange(index: 0, request: request, response: response)
         exchange.cancelledAt = origin.timestamp
-        let connection = TCPConnection(
-            id: 0, endpoints: .init(client: IPAddress(ipv4: 0), clientPort: 0, server: IPAddress(ipv4: 0), serverPort: 0),
-            timestamp: Timestamp(nanoseconds: 0), limits: ReassemblyLimits(), consumer: nil)
-        return http(exchange, id: 0, connection: .tcp(connection), timestampDigits: 6)
+        let connection = ExchangeConnection(
+            transport: .tcp, id: 0, client: IPAddress(ipv4: 0), clientPort: 0, server: IPAddress(ipv4: 0), serverPort: 0,
+            firstTimestamp: origin.timestamp, owner: nil, wire: ExchangeWire(), tlsSession: nil, protection: .cleartext)
+        return http(exchange, id: 0, connection: connection, timestampDigits: 6)
     }
 
     /// The CSV columns of the `process` and `app` members (a record has one of them at most; records

@@ -3,7 +3,7 @@
 /// column (`TrafficOwner.label`: the effective process, else the process or app name) from the first
 /// exchange whose connection names an owner (PKTAP, Apple pcapng, PCAPdroid) on — its header is written
 /// again if exchanges without one came before — and has none when no connection names one.
-package final class TableWriter: RecordWriter {
+package final class TableWriter: OffThreadRecordWriter {
     private let output: TextOutput
     private let view: RecordView
     private var wroteHeader = false
@@ -68,7 +68,7 @@ package final class TableWriter: RecordWriter {
         }
         let table = showsApp ? Self.appExchangeTable : Self.exchangeTable
         writeHeaderOnce(table)
-        let wire = connection.wire(ofExchange: exchange.index)
+        let wire = connection.wire
         let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
         let first = exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
         let method = exchange.request?.method ?? "-"

@@ -9,8 +9,9 @@ package struct AnalysisRun {
     /// Told how far reading has got every few thousand packets and once at the end.
     package var progress: ((ReadProgress) -> Void)?
     /// 1: everything on the calling thread. 2: the files are read (and gzip inflated, framed, merged)
-    /// and the packets decoded on a second thread while the calling thread analyses; the records are
-    /// the same.
+    /// and the packets decoded on a second thread while the calling thread analyses, and the records
+    /// are encoded and written on a third when the writer allows it (`OffThreadRecordWriter`: JSON
+    /// Lines, CSV, table); the output is the same.
     package var threads: Int
 
     package init(files: [String], options: CaptureAnalyzer.Options = .init(), threads: Int = 1) {
@@ -41,8 +42,11 @@ package struct AnalysisRun {
     /// errors, a filter that does not compile for a link type) end up in the summary's `errors`.
     package func run(writer: any RecordWriter) -> Result {
         var digits = 6
+        // with more than one thread, records are encoded and written on a thread of their own when the
+        // writer allows it
+        let stage = threads > 1 ? (writer as? any OffThreadRecordWriter).flatMap { BackgroundRecordWriter(writer: $0) } : nil
         let analyzer = CaptureAnalyzer(options: optionsWithCaptureSecrets()) { record in
-            writer.write(record, timestampDigits: digits)
+            if let stage { stage.write(consume record, timestampDigits: digits) } else { writer.write(record, timestampDigits: digits) }
         }
         let merged = MergedPacketSource(paths: files)
         digits = merged.timestampDigits
@@ -88,7 +92,7 @@ package struct AnalysisRun {
         let errors = merged.failures.compactMap { $0 as? CaptureError }
         for error in errors { analyzer.noteError(error) }
         let summary = analyzer.finish(timestampDigits: digits)
-        writer.finish(summary: summary, files: files)
+        if let stage { stage.finish(summary: summary, files: files) } else { writer.finish(summary: summary, files: files) }
         return Result(summary: summary, errors: errors)
     }
 }

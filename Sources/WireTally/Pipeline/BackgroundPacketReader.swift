@@ -14,7 +14,7 @@ import Glibc
 /// after `finish()`.
 final class BackgroundPacketReader: CaptureBufferLender, @unchecked Sendable {
     private let source: MergedPacketSource
-    private let pipe: PacketBatchPipe
+    private let pipe: BatchPipe<PacketBatch>
     private let decoder: PacketDecoder?
     private var thread = pthread_t()
     private var isRunning = false
@@ -27,7 +27,7 @@ final class BackgroundPacketReader: CaptureBufferLender, @unchecked Sendable {
     init(source: MergedPacketSource, decodes: Bool, batches: Int = 8) {
         self.source = source
         decoder = decodes ? PacketDecoder() : nil
-        pipe = PacketBatchPipe(batches: batches)
+        pipe = BatchPipe(batches: batches)
         filling = pipe.takeEmpty()
     }
 

@@ -53,7 +53,7 @@ package final class CaptureAnalyzer {
     private var nextExpiry: Int64 = .min
     /// Counts of the decoder that decoded packets for `process(_:decoded:)`.
     private var otherDecoderStatistics = DecoderStatistics()
-    private let emit: (AnalysisRecord) -> Void
+    private let emit: (consuming AnalysisRecord) -> Void
     /// Exchanges stay on their connection after their record (`Options.keepsReportedExchanges`).
     private let keepsReportedExchanges: Bool
 
@@ -73,7 +73,7 @@ package final class CaptureAnalyzer {
     package init(
         options: Options = Options(),
         makeConsumer: ((TCPConnection.Endpoints) -> (any TCPStreamConsumer)?)? = nil,
-        emit: @escaping (AnalysisRecord) -> Void
+        emit: @escaping (consuming AnalysisRecord) -> Void
     ) {
         var httpLimits = options.http
         httpLimits.openRequestsTotal = OpenRequestBudget(limit: httpLimits.maxOpenRequestsTotal)
@@ -340,7 +340,8 @@ package final class CaptureAnalyzer {
                 exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
             }
             connection.exchangesReported = exchange.index + 1
-            emit(exchange, on: .tcp(connection), resolution: application.resolution, connectedAt: connection.synTime,
+            let carrier = ExchangeConnection(connection, exchange: exchange)
+            emit(exchange, on: carrier, resolution: application.resolution, connectedAt: connection.synTime,
                  connect: connect, tls: handshake, serverFIN: connection.serverFINTime)
         }
     }
@@ -356,17 +357,17 @@ package final class CaptureAnalyzer {
         for var exchange in connection.exchanges(connection.exchangesReported ..< end) {
             exchange.serverName = serverName
             connection.exchangesReported = exchange.index + 1
-            emit(exchange, on: .quic(connection), resolution: connection.resolution,
+            emit(exchange, on: ExchangeConnection(connection, exchange: exchange.index), resolution: connection.resolution,
                  connectedAt: connection.clientFirstInitialTime, connect: connect, tls: handshake)
         }
         if !keepsReportedExchanges { connection.discardReportedExchanges() }
     }
 
-    /// Emits one exchange with the DNS lookup (`resolution`: the first exchange carries its bytes),
-    /// transport handshake (`connect`, begun `connectedAt`) and TLS handshake (`tls`) that preceded its
-    /// connection, and its timing phases.
+    /// Emits one exchange with its connection as it is now (`connection`), the DNS lookup (`resolution`:
+    /// the first exchange carries its bytes), transport handshake (`connect`, begun `connectedAt`) and
+    /// TLS handshake (`tls`) that preceded its connection, and its timing phases.
     private func emit(
-        _ exchange: consuming HTTPExchange, on connection: ExchangeConnection, resolution: DNSResolution?,
+        _ exchange: consuming HTTPExchange, on connection: consuming ExchangeConnection, resolution: DNSResolution?,
         connectedAt: Timestamp?, connect: ExchangeTimer.Interval?, tls: ExchangeTimer.Interval?, serverFIN: Timestamp? = nil
     ) {
         if exchange.index == 0, let resolution {
@@ -378,12 +379,12 @@ package final class CaptureAnalyzer {
             let end = $0.lookupEndTimestamp <= (connectedAt ?? $0.lookupEndTimestamp) ? $0.lookupEndTimestamp : $0.answerTimestamp
             return ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: end)
         }
-        let wire = connection.wire(ofExchange: exchange.index)
+        let wire = connection.wire
         exchange.timing = ExchangeTimer.timing(of: exchange, wire: wire, dns: lookup, connect: connect, tls: tls, serverFIN: serverFIN)
         lastExchangeID += 1
         summary.exchanges += 1
         summary.attributedIPBytes += wire.tally(.up).total.ipBytes + wire.tally(.down).total.ipBytes
-        emit(.exchange(exchange, id: lastExchangeID, connection: connection))
+        emit(.exchange(consume exchange, id: lastExchangeID, connection: consume connection))
     }
 
     /// The most recent DNS answer that gave `address`, unless an earlier connection already used it

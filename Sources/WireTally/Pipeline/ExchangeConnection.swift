@@ -1,92 +1,95 @@
-/// The connection an HTTP exchange was carried on: a TCP connection (HTTP/1.x, HTTP/2, TLS) or a QUIC
-/// connection. Outputs read an exchange's endpoints, its wire share and its TLS session through this,
-/// whatever the transport.
-package enum ExchangeConnection {
-    case tcp(TCPConnection)
-    case quic(QUICConnection)
-
-    package var id: Int {
-        switch self {
-        case let .tcp(connection): return connection.id
-        case let .quic(connection): return connection.id
-        }
+/// The connection an HTTP exchange was carried on (a TCP connection — HTTP/1.x, HTTP/2, TLS — or a
+/// QUIC connection), as it was when the exchange's record was made: a value, taken on the analysing
+/// thread at emission, of everything outputs read about the exchange's connection (its endpoints, its
+/// owner, the exchange's wire share, its TLS session). The analyzer keeps changing the live connection
+/// after the exchange (later exchanges, the ledger, the owner at its end); this copy does not change,
+/// so a record can be encoded on another thread or kept after the run.
+package struct ExchangeConnection: Sendable {
+    /// The transport the exchange came over.
+    package enum Transport: Sendable {
+        case tcp, quic
     }
 
-    package var client: IPAddress {
-        switch self {
-        case let .tcp(connection): return connection.client
-        case let .quic(connection): return connection.client
-        }
+    /// How the exchange was protected, for its `encrypted`/`estimated`/`decrypted` flags.
+    package enum Protection: Sendable {
+        /// Cleartext HTTP.
+        case cleartext
+        /// TLS or QUIC without the keys: the exchange is an estimate from record or datagram bursts.
+        case estimated
+        /// TLS or QUIC, decrypted and parsed.
+        case decrypted
+        /// TLS whose exchanges are neither estimated nor decrypted (a session not parsed).
+        case encrypted
     }
 
-    package var clientPort: UInt16 {
-        switch self {
-        case let .tcp(connection): return connection.clientPort
-        case let .quic(connection): return connection.clientPort
-        }
+    package var transport: Transport
+    package var id: Int
+    package var client: IPAddress
+    package var clientPort: UInt16
+    package var server: IPAddress
+    package var serverPort: UInt16
+    package var firstTimestamp: Timestamp
+    /// The process or app the connection belongs to (as known when the exchange was reported).
+    package var owner: TrafficOwner?
+    /// The packets the exchange owns: its share of the connection's ledger.
+    package var wire: ExchangeWire
+    /// The TLS session the exchange was protected by (TLS over TCP, or QUIC's handshake), nil for
+    /// cleartext.
+    package var tlsSession: TLSSessionInfo?
+    package var protection: Protection
+
+    package init(
+        transport: Transport, id: Int, client: IPAddress, clientPort: UInt16, server: IPAddress, serverPort: UInt16,
+        firstTimestamp: Timestamp, owner: TrafficOwner?, wire: ExchangeWire, tlsSession: TLSSessionInfo?,
+        protection: Protection
+    ) {
+        self.transport = transport
+        self.id = id
+        self.client = client
+        self.clientPort = clientPort
+        self.server = server
+        self.serverPort = serverPort
+        self.firstTimestamp = firstTimestamp
+        self.owner = owner
+        self.wire = wire
+        self.tlsSession = tlsSession
+        self.protection = protection
     }
 
-    package var server: IPAddress {
-        switch self {
-        case let .tcp(connection): return connection.server
-        case let .quic(connection): return connection.server
+    /// Exchange `exchange` of a TCP connection, as the connection is now.
+    init(_ connection: TCPConnection, exchange: HTTPExchange) {
+        let tls = RecordEncoding.tlsSession(of: connection)
+        let protection: Protection
+        if let tls {
+            protection = tls.isEstimated ? .estimated : exchange.tlsRecords != nil ? .decrypted : .encrypted
+        } else {
+            protection = .cleartext
         }
+        self.init(
+            transport: .tcp, id: connection.id, client: connection.client, clientPort: connection.clientPort,
+            server: connection.server, serverPort: connection.serverPort, firstTimestamp: connection.firstTimestamp,
+            owner: connection.owner, wire: connection.ledger.exchange(exchange.index), tlsSession: tls?.session,
+            protection: protection)
     }
 
-    package var serverPort: UInt16 {
-        switch self {
-        case let .tcp(connection): return connection.serverPort
-        case let .quic(connection): return connection.serverPort
-        }
+    /// Exchange `index` of a QUIC connection, as the connection is now.
+    init(_ connection: QUICConnection, exchange index: Int) {
+        self.init(
+            transport: .quic, id: connection.id, client: connection.client, clientPort: connection.clientPort,
+            server: connection.server, serverPort: connection.serverPort, firstTimestamp: connection.firstTimestamp,
+            owner: connection.owner, wire: connection.ledger.exchange(index), tlsSession: connection.tlsSession,
+            protection: connection.isDecrypted ? .decrypted : .estimated)
     }
 
     /// `ip:port` of the client and the server (the first path's, for QUIC).
     package var clientEndpoint: String { client.endpoint(port: clientPort) }
     package var serverEndpoint: String { server.endpoint(port: serverPort) }
 
-    package var firstTimestamp: Timestamp {
-        switch self {
-        case let .tcp(connection): return connection.firstTimestamp
-        case let .quic(connection): return connection.firstTimestamp
-        }
-    }
-
-    /// The process or app the connection belongs to.
-    package var owner: TrafficOwner? {
-        switch self {
-        case let .tcp(connection): return connection.owner
-        case let .quic(connection): return connection.owner
-        }
-    }
-
-    /// The packets exchange `index` owns.
-    package func wire(ofExchange index: Int) -> ExchangeWire {
-        switch self {
-        case let .tcp(connection): return connection.ledger.exchange(index)
-        case let .quic(connection): return connection.ledger.exchange(index)
-        }
-    }
-
-    /// The TCP connection, for what only TCP has (its handshake, HTTP/2, the TLS record analysis).
-    package var tcp: TCPConnection? {
-        if case let .tcp(connection) = self { return connection }
-        return nil
-    }
-
     /// The `transport` of records: `tcp` or `quic`.
     package var transportName: String {
-        switch self {
+        switch transport {
         case .tcp: return "tcp"
         case .quic: return "quic"
-        }
-    }
-
-    /// The TLS session the exchange was protected by (TLS over TCP, or QUIC's handshake), nil for
-    /// cleartext.
-    package var tlsSession: TLSSessionInfo? {
-        switch self {
-        case let .tcp(connection): return RecordEncoding.tlsSession(of: connection)?.session
-        case let .quic(connection): return connection.tlsSession
         }
     }
 }

@@ -3,7 +3,7 @@
 /// of two ways: the reader's input reads the file straight into it (`readingBuffer`, then
 /// `appendInPlace`), or they are copied out of the reader's own buffer (`append`, when several files
 /// are merged). The reader may decode each packet too (the views then point into the batch's buffer).
-final class PacketBatch {
+final class PacketBatch: PipeBatch {
     /// One packet's bytes in `storage`, and its record fields.
     struct Slot {
         var frameNumber: Int

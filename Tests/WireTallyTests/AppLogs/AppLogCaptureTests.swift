@@ -4,16 +4,18 @@ import Testing
 
 /// Keeps every exchange with its record id and connection, for the matcher.
 final class ExchangeCollector: RecordWriter {
-    private(set) var exchanges: [(exchange: HTTPExchange, id: Int, connection: TCPConnection)] = []
+    private(set) var exchanges: [(exchange: HTTPExchange, id: Int, connection: ExchangeConnection)] = []
 
     func write(_ record: AnalysisRecord, timestampDigits: Int) {
-        if case let .exchange(exchange, id, .tcp(connection)) = record { exchanges.append((exchange, id, connection)) }
+        if case let .exchange(exchange, id, connection) = record, connection.transport == .tcp {
+            exchanges.append((exchange, id, connection))
+        }
     }
 
     func finish(summary: CaptureSummary, files: [String]) {}
 
     /// The matcher's view of the exchanges, built after the run (the ledger is then complete).
-    var wire: [AppLogWireExchange] { exchanges.map { AppLogWireExchange($0.exchange, id: $0.id, connection: .tcp($0.connection)) } }
+    var wire: [AppLogWireExchange] { exchanges.map { AppLogWireExchange($0.exchange, id: $0.id, connection: $0.connection) } }
 
     static func analyze(_ files: [String], options base: CaptureAnalyzer.Options = .init()) -> ExchangeCollector {
         let collector = ExchangeCollector()

@@ -29,7 +29,7 @@ import Testing
         return try report.estimates.map { entry, wire, estimate, _ in
             let collected = try #require(byID[wire.id])
             let breakdown = EstimateBreakdown(appLog: estimate, exchange: collected.exchange)
-            return (entry, collected.exchange, GapAttribution(exchange: collected.exchange, connection: .tcp(collected.connection),
+            return (entry, collected.exchange, GapAttribution(exchange: collected.exchange, connection: collected.connection,
                                                               breakdown: breakdown, level: level))
         }
     }
@@ -122,7 +122,7 @@ import Testing
         for (exchange, _, connection) in collector.exchanges {
             let request = try #require(exchange.request)
             let what = "\(name) \(request.target ?? "?") stream \(request.http2?.streamID ?? 0)"
-            let http = try #require(GapAttribution(exchange: exchange, connection: .tcp(connection), estimator: .http, level: .payload))
+            let http = try #require(GapAttribution(exchange: exchange, connection: connection, estimator: .http, level: .payload))
             #expect(http.causeTotal == http.gap, "\(what)")
             if name == "h2-nghttp" {  // clean h2c: no TLS, no retransmission
                 let control = (up: exchange.isPushed ? 0 : request.bytes.control, down: exchange.response?.bytes.control ?? 0)
@@ -130,7 +130,7 @@ import Testing
                 #expect(http.wireDown - http.estimate.down == exchange.connectionShareBytes.down + control.down, "\(what)")
             }
             for estimator in Estimator.allCases {
-                let gap = try #require(GapAttribution(exchange: exchange, connection: .tcp(connection), estimator: estimator))
+                let gap = try #require(GapAttribution(exchange: exchange, connection: connection, estimator: estimator))
                 #expect(gap.causeTotal == gap.gap, "\(what) \(estimator)")
                 guard exchange.isPushed else { continue }
                 #expect(gap.estimate.up == 0, "\(what) \(estimator)")

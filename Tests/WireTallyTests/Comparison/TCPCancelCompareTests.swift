@@ -99,7 +99,7 @@ import Testing
         #expect(exchange.afterCancelStreamBytes.up == 0, "\(label): the request was over before the cancel")
         var notCancelled = exchange
         notCancelled.cancelledAt = nil
-        let after = collected.connection.wire(ofExchange: exchange.index).afterClientClose.down
+        let after = collected.connection.wire.afterClientClose.down
         let payloadAfter = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
         for level in WireLevel.allCases {
             for estimator in [Estimator.metrics, .http] {
@@ -138,7 +138,7 @@ import Testing
         let port = try #require(client.first?["local_port"] as? Int)
         let truth = try Self.tlsTruth(port: port)
         #expect(truth.body > 10_000, "\(truth)")
-        let collected = try #require(collector.allExchanges.first { $0.connection.tcp?.clientPort == UInt16(port) })
+        let collected = try #require(collector.allExchanges.first { $0.connection.transport == .tcp && $0.connection.clientPort == UInt16(port) })
         try Self.check(collected, truth, framing: "chunk_framing", carrier: "tls_overhead", ":\(port)")
     }
 
@@ -148,7 +148,7 @@ import Testing
         let collector = try Self.collect("cancel", keys: false)
         let truth = try Self.clearTruth(port: 44124)
         #expect(truth.body > 10_000, "\(truth)")
-        let collected = try #require(collector.allExchanges.first { $0.connection.tcp?.clientPort == 44124 })
+        let collected = try #require(collector.allExchanges.first { $0.connection.transport == .tcp && $0.connection.clientPort == 44124 })
         try Self.check(collected, truth, framing: "chunk_framing", carrier: "other", ":44124")
     }
 }

@@ -150,7 +150,7 @@ import Testing
         #expect(connection.ledger.unattributed(.up).packets == 0)
         // The server's ACKs of the first two pieces wait for the verdict too: the exchange's.
         #expect(connection.ledger.unattributed(.down).packets == 0)
-        let gap = try #require(GapAttribution(exchange: exchange, connection: .tcp(connection), estimator: .http, level: .ip))
+        let gap = try #require(GapAttribution(exchange: exchange, connection: connection, estimator: .http, level: .ip))
         #expect(gap.byCause["other"] == 0)
     }
 
@@ -213,8 +213,8 @@ import Testing
     @Test func wireTotalsAreTheLedgers() throws {
         let collector = EstimatorCollector.analyze([TestPaths.capture("nginx-curl-keepalive.pcap")])
         let report = try #require(collector.run(level: .ip).reports().first { $0.estimator == .http })
-        var connections: [Int: TCPConnection] = [:]
-        for (_, connection) in collector.exchanges { connections[connection.id] = connection }
+        let exchangeConnections = Set(collector.exchanges.map(\.connection.id))
+        let connections = collector.connections.filter { exchangeConnections.contains($0.key) }
         let up = connections.values.reduce(0) { $0 + $1.ledger.tally(.up).total.ipBytes - $1.ledger.unattributed(.up).ipBytes }
         let down = connections.values.reduce(0) { $0 + $1.ledger.tally(.down).total.ipBytes - $1.ledger.unattributed(.down).ipBytes }
         #expect(report.wireUp == up && report.wireDown == down)
@@ -258,7 +258,7 @@ import Testing
         // up and down together, as the report contract says.
         let exchanges = collector.exchanges.filter { EstimateBreakdown.isEncrypted($0.exchange) == false }
         let ledger = exchanges.reduce(0) { total, collected in
-            let wire = collected.connection.ledger.exchange(collected.exchange.index)
+            let wire = collected.connection.wire
             return total + wire.tally(.up).total.ipBytes + wire.tally(.down).total.ipBytes
         }
         #expect(report.wireUp + report.wireDown == ledger + report.dnsWire)

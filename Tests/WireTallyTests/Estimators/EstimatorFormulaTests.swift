@@ -51,7 +51,7 @@ import Testing
             up: Self.json.count, down: 0, upHeaders: 0, upBody: Self.json.count, downHeaders: 0, downBody: 0))
         #expect(Estimator.naive.estimate(e[1].exchange)?.up == 0)
         #expect(Estimator.naive.estimate(e[1].exchange)?.down == 5)
-        let gap = try #require(GapAttribution(exchange: e[0].exchange, connection: .tcp(e[0].connection), estimator: .naive, level: .payload))
+        let gap = try #require(GapAttribution(exchange: e[0].exchange, connection: e[0].connection, estimator: .naive, level: .payload))
         // Cookie (28) and Set-Cookie (17) lines; the rest of both heads is hidden.
         #expect(gap.byCause["cookies"] == 28 + 17)
         #expect(gap.byCause["hidden_headers"] == (Self.request1.count - Self.sentJSON.count - 28) + (Self.response1Head.count - 17))
@@ -78,7 +78,7 @@ import Testing
         #expect(Estimator.rebuilt.estimate(e[1].exchange) == TrafficEstimate(
             up: 35, down: 41, upHeaders: 35, upBody: 0, downHeaders: 36, downBody: 5))
 
-        let gap = try #require(GapAttribution(exchange: e[0].exchange, connection: .tcp(e[0].connection), estimator: .rebuilt, level: .payload))
+        let gap = try #require(GapAttribution(exchange: e[0].exchange, connection: e[0].connection, estimator: .rebuilt, level: .payload))
         #expect(gap.byCause["hidden_headers"] == Self.hiddenUp1)
         #expect(gap.byCause["cookies"] == 0)
         #expect(gap.byCause["compression_estimate"] == (Self.sentJSON.count - regzipJSON) + (Self.sentText.count - regzipText))
@@ -87,7 +87,7 @@ import Testing
         #expect(gap.byCause["other"] == (34 - 45) + (17 - 15))
         #expect(gap.causeTotal == gap.gap)
 
-        let second = try #require(GapAttribution(exchange: e[1].exchange, connection: .tcp(e[1].connection), estimator: .rebuilt, level: .payload))
+        let second = try #require(GapAttribution(exchange: e[1].exchange, connection: e[1].connection, estimator: .rebuilt, level: .payload))
         #expect(second.byCause["hidden_headers"] == 19 + 24)  // Host, Connection
         #expect(second.byCause["other"] == (21 - 33) + (17 - 15))
         #expect(second.gap == (Self.request2.count - 35) + (Self.response2.count - 41))
@@ -100,9 +100,9 @@ import Testing
         #expect(Estimator.metrics.estimate(e[0].exchange)?.down == head1 + Self.sentText.count)
         #expect(Estimator.http.estimate(e[0].exchange)?.up == Self.request1.count)
         #expect(Estimator.http.estimate(e[0].exchange)?.down == Self.response1.count)
-        let metrics = try #require(GapAttribution(exchange: e[0].exchange, connection: .tcp(e[0].connection), estimator: .metrics, level: .payload))
+        let metrics = try #require(GapAttribution(exchange: e[0].exchange, connection: e[0].connection, estimator: .metrics, level: .payload))
         #expect(metrics.gap == Self.framing && metrics.byCause["chunk_framing"] == Self.framing)
-        let http = try #require(GapAttribution(exchange: e[1].exchange, connection: .tcp(e[1].connection), estimator: .http, level: .payload))
+        let http = try #require(GapAttribution(exchange: e[1].exchange, connection: e[1].connection, estimator: .http, level: .payload))
         #expect(http.gap == 0 && http.byCause.values.allSatisfy { $0 == 0 })
     }
 
@@ -111,7 +111,7 @@ import Testing
     @Test func networkCausesAtIPAndFrameLevel() throws {
         let e = try Self.exchanges()
         for (level, perPacket) in [(WireLevel.ip, 40), (.frame, 54)] {
-            let gaps = try e.map { try #require(GapAttribution(exchange: $0.exchange, connection: .tcp($0.connection), estimator: .http, level: level)) }
+            let gaps = try e.map { try #require(GapAttribution(exchange: $0.exchange, connection: $0.connection, estimator: .http, level: level)) }
             #expect(gaps.map { $0.byCause["tcp_ip_headers"] } == [2 * perPacket, 2 * perPacket])
             #expect(gaps.map { $0.byCause["pure_acks"] } == [perPacket, perPacket])
             #expect(gaps.map { $0.byCause["setup_teardown"] } == [3 * perPacket, 3 * perPacket])
@@ -136,7 +136,7 @@ import Testing
     @Test func reportStatistics() throws {
         let e = try Self.exchanges()
         var report = EstimatorReport(estimator: .naive, level: .payload)
-        for (exchange, connection) in e { report.add(exchange, .tcp(connection)) }
+        for (exchange, connection) in e { report.add(exchange, connection) }
         let wire1 = Double(Self.request1.count + Self.response1.count), wire2 = Double(Self.request2.count + Self.response2.count)
         let pct1 = 100 * (Double(Self.json.count) - wire1) / wire1, pct2 = 100 * (5 - wire2) / wire2
         #expect(abs(report.medianErrorPercent! - (pct1 + pct2) / 2) < 1e-9)

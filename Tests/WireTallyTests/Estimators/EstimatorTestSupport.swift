@@ -7,17 +7,20 @@ final class EstimatorCollector: RecordWriter {
     /// Every exchange, TCP or QUIC.
     private(set) var allExchanges: [(exchange: HTTPExchange, connection: ExchangeConnection)] = []
     /// The exchanges on TCP connections, by record id too.
-    private(set) var exchanges: [(exchange: HTTPExchange, connection: TCPConnection)] = []
-    private(set) var byID: [Int: (exchange: HTTPExchange, connection: TCPConnection)] = [:]
+    private(set) var exchanges: [(exchange: HTTPExchange, connection: ExchangeConnection)] = []
+    private(set) var byID: [Int: (exchange: HTTPExchange, connection: ExchangeConnection)] = [:]
+    /// The TCP connections, by id.
+    private(set) var connections: [Int: TCPConnection] = [:]
 
     func write(_ record: AnalysisRecord, timestampDigits: Int) {
         if case let .exchange(exchange, id, connection) = record {
             allExchanges.append((exchange, connection))
-            if let tcp = connection.tcp {
-                exchanges.append((exchange, tcp))
-                byID[id] = (exchange, tcp)
+            if connection.transport == .tcp {
+                exchanges.append((exchange, connection))
+                byID[id] = (exchange, connection)
             }
         }
+        if case let .connection(connection) = record { connections[connection.id] = connection }
         records.write(record, timestampDigits: timestampDigits)
     }
 

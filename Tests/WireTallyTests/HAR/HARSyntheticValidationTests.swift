@@ -51,11 +51,11 @@ import Testing
                                   firstOrigin: origin, lastOrigin: origin)
         for (server, port, url) in [("10.0.0.9", UInt16(443), "https://10.0.0.9"), ("10.0.0.9", 8443, "https://10.0.0.9:8443"),
                                     ("2001:db8::9", 443, "https://[2001:db8::9]")] {
-            let connection = TCPConnection(
-                id: 1, endpoints: .init(client: IPAddress("10.0.0.1") ?? IPAddress(ipv4: 1), clientPort: 5000,
-                                        server: IPAddress(server)!, serverPort: port),
-                timestamp: Timestamp(nanoseconds: 0), limits: ReassemblyLimits(), consumer: nil)
-            #expect(HAREntry.url(of: message, connection: .tcp(connection)) == url)
+            let connection = ExchangeConnection(
+                transport: .tcp, id: 1, client: IPAddress("10.0.0.1") ?? IPAddress(ipv4: 1), clientPort: 5000,
+                server: IPAddress(server)!, serverPort: port, firstTimestamp: Timestamp(nanoseconds: 0), owner: nil,
+                wire: ExchangeWire(), tlsSession: nil, protection: .cleartext)
+            #expect(HAREntry.url(of: message, connection: connection) == url)
         }
     }
 

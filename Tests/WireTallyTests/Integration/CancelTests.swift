@@ -106,7 +106,7 @@ import Testing
                     guard let gap = GapAttribution(exchange: collected.exchange, connection: collected.connection,
                                                    estimator: estimator, level: level) else { continue }
                     #expect(gap.causeTotal == gap.gap)
-                    let wire = collected.connection.wire(ofExchange: collected.exchange.index)
+                    let wire = collected.connection.wire
                     let after = collected.exchange.cancelledAt == nil ? 0
                         : level.value(wire.afterClientClose.up.total) + level.value(wire.afterClientClose.down.total)
                     #expect(gap.byCause["after_cancel"] == after, "\(level) \(estimator) #\(collected.exchange.index)")

@@ -36,16 +36,19 @@ import Testing
         try connection.close()
     }
 
-    /// Looks at each record as it is written and at what the connection kept at its end.
+    /// Looks at each record as it is written, at what the connection's analysis keeps meanwhile and at
+    /// what the connection kept at its end.
     final class CheckingWriter: RecordWriter {
+        /// The connection's application-layer analysis (a record carries values only).
+        var analysis: ApplicationLayerAnalysis?
         var exchanges = 0, inOrder = true
         var keptExchanges = Int.max, mostRuns = 0, conserved = false, flags: ConnectionFlags = []
         func write(_ record: AnalysisRecord, timestampDigits: Int) {
             switch record {
-            case let .exchange(exchange, _, connection):
+            case let .exchange(exchange, _, _):
                 if exchange.index != exchanges || exchange.response?.status != 200 || exchange.request?.target != "/poll/\(exchange.index)"
                     || exchange.response?.bytes.body != 300 { inOrder = false }
-                let http2 = (connection.tcp?.consumer as? ApplicationLayerAnalysis)?.anyHTTP2
+                let http2 = analysis?.anyHTTP2
                 mostRuns = max(mostRuns, http2?.ownership(.up).count ?? 0, http2?.ownership(.down).count ?? 0)
                 exchanges += 1
             case let .connection(connection):
@@ -66,8 +69,17 @@ import Testing
         try Self.writeLongConnection(to: path, streams: streams)
 
         let writer = CheckingWriter()
-        let result = AnalysisRun(files: [path]).run(writer: writer)
-        #expect(result.summary.errors.isEmpty && result.summary.isConserved)
+        let source = MergedPacketSource(paths: [path])
+        let analyzer = CaptureAnalyzer(
+            makeConsumer: { _ in
+                let analysis = ApplicationLayerAnalysis()
+                writer.analysis = analysis
+                return analysis
+            },
+            emit: { writer.write($0, timestampDigits: 6) })
+        while let packet = try source.nextPacket() { analyzer.process(packet) }
+        let summary = analyzer.finish(timestampDigits: source.timestampDigits)
+        #expect(summary.errors.isEmpty && summary.isConserved)
         #expect(writer.exchanges == streams && writer.inOrder)
         // (and those of the last linger: at most one exchange and one run per frame within it)
         let lingering = StreamedConnectionWriter.framesWithinLinger

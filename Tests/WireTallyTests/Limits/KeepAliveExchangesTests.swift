@@ -35,7 +35,7 @@ import Testing
             case let .exchange(exchange, _, connection):
                 if exchange.index != exchanges || exchange.response?.status != 200 { indicesInOrder = false }
                 // Read as the outputs do, while the record is written.
-                if connection.wire(ofExchange: exchange.index).tally(.up).payload.packets != 1 { indicesInOrder = false }
+                if connection.wire.tally(.up).payload.packets != 1 { indicesInOrder = false }
                 exchanges += 1
             case let .connection(connection):
                 connections += 1

@@ -34,7 +34,7 @@ import Testing
                     || exchange.response?.bytes.total != 305
                     // (exchange 0 also owns the handshake)
                     || exchange.index > 0
-                    && connection.wire(ofExchange: exchange.index).tally(.up).payload.payloadBytes != expected
+                    && connection.wire.tally(.up).payload.payloadBytes != expected
                 {
                     recordsAsExpected = false
                 }

@@ -74,7 +74,7 @@ package struct AppLogWireExchange: Sendable {
         let timing = exchange.timing
         let first = timing.start ?? exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
             ?? connection.firstTimestamp
-        let wire = connection.wire(ofExchange: exchange.index)
+        let wire = connection.wire
         self.init(
             id: id, connectionID: connection.id, index: exchange.index, clientPort: Int(connection.clientPort),
             serverAddress: connection.server.description, serverPort: Int(connection.serverPort),

@@ -1,7 +1,7 @@
 /// Why an estimate differs from the wire: (wire − estimated) of one exchange split into causes that add
 /// up exactly, signed (negative when the estimator counted more than was there).
 ///
-/// Per direction d at level L, with T = the exchange's ledger tally (`connection.wire(ofExchange: i)`):
+/// Per direction d at level L, with T = the exchange's ledger tally (`ExchangeConnection.wire` of exchange i):
 ///
 ///     wire_d = T.setup[L] + T.teardown[L]                     → setup_teardown
 ///            + T.ack[L]                                       → pure_acks
@@ -147,9 +147,9 @@ package struct GapAttribution: Sendable {
     package init(exchange: HTTPExchange, connection: ExchangeConnection, breakdown: EstimateBreakdown, level: WireLevel) {
         self.level = level
         estimate = breakdown.estimate
-        let wire = connection.wire(ofExchange: exchange.index)
+        let wire = connection.wire
         let isTLS = connection.tlsSession != nil || breakdown.encrypted
-        let isQUIC = connection.tcp == nil
+        let isQUIC = connection.transport == .quic
         let streamOverhead: Cause = isQUIC ? .quicOverhead : isTLS ? .tlsOverhead : .other
         let isHTTP2 = exchange.request?.http2 != nil || exchange.response?.http2 != nil
         var causes = Tally()

@@ -33,7 +33,7 @@ enum HAREntry {
                 ("server", .string(connection.serverEndpoint)),
                 ("index", .integer(exchange.index)),
             ])),
-            ("_wire", wire(connection.wire(ofExchange: exchange.index))),
+            ("_wire", wire(connection.wire)),
             ("_flags", .array(RecordEncoding.flags(of: exchange, on: connection).map(JSONValue.string))),
         ]
         return (start, .object(members))
