@@ -26,6 +26,7 @@ final class BackgroundRecordWriter: @unchecked Sendable {
         self.writer = writer
         pipe = BatchPipe(batches: batches)
         filling = pipe.takeEmpty()
+        filling.reuse()
         let context = Unmanaged.passRetained(self).toOpaque()
         let status = pthread_create(&thread, nil, { context in
             let stage = Unmanaged<BackgroundRecordWriter>.fromOpaque(context!).takeRetainedValue()
@@ -56,13 +57,14 @@ final class BackgroundRecordWriter: @unchecked Sendable {
     private func handOver() {
         pipe.send(filling)
         filling = pipe.takeEmpty()
+        filling.reuse()
     }
 
     /// The writer thread: every batch's entries to the writer, in order, until the pipe is closed.
     private func writeAll() {
         while let batch = pipe.receive() {
             batch.entries.withUnsafeBufferPointer { entries in
-                for index in 0..<batch.count {
+                for index in entries.indices {
                     switch entries[index] {
                     case let .record(record, digits): writer.write(record, timestampDigits: digits)
                     case let .finish(summary, files): writer.finish(summary: summary, files: files)

@@ -146,10 +146,11 @@ import Testing
         let collector = EstimatorCollector.analyze([path])
         let (exchange, connection) = try #require(collector.exchanges.first)
         #expect(collector.exchanges.count == 1)
-        #expect(connection.ledger.exchange(exchange.index).tally(.up).payload.payloadBytes == request.count)
-        #expect(connection.ledger.unattributed(.up).packets == 0)
+        #expect(connection.wire.tally(.up).payload.payloadBytes == request.count)
+        let ledger = try #require(collector.connections[connection.id]?.ledger)
+        #expect(ledger.unattributed(.up).packets == 0)
         // The server's ACKs of the first two pieces wait for the verdict too: the exchange's.
-        #expect(connection.ledger.unattributed(.down).packets == 0)
+        #expect(ledger.unattributed(.down).packets == 0)
         let gap = try #require(GapAttribution(exchange: exchange, connection: connection, estimator: .http, level: .ip))
         #expect(gap.byCause["other"] == 0)
     }
@@ -166,10 +167,10 @@ import Testing
         #expect(exchanges.count == nginx.filter { $0.clientPort == port }.count)
         for (exchange, connection) in exchanges {
             let line = try #require(nginx.first { $0.clientPort == port && $0.connectionRequests == exchange.index + 1 })
-            let wire = connection.ledger.exchange(exchange.index).tally(.up)
+            let wire = connection.wire.tally(.up)
             #expect(wire.payload.payloadBytes == line.requestLength, "#\(exchange.index)")
         }
-        let connection = try #require(exchanges.first?.connection)
+        let connection = try #require(exchanges.first.flatMap { collector.connections[$0.connection.id] })
         #expect(connection.ledger.unattributed(.up).payloadBytes == 0)
     }
 

@@ -39,7 +39,7 @@ import Testing
         return collector
     }
 
-    static func exchanges(_ name: String = #function, retain: Int? = nil) throws -> [(exchange: HTTPExchange, connection: TCPConnection)] {
+    static func exchanges(_ name: String = #function, retain: Int? = nil) throws -> [(exchange: HTTPExchange, connection: ExchangeConnection)] {
         let collector = try analyze("formula-" + name.filter(\.isLetter), retain: retain)
         #expect(collector.exchanges.count == 2)
         return collector.exchanges.sorted { $0.exchange.index < $1.exchange.index }
