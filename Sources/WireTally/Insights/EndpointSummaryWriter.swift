@@ -29,7 +29,7 @@
 ///   runaway as above; `duplicate`: `duplicates`, `requests`, `identities`, `min_gap_ms`, `max_gap_ms`,
 ///   `max_interval_ms`, `examples` [`ts`, `gap_ms`, `request`]; `burst`: `median_rate_per_min`,
 ///   `windows` [`start`, `end`, `requests`, `rate_per_min`, `ratio`].
-package final class EndpointSummaryWriter: RecordWriter {
+package final class EndpointSummaryWriter: OffThreadRecordWriter {
     package enum Format: String, Sendable {
         case table, json
     }

@@ -7,8 +7,8 @@ import Glibc
 #endif
 
 /// The writer thread (`BackgroundRecordWriter`, with `threads > 1` and an `OffThreadRecordWriter`):
-/// JSON Lines, CSV and table (both views) come out byte for byte as with one thread on every recorded
-/// capture; the writer really runs on its own thread and gets the records in emission order, also
+/// JSON Lines, CSV and table (both views) and the endpoint summary come out byte for byte as with one
+/// thread on every recorded capture; the writer really runs on its own thread and gets the records in emission order, also
 /// thousands of tiny ones (many more than the batches in flight hold); a run whose output cannot be
 /// written, or with nothing to analyse, ends as with one thread.
 extension ThreadedRunTests {
@@ -42,13 +42,34 @@ extension ThreadedRunTests {
         }
     }
 
-    /// Exactly the formats that read records as values are written on their own thread; HAR (which
+    /// The endpoint summary (`--summary`, which reads exchanges only) on the writer thread: the same
+    /// JSON and table as with one thread on every recorded capture.
+    @Test func sameEndpointSummaryOnEveryRecordedCapture() throws {
+        let captures = TestPaths.files(in: TestPaths.captures, endingWith: [".pcap", ".pcapng", ".pcap.gz"]).map(TestPaths.capture)
+        for capture in captures {
+            for format in [EndpointSummaryWriter.Format.json, .table] {
+                var texts: [String] = []
+                for threads in [1, 2] {
+                    let path = TestScratch.folder.appendingPathComponent("wiretally-summary-\(UUID().uuidString).out").path
+                    defer { try? FileManager.default.removeItem(atPath: path) }
+                    _ = AnalysisRun(files: [capture], threads: threads)
+                        .run(writer: EndpointSummaryWriter(output: try TextOutput(path: path), format: format))
+                    texts.append(try String(contentsOfFile: path, encoding: .utf8))
+                }
+                #expect(texts[0] == texts[1], "\(capture) \(format)")
+                #expect(!texts[0].isEmpty, "\(capture) \(format)")
+            }
+        }
+    }
+
+    /// Exactly the writers that read records as values are written on their own thread; HAR (which
     /// keeps exchanges until the end) stays with the analysis.
     @Test func offThreadFormats() {
         let output = TextOutput()
         for format in OutputFormat.allCases {
             #expect((format.makeWriter(output: output) is any OffThreadRecordWriter) == (format != .har), "\(format)")
         }
+        #expect(EndpointSummaryWriter(output: output, format: .json) is any OffThreadRecordWriter)
     }
 
     /// Passes every record to JSON Lines and notes the thread and the order it got them in.
