@@ -11,7 +11,7 @@ package struct AnalysisRun {
     /// 1: everything on the calling thread. 2: the files are read (and gzip inflated, framed, merged)
     /// and the packets decoded on a second thread while the calling thread analyses, and the records
     /// are encoded and written on a third when the writer allows it (`OffThreadRecordWriter`: JSON
-    /// Lines, CSV, table); the output is the same.
+    /// Lines, CSV, table, the endpoint summary); the output is the same.
     package var threads: Int
 
     package init(files: [String], options: CaptureAnalyzer.Options = .init(), threads: Int = 1) {
