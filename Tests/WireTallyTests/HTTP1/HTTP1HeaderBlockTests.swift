@@ -134,4 +134,35 @@ import Testing
         #expect(reference.responses[1].headers[1] == HTTPHeader(name: "X-Cr", value: "\r"))
         #expect(reference.responses[1].bytes.body == 2)
     }
+
+    /// Start lines taken in runs (versions, status codes) and read as common literals (methods,
+    /// versions, reason phrases) or not, notable headers in odd case, bare LFs and a folded line, cut
+    /// at every byte: the same events, and the fields as sent.
+    @Test func startLinesAndOddCaseNotableHeadersSplitAnywhere() {
+        let up = ascii(
+            "POST /upload/events HTTP/1.1\r\ncOnTeNt-LeNgTh: 2\r\n\r\nhi"
+                + "GET /a HTTP/1.0\nHost: h\nX-F: a\n b\n\n" + "PURGE /c HTTP/1.1\r\nHost: h\r\n\r\n")
+        let down = ascii(
+            "HTTP/1.1 201 Created\r\ntRaNsFeR-eNcOdInG: cHuNkEd\r\n\r\n1\r\nx\r\n0\r\n\r\n"
+                + "HTTP/1.0 304 Not Modified\nETag: \"e\"\n\n" + "HTTP/1.1 200 Fine Thanks\r\nCONTENT-ENCODING: gzip\r\nContent-Length: 0\r\n\r\n")
+        let r = HTTP1Script.expectSameEventsAtEveryCut(up: up, down: down)
+        #expect(r.requests.map { $0.method } == ["POST", "GET", "PURGE"])
+        #expect(r.requests.map { $0.version } == ["HTTP/1.1", "HTTP/1.0", "HTTP/1.1"])
+        #expect(r.requests[0].bytes.body == 2 && r.requests[1].headers[1] == HTTPHeader(name: "X-F", value: "a b"))
+        #expect(r.responses.map { $0.reason } == ["Created", "Not Modified", "Fine Thanks"])
+        #expect(r.responses.map { $0.status } == [201, 304, 200])
+        #expect(r.responses[0].bytes.body == 1 && r.responses[0].flags == [])
+        #expect(r.responses[2].contentEncoding == "gzip" && r.responses[2].flags == [])
+    }
+
+    /// A header block of thousands of fields (under the cap) keeps every field in order.
+    @Test func hugeHeaderCountsKeepEveryField() {
+        let count = 4000
+        let block = (0..<count).map { "X-\($0): \($0 % 10 == 0 ? "" : "v\($0)")\r\n" }.joined()
+        let r = Self.requests("GET / HTTP/1.1\r\n\(block)\r\nGET /next HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(r.requests.count == 2 && r.requests[0].headers.count == count)
+        #expect(r.requests[0].headers[3999] == HTTPHeader(name: "X-3999", value: "v3999"))
+        #expect(r.requests[0].headers[10] == HTTPHeader(name: "X-10", value: ""))
+        #expect(r.requests[1].headers == [HTTPHeader(name: "Host", value: "h")] && r.requests[1].target == "/next")
+    }
 }

@@ -452,15 +452,15 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             if message.kind == .request {
                 let first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
                 let last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
-                message.method = HTTP1Syntax.string(text, 0..<first)
+                message.method = HTTP1Syntax.token(text, 0..<first)
                 message.target = HTTP1Syntax.string(text, (first + 1)..<max(first + 1, last))
-                message.version = HTTP1Syntax.string(text, min(last + 1, text.count)..<text.count)
+                message.version = HTTP1Syntax.token(text, min(last + 1, text.count)..<text.count)
                 if let index = pendingIndex(message.exchangeIndex) { pending[index].method = message.method }
             } else {
-                message.version = HTTP1Syntax.string(text, 0..<8)
+                message.version = HTTP1Syntax.token(text, 0..<8)
                 // Three digits (the sniffer checked them).
                 message.status = (Int(text[9]) - 48) * 100 + (Int(text[10]) - 48) * 10 + Int(text[11]) - 48
-                message.reason = text.count > 13 ? HTTP1Syntax.string(text, 13..<text.count) : ""
+                message.reason = text.count > 13 ? HTTP1Syntax.token(text, 13..<text.count) : ""
                 let status = message.status ?? 0
                 let interim = status >= 100 && status < 200 && status != 101
                 if !interim && pendingHead < pending.count && pending[pendingHead].index == message.exchangeIndex {
@@ -671,7 +671,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             popPending()
         }
         var decoded: Int?
-        var retained = built.retained
+        var retained = built.retained.take()
         if let decoder = built.decoder {
             let result = decoder.result(bodyBytes: built.bytes.body)
             decoded = result.decoded
@@ -680,12 +680,18 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
         if built.flags.contains(.gap) { retained = nil }
         let end = built.end
+        // The builder is dropped after this: its strings and fields are moved out, not copied (no
+        // retain here, no release when it goes).
+        var version = "", headers = HTTPHeaderFields(), trailers: [HTTPHeader] = []
+        swap(&version, &built.version)
+        swap(&headers, &built.headerFields)
+        swap(&trailers, &built.trailers)
         let message = HTTPMessage(
-            kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, method: built.method,
-            target: built.target, status: built.status, reason: built.reason, version: built.version,
-            headers: built.headerFields, trailers: built.trailers, bytes: built.bytes, interimCount: built.interimCount,
+            kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, method: built.method.take(),
+            target: built.target.take(), status: built.status, reason: built.reason.take(), version: version,
+            headers: headers, trailers: trailers, bytes: built.bytes, interimCount: built.interimCount,
             interimBytes: built.interimBytes, firstOrigin: built.firstOrigin, lastOrigin: built.lastOrigin,
-            contentEncoding: built.contentEncoding, decodedBodyBytes: decoded, flags: built.flags,
+            contentEncoding: built.contentEncoding.take(), decodedBodyBytes: decoded, flags: built.flags,
             retainedBody: retained)
         delegate.httpMessageFinished(message, direction: side.direction)
         return end
