@@ -165,4 +165,38 @@ import Testing
         #expect(r.requests[0].headers[10] == HTTPHeader(name: "X-10", value: ""))
         #expect(r.requests[1].headers == [HTTPHeader(name: "Host", value: "h")] && r.requests[1].target == "/next")
     }
+
+    /// The notable fields are recognised a word at a time: exactly the names `HTTP1Syntax.bytesEqual`
+    /// takes for them — every byte of each name replaced by each of the 256 values, and the names in
+    /// every case pattern of their first eight letters.
+    @Test func notableNamesAreRecognisedExactlyAsByteWise() {
+        let notable: [(StaticString, NotableHeader)] = [
+            ("transfer-encoding", .transferEncoding), ("content-length", .contentLength), ("upgrade", .upgrade),
+            ("content-encoding", .contentEncoding),
+        ]
+        func reference(_ name: [UInt8]) -> NotableHeader? {
+            name.withUnsafeBytes { raw in notable.first { HTTP1Syntax.bytesEqual(raw, $0.0) }?.1 }
+        }
+        func check(_ name: [UInt8]) {
+            let found = name.withUnsafeBytes { NotableHeader(name: $0) }
+            #expect(found == reference(name), "\(name)")
+        }
+        for (literal, _) in notable {
+            let name = Array(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+            for position in name.indices {
+                for byte in 0...255 {
+                    var changed = name
+                    changed[position] = UInt8(byte)
+                    check(changed)
+                }
+            }
+            for pattern in 0..<256 {
+                check(name.enumerated().map { index, byte in
+                    index < 8 && pattern & (1 << index) != 0 && byte != UInt8(ascii: "-") ? byte - 32 : byte
+                })
+            }
+            check(Array(name.dropLast()))
+            check(name + [UInt8(ascii: "s")])
+        }
+    }
 }

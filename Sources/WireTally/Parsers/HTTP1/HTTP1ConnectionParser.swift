@@ -160,9 +160,11 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var reason: String?
         var version = ""
         var headerFields = HTTPHeaderFields()
-        /// Positions in `headerFields` of the first and the last `Transfer-Encoding` or `Content-Length`
-        /// field (only those between them need reading to frame the body).
-        var framingHeaders: ClosedRange<Int>?
+        /// Positions in `headerFields` of the first and the last `Transfer-Encoding` field, and of the
+        /// first and the last `Content-Length` field (only those between them need reading to frame the
+        /// body; of a single one, its name is known).
+        var transferEncodingHeaders: ClosedRange<Int>?
+        var contentLengthHeaders: ClosedRange<Int>?
         /// Position in `headerFields` of the first `Content-Encoding` field.
         var contentEncodingHeader: Int?
         var hasUpgradeHeader = false
@@ -195,7 +197,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             let position = headerFields.count
             headerFields.append(name: name, value: value)
             switch notable {
-            case .transferEncoding, .contentLength: framingHeaders = (framingHeaders?.lowerBound ?? position)...position
+            case .transferEncoding: transferEncodingHeaders = (transferEncodingHeaders?.lowerBound ?? position)...position
+            case .contentLength: contentLengthHeaders = (contentLengthHeaders?.lowerBound ?? position)...position
             case .contentEncoding: if contentEncodingHeader == nil { contentEncodingHeader = position }
             case .upgrade: hasUpgradeHeader = true
             case nil: break
@@ -205,7 +208,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         /// Drops the header fields (of an interim response).
         func removeHeaders() {
             headerFields.removeAll()
-            framingHeaders = nil
+            transferEncodingHeaders = nil
+            contentLengthHeaders = nil
             contentEncodingHeader = nil
             hasUpgradeHeader = false
         }
@@ -510,7 +514,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             // Obsolete line folding (rare): the line continues the previous value, trimmed as text.
             var more = String(decoding: text, as: UTF8.self).trimmingHTTPWhitespace()
             more.withUTF8 { message.headerFields.continueLastValue(UnsafeRawBufferPointer($0)) }
-        } else if let fields = HTTP1Syntax.headerFields(line) {
+        } else if let fields = HTTP1Syntax.headerFields(content: text) {
             if message.headerFields.isEmpty {
                 message.headerFields.reserveCapacity(fields: side.lastHeaderFields, byteCount: side.lastHeaderBytes)
             }
@@ -547,17 +551,20 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var lastCodingIsChunked: Bool?
         var length: Int64?
         var invalidLength = false
-        if let framingHeaders = message.framingHeaders {
-            let fields = message.headerFields
-            for position in framingHeaders {
-                if fields.nameEquals(at: position, "transfer-encoding") {
-                    if let chunked = fields.withValue(at: position, HTTP1Syntax.lastCodingIsChunked) {
-                        lastCodingIsChunked = chunked
-                    }
-                } else if fields.nameEquals(at: position, "content-length") {
-                    fields.withValue(at: position) {
-                        HTTP1Syntax.readContentLength($0, into: &length, invalid: &invalidLength)
-                    }
+        let fields = message.headerFields
+        // Transfer codings in field order (the last one named decides), then the lengths: what one
+        // kind says does not depend on where the other's fields are.
+        if let positions = message.transferEncodingHeaders {
+            for position in positions where positions.count == 1 || fields.nameEquals(at: position, "transfer-encoding") {
+                if let chunked = fields.withValue(at: position, HTTP1Syntax.lastCodingIsChunked) {
+                    lastCodingIsChunked = chunked
+                }
+            }
+        }
+        if let positions = message.contentLengthHeaders {
+            for position in positions where positions.count == 1 || fields.nameEquals(at: position, "content-length") {
+                fields.withValue(at: position) {
+                    HTTP1Syntax.readContentLength($0, into: &length, invalid: &invalidLength)
                 }
             }
         }

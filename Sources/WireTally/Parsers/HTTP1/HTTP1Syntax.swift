@@ -105,7 +105,11 @@ enum HTTP1Syntax {
     /// The name and the value (without surrounding whitespace) of a header line `name: value`; nil
     /// without a colon.
     static func headerFields(_ line: UnsafeRawBufferPointer) -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
-        let text = content(line)
+        headerFields(content: content(line))
+    }
+
+    /// `headerFields(_:)` of a line's `content` (without its line end).
+    static func headerFields(content text: UnsafeRawBufferPointer) -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         guard let start = text.baseAddress, let found = memchr(start, Int32(UInt8(ascii: ":")), text.count) else { return nil }
         let colon = UnsafeRawPointer(found) - start
         guard colon > 0 else { return nil }
