@@ -63,17 +63,17 @@ package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, Ex
         if storage == nil {
             storage = Self.makeStorage(capacity: wanted)
         } else {
-            _ = uniqueStorage(room: Swift.max(0, wanted - self.byteCount - count * Self.endsSize))
+            makeRoom(Swift.max(0, wanted - self.byteCount - count * Self.endsSize))
         }
     }
 
     /// Adds a field `name: value`.
     package mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
-        let storage = uniqueStorage(room: name.count + value.count + Self.endsSize)
-        storage.withUnsafeMutablePointers { counts, base in
+        makeRoom(name.count + value.count + Self.endsSize)
+        storage.unsafelyUnwrapped.withUnsafeMutablePointers { counts, base in
             let start = counts.pointee.byteCount
-            if name.count > 0 { (base + start).initialize(from: Self.typed(name), count: name.count) }
-            if value.count > 0 { (base + start + name.count).initialize(from: Self.typed(value), count: value.count) }
+            (base + start).storeBytes(of: Self.typed(name))
+            (base + start + name.count).storeBytes(of: Self.typed(value))
             counts.pointee.byteCount = start + name.count + value.count
             counts.pointee.fieldCount += 1
             let ends = Self.ends(of: counts.pointee.fieldCount - 1, base, counts.pointee.capacity)
@@ -86,11 +86,11 @@ package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, Ex
     /// without a field.
     package mutating func continueLastValue(_ more: UnsafeRawBufferPointer) {
         guard !isEmpty else { return }
-        let storage = uniqueStorage(room: 1 + more.count)
-        storage.withUnsafeMutablePointers { counts, base in
+        makeRoom(1 + more.count)
+        storage.unsafelyUnwrapped.withUnsafeMutablePointers { counts, base in
             let end = counts.pointee.byteCount
             base[end] = HTTP1Syntax.space
-            if more.count > 0 { (base + end + 1).initialize(from: Self.typed(more), count: more.count) }
+            (base + end + 1).storeBytes(of: Self.typed(more))
             counts.pointee.byteCount = end + 1 + more.count
             Self.ends(of: counts.pointee.fieldCount - 1, base, counts.pointee.capacity)
                 .storeBytes(of: counts.pointee.byteCount, toByteOffset: MemoryLayout<Int>.stride, as: Int.self)
@@ -120,32 +120,41 @@ package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, Ex
         UnsafeMutableRawPointer(base + capacity - (position + 1) * endsSize)
     }
 
-    /// The storage to write with at least `room` bytes free: a copy of it first when another copy of
-    /// the fields shares it or it is too small (twice as large, at least).
-    private mutating func uniqueStorage(room: Int) -> Storage {
-        if isKnownUniquelyReferenced(&storage), let storage {
-            let counts = storage.header
-            if counts.capacity - counts.byteCount - counts.fieldCount * Self.endsSize >= room { return storage }
+    /// Makes the storage this value's own with at least `room` bytes free (then `storage` is set): a
+    /// copy of it first when another copy of the fields shares it or it is too small. Inlined and
+    /// returning nothing, so the common case (own storage with room) costs a uniqueness check and a
+    /// comparison, no retain.
+    @inline(__always)
+    private mutating func makeRoom(_ room: Int) {
+        if isKnownUniquelyReferenced(&storage) {
+            let counts = storage.unsafelyUnwrapped.header
+            if counts.capacity - counts.byteCount - counts.fieldCount * Self.endsSize >= room { return }
         }
+        replaceStorage(room: room)
+    }
+
+    /// `makeRoom`'s copy: into a new storage twice as large as what is used (at least), with `room`
+    /// bytes free.
+    private mutating func replaceStorage(room: Int) {
         let used = byteCount + count * Self.endsSize
         let copy = Self.makeStorage(capacity: Swift.max(128, 2 * used, used + room))
         if let storage {
             storage.withUnsafeMutablePointers { counts, base in
                 copy.withUnsafeMutablePointers { newCounts, newBase in
                     let old = counts.pointee, table = old.fieldCount * Self.endsSize
-                    newBase.initialize(from: base, count: old.byteCount)
-                    (newBase + newCounts.pointee.capacity - table).initialize(from: base + old.capacity - table, count: table)
+                    UnsafeMutableRawPointer(newBase).copyMemory(from: base, byteCount: old.byteCount)
+                    UnsafeMutableRawPointer(newBase + newCounts.pointee.capacity - table)
+                        .copyMemory(from: base + old.capacity - table, byteCount: table)
                     newCounts.pointee.byteCount = old.byteCount
                     newCounts.pointee.fieldCount = old.fieldCount
                 }
             }
         }
         storage = copy
-        return copy
     }
 
-    private static func typed(_ raw: UnsafeRawBufferPointer) -> UnsafePointer<UInt8> {
-        raw.baseAddress!.assumingMemoryBound(to: UInt8.self)
+    private static func typed(_ raw: UnsafeRawBufferPointer) -> UnsafeBufferPointer<UInt8> {
+        UnsafeBufferPointer(start: raw.baseAddress?.assumingMemoryBound(to: UInt8.self), count: raw.count)
     }
 
     /// Calls `body` with the name bytes of the field at `position`.
