@@ -37,7 +37,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// on, the client direction is not parsed.
     package private(set) var reachedOpenRequestCap = false
 
-    private unowned let delegate: any HTTPParserDelegate
+    /// Outlives the parser (the analysis that owns it, a test's recorder): unowned(unsafe), so the
+    /// calls per message take no reference count.
+    private unowned(unsafe) let delegate: any HTTPParserDelegate
     private let limits: HTTPLimits
     private let up: Side
     private let down: Side
@@ -48,6 +50,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     private var countedOpenRequests = 0
     private var nextExchange = 0
 
+    /// A parser reporting to `delegate`, which must outlive it (it is not retained).
     package init(limits: HTTPLimits = .init(), delegate: any HTTPParserDelegate) {
         self.limits = limits
         self.delegate = delegate
@@ -241,6 +244,12 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             sniffer = StartLineSniffer(isResponse: direction == .down, strict: true, maxLength: maxLine)
             line.reserveCapacity(256)
         }
+
+        /// Forgets the partial line, keeping its memory (no call when there is none: most messages
+        /// end with nothing buffered).
+        func clearLine() {
+            if !line.isEmpty { line.removeAll(keepingCapacity: true) }
+        }
     }
 
     private func side(_ direction: FlowDirection) -> Side { direction == .up ? up : down }
@@ -368,7 +377,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             if side.mode == .seeking && side.sniffer.atLineStart && (byte == HTTP1Syntax.cr || byte == HTTP1Syntax.lf) {
                 // Empty lines found while seeking belong to no message.
                 side.sniffer.reset(strict: true)
-                side.line.removeAll(keepingCapacity: true)
+                side.clearLine()
                 side.message = nil
                 i += 1
                 continue
@@ -441,7 +450,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         reachedOpenRequestCap = true
         delegate.httpUnparsed(direction: side.direction, from: side.message?.start ?? side.position)
         side.message = nil
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
         side.state = .stopped
     }
 
@@ -473,7 +482,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 }
             }
         }
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
         side.mode = .inSync
         side.state = .headers
     }
@@ -482,7 +491,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     private func rejectStartLine(_ side: Side, at offset: Int64) {
         if let message = side.message, message.announced {
             side.message?.bytes.startLine += side.line.count
-            side.line.removeAll(keepingCapacity: true)
+            side.clearLine()
             let end = finishMessage(side, adding: [.malformed, .incomplete])
             delegate.httpUnparsed(direction: side.direction, from: end)
         } else if side.mode != .seeking {
@@ -497,7 +506,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         side.mode = .seeking
         side.skipToLineEnd = false
         side.sniffer.reset(strict: true)
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
     }
 
     // MARK: Header blocks
@@ -658,7 +667,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         side.state = .startLine
         side.mode = .inSync
         side.sniffer.reset(strict: false)
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
         if wasRequest, let position = pendingIndex(index) {
             pending[position].end = end
             if mayUpgrade { side.state = .awaitingUpgrade(exchange: index) }
@@ -707,7 +716,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// Counts a partial line buffered so far into the message being built.
     private func countPartialLine(_ side: Side) {
         let count = side.line.count
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
         guard count > 0, side.message?.announced == true else { return }
         switch side.state {
         case .startLine: side.message!.bytes.startLine += count
@@ -720,7 +729,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// Sync is lost at `offset`: the message being built ends there (incomplete) and the bytes from
     /// there on are unparsed until a plausible start line is found.
     private func loseSync(_ side: Side, at offset: Int64, flags: HTTPMessageFlags, discardLine: Bool = false) {
-        if discardLine { side.line.removeAll(keepingCapacity: true) } else { countPartialLine(side) }
+        if discardLine { side.clearLine() } else { countPartialLine(side) }
         if let message = side.message, message.announced {
             let end = finishMessage(side, adding: flags.union(.incomplete))
             delegate.httpUnparsed(direction: side.direction, from: end)
@@ -739,7 +748,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     /// The header (or trailer) block is over the cap: the rest of the direction is not parsed.
     private func tooLarge(_ side: Side) {
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
         let end = finishMessage(side, adding: [.headersTooLarge, .incomplete])
         delegate.httpUnparsed(direction: side.direction, from: end)
         side.state = .stopped
