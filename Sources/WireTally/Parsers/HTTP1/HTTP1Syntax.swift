@@ -56,10 +56,11 @@ enum HTTP1Syntax {
 
     /// The line without its CRLF or LF.
     static func content(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard let start = line.baseAddress else { return line }
         var end = line.count
-        if end > 0 && line[end - 1] == lf { end -= 1 }
-        if end > 0 && line[end - 1] == cr { end -= 1 }
-        return UnsafeRawBufferPointer(rebasing: line[0..<end])
+        if end > 0 && start.load(fromByteOffset: end &- 1, as: UInt8.self) == lf { end &-= 1 }
+        if end > 0 && start.load(fromByteOffset: end &- 1, as: UInt8.self) == cr { end &-= 1 }
+        return UnsafeRawBufferPointer(start: start, count: end)
     }
 
     static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
@@ -111,15 +112,20 @@ enum HTTP1Syntax {
     /// `headerFields(_:)` of a line's `content` (without its line end).
     static func headerFields(content text: UnsafeRawBufferPointer) -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         guard let start = text.baseAddress, let found = memchr(start, Int32(UInt8(ascii: ":")), text.count) else { return nil }
+        // On the raw bytes (every index stays within the line): one header line per call, the hot loop
+        // of header blocks.
+        let bytes = start.assumingMemoryBound(to: UInt8.self)
         let colon = UnsafeRawPointer(found) - start
         guard colon > 0 else { return nil }
+        func isBlank(_ byte: UInt8) -> Bool { byte == space || byte == tab }
         var nameEnd = colon
-        while nameEnd > 0 && (text[nameEnd - 1] == space || text[nameEnd - 1] == tab) { nameEnd -= 1 }
-        var valueStart = colon + 1
+        while nameEnd > 0 && isBlank(bytes[nameEnd &- 1]) { nameEnd &-= 1 }
+        var valueStart = colon &+ 1
         var valueEnd = text.count
-        while valueStart < valueEnd && (text[valueStart] == space || text[valueStart] == tab) { valueStart += 1 }
-        while valueEnd > valueStart && (text[valueEnd - 1] == space || text[valueEnd - 1] == tab) { valueEnd -= 1 }
-        return (UnsafeRawBufferPointer(rebasing: text[0..<nameEnd]), UnsafeRawBufferPointer(rebasing: text[valueStart..<valueEnd]))
+        while valueStart < valueEnd && isBlank(bytes[valueStart]) { valueStart &+= 1 }
+        while valueEnd > valueStart && isBlank(bytes[valueEnd &- 1]) { valueEnd &-= 1 }
+        return (UnsafeRawBufferPointer(start: start, count: nameEnd),
+                UnsafeRawBufferPointer(start: start + valueStart, count: valueEnd &- valueStart))
     }
 
     /// The header of the fields found by `headerFields`.
