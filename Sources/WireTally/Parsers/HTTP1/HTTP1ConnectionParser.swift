@@ -37,9 +37,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// on, the client direction is not parsed.
     package private(set) var reachedOpenRequestCap = false
 
-    /// Outlives the parser (the analysis that owns it, a test's recorder): unowned(unsafe), so the
-    /// calls per message take no reference count.
-    private unowned(unsafe) let delegate: any HTTPParserDelegate
+    private unowned let delegate: any HTTPParserDelegate
     private let limits: HTTPLimits
     private let up: Side
     private let down: Side
