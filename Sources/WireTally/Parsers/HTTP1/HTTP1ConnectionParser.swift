@@ -148,10 +148,13 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// The message being parsed. A class, so the parser updates it in place through the side: as a
     /// struct inside an optional, every take-and-put-back (and some reads) moved or copied the whole
     /// builder.
+    ///
+    /// A finished builder is reused for its direction's next message (`restart`): no allocation and
+    /// deallocation per message.
     private final class Builder {
-        let kind: HTTPMessage.Kind
-        let start: Int64
-        let firstOrigin: PacketOrigin
+        private(set) var kind: HTTPMessage.Kind
+        private(set) var start: Int64
+        private(set) var firstOrigin: PacketOrigin
         var lastOrigin: PacketOrigin
         var announced = false
         var exchangeIndex = -1
@@ -184,12 +187,51 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         /// The request a final response answers (taken off the queue at its status line).
         var request: PendingRequest?
 
-        init(kind: HTTPMessage.Kind, start: Int64, firstOrigin: PacketOrigin, lastOrigin: PacketOrigin) {
+        init(kind: HTTPMessage.Kind, start: Int64, origin: PacketOrigin) {
             self.kind = kind
             self.start = start
-            self.firstOrigin = firstOrigin
-            self.lastOrigin = lastOrigin
+            firstOrigin = origin
+            lastOrigin = origin
         }
+
+        /// Makes the builder a new message's, exactly as `init` and the properties' initial values make
+        /// it. Every stored property is set here: `storedProperties` counts them, so a property added
+        /// without its line here fails the assertion (debug builds, the tests).
+        func restart(kind: HTTPMessage.Kind, start: Int64, origin: PacketOrigin) {
+            assert(Self.restartSetsEveryProperty, "Builder.restart: a stored property was added without being reset")
+            self.kind = kind
+            self.start = start
+            firstOrigin = origin
+            lastOrigin = origin
+            announced = false
+            exchangeIndex = -1
+            method = nil
+            target = nil
+            status = nil
+            reason = nil
+            version = ""
+            headerFields = HTTPHeaderFields()
+            transferEncodingHeaders = nil
+            contentLengthHeaders = nil
+            contentEncodingHeader = nil
+            hasUpgradeHeader = false
+            trailers = []
+            bytes = HTTPByteCounts()
+            interimCount = 0
+            interimBytes = 0
+            contentEncoding = nil
+            decoder = nil
+            retained = nil
+            flags = []
+            trailerBytes = 0
+            mayUpgrade = false
+            request = nil
+        }
+
+        /// Whether the builder has the 27 stored properties `restart` sets (checked once, in debug builds).
+        private static let restartSetsEveryProperty =
+            Mirror(reflecting: Builder(kind: .request, start: 0, origin: PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))))
+                .children.count == 27
 
         var end: Int64 { start + Int64(interimBytes + bytes.total) }
 
@@ -234,8 +276,18 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var ended = false
         var endPending = false
         var held: [Held] = []
+        /// The direction's last finished builder, to be restarted for its next message.
+        var spare: Builder?
         var heldBytes = 0
         var position: Int64 = 0
+
+        /// The builder of a message beginning at `start`: the spare one when there is one.
+        func newMessage(start: Int64, origin: PacketOrigin) -> Builder {
+            let kind: HTTPMessage.Kind = direction == .up ? .request : .response
+            guard let builder = spare.take() else { return Builder(kind: kind, start: start, origin: origin) }
+            builder.restart(kind: kind, start: start, origin: origin)
+            return builder
+        }
 
         init(direction: FlowDirection, maxLine: Int) {
             self.direction = direction
@@ -400,9 +452,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 return rejected
             }
             if side.message == nil {
-                side.message = Builder(
-                    kind: side.direction == .up ? .request : .response, start: offset + Int64(i),
-                    firstOrigin: origin, lastOrigin: origin)
+                side.message = side.newMessage(start: offset + Int64(i), origin: origin)
                 if side.mode == .inSync, !announce(side) { return n }
             }
             side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: fed))
@@ -708,6 +758,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             contentEncoding: built.contentEncoding.take(), decodedBodyBytes: decoded, flags: built.flags,
             retainedBody: retained)
         delegate.httpMessageFinished(message, direction: side.direction)
+        // Reused for the direction's next message (callers still reading this one's index or kind
+        // are done before another message starts on this side).
+        side.spare = built
         return end
     }
 
