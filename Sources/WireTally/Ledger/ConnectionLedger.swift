@@ -74,6 +74,10 @@ package struct ConnectionLedger: Sendable {
     /// How long a final exchange stays open after the last packet it owns, and a cancelled one after its
     /// cancel, before sealing (`linger(roundTrip:)`).
     package private(set) var lingerNanoseconds = ConnectionLedger.linger(roundTrip: nil)
+    /// Exchange `exchange` (the first unsealed one when noted, not cancelled) lingers at least until
+    /// `until` (nanoseconds): until then a pass of `sealFinished` would stop at it and is skipped — on
+    /// keep-alive connections whose next request follows at once, that is most packets.
+    private var lingering: (exchange: Int, until: Int64)?
 
     package init() {}
 
@@ -96,6 +100,7 @@ package struct ConnectionLedger: Sendable {
     /// Sets the linger from the connection's round trip (`linger(roundTrip:)`).
     package mutating func setRoundTrip(_ nanoseconds: Int64) {
         lingerNanoseconds = Self.linger(roundTrip: nanoseconds)
+        lingering = nil
     }
 
     /// Counts one packet and attributes it (now, or once `attribution` has examined its bytes).
@@ -201,7 +206,11 @@ package struct ConnectionLedger: Sendable {
     /// the first unsealed one has begun.
     @inline(__always)
     package mutating func sealFinished(_ attribution: some StreamAttribution, at now: Timestamp) -> Bool {
-        guard pending.isEmpty, sealedCount + 1 < attribution.exchangeCount else { return false }
+        guard pending.isEmpty else { return false }
+        let count = attribution.exchangeCount
+        guard sealedCount + 1 < count else { return false }
+        if let lingering, lingering.exchange == sealedCount, now.nanoseconds < lingering.until,
+           count - sealedCount <= Self.maxUnsealedExchanges { return false }
         return seal(attribution, includingLast: false, at: now)
     }
 
@@ -237,11 +246,20 @@ package struct ConnectionLedger: Sendable {
 
     /// True when exchange `index`'s linger is over at `now` (always when idle: `now` nil): `lingerNanoseconds`
     /// since the last packet it owns and since its cancel.
-    private func hasLingered(_ index: Int, at now: Timestamp?, _ attribution: some StreamAttribution) -> Bool {
+    /// Notes (`lingering`) until when it lingers at least, when it does.
+    private mutating func hasLingered(_ index: Int, at now: Timestamp?, _ attribution: some StreamAttribution) -> Bool {
         guard let now, index >= exchanges.startIndex, index < exchanges.endIndex,
               let last = exchanges[index].lastPacketTime else { return true }
-        let start = max(last, attribution.cancelTime(of: index) ?? last)
-        return now.nanoseconds - start.nanoseconds >= lingerNanoseconds
+        let cancel = attribution.cancelTime(of: index)
+        let start = max(last, cancel ?? last)
+        guard now.nanoseconds - start.nanoseconds >= lingerNanoseconds else {
+            // Noted without a cancel only: the last packet's time only grows, and a cancel noted later
+            // can only move the start later (one noted already could be noted again earlier).
+            let until = start.nanoseconds.addingReportingOverflow(lingerNanoseconds)
+            lingering = cancel != nil || until.overflow ? nil : (index, until.partialValue)
+            return false
+        }
+        return true
     }
 
     /// True when the peer acknowledged every examined byte of `direction` owned by exchanges up to

@@ -25,19 +25,21 @@ package enum ExchangeTimer {
     ) -> ExchangeTiming {
         var timing = ExchangeTiming()
         let isFirst = exchange.index == 0
-        var starts: [Timestamp] = []
+        // The earliest start of a phase that happened (kept as it comes: no array per exchange).
+        var earliest: Timestamp?
+        func started(_ time: Timestamp) { earliest = min(earliest ?? time, time) }
         if isFirst, let dns {
             timing.dns = milliseconds(dns.start, dns.end)
-            starts.append(dns.start)
+            started(dns.start)
         }
         if isFirst, let connect {
             timing.connect = milliseconds(connect.start, connect.end)
-            starts.append(connect.start)
+            started(connect.start)
         }
         if isFirst, let tls {
             let start = connect.map { min($0.end, tls.start) } ?? tls.start
             timing.ssl = milliseconds(start, tls.end)
-            starts.append(start)
+            started(start)
         }
         /// From the packet carrying the message's first byte to the last packet carrying the exchange's
         /// bytes in that direction (a retransmission filling a hole can be it), unless that packet came
@@ -61,22 +63,28 @@ package enum ExchangeTimer {
         timing.responseSpan = response
         if let request {
             timing.send = milliseconds(request.lowerBound, request.upperBound)
-            starts.append(request.lowerBound)
+            started(request.lowerBound)
         }
         if let request, let response {
             timing.wait = max(0, milliseconds(request.upperBound, response.lowerBound))
         }
         if let response {
             timing.receive = milliseconds(response.lowerBound, response.upperBound)
-            starts.append(response.lowerBound)
+            started(response.lowerBound)
         }
-        timing.start = starts.min()
+        timing.start = earliest
         // The exchange's last payload packet: normally its last response packet (a TLS close_notify
         // or a late request retransmission owned by the exchange can come after it).
-        if let start = timing.start, let end = [response?.upperBound, request?.upperBound, lastOwnedUp].compactMap({ $0 }).max() {
-            timing.total = milliseconds(start, end)
-        }
+        let end = latest(latest(response?.upperBound, request?.upperBound), lastOwnedUp)
+        if let start = timing.start, let end { timing.total = milliseconds(start, end) }
         return timing
+    }
+
+    /// The later of two times, either missing.
+    private static func latest(_ a: Timestamp?, _ b: Timestamp?) -> Timestamp? {
+        guard let a else { return b }
+        guard let b else { return a }
+        return max(a, b)
     }
 
     static func milliseconds(_ start: Timestamp, _ end: Timestamp) -> Double {

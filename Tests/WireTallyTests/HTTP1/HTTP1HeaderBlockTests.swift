@@ -134,4 +134,69 @@ import Testing
         #expect(reference.responses[1].headers[1] == HTTPHeader(name: "X-Cr", value: "\r"))
         #expect(reference.responses[1].bytes.body == 2)
     }
+
+    /// Start lines taken in runs (versions, status codes) and read as common literals (methods,
+    /// versions, reason phrases) or not, notable headers in odd case, bare LFs and a folded line, cut
+    /// at every byte: the same events, and the fields as sent.
+    @Test func startLinesAndOddCaseNotableHeadersSplitAnywhere() {
+        let up = ascii(
+            "POST /upload/events HTTP/1.1\r\ncOnTeNt-LeNgTh: 2\r\n\r\nhi"
+                + "GET /a HTTP/1.0\nHost: h\nX-F: a\n b\n\n" + "PURGE /c HTTP/1.1\r\nHost: h\r\n\r\n")
+        let down = ascii(
+            "HTTP/1.1 201 Created\r\ntRaNsFeR-eNcOdInG: cHuNkEd\r\n\r\n1\r\nx\r\n0\r\n\r\n"
+                + "HTTP/1.0 304 Not Modified\nETag: \"e\"\n\n" + "HTTP/1.1 200 Fine Thanks\r\nCONTENT-ENCODING: gzip\r\nContent-Length: 0\r\n\r\n")
+        let r = HTTP1Script.expectSameEventsAtEveryCut(up: up, down: down)
+        #expect(r.requests.map { $0.method } == ["POST", "GET", "PURGE"])
+        #expect(r.requests.map { $0.version } == ["HTTP/1.1", "HTTP/1.0", "HTTP/1.1"])
+        #expect(r.requests[0].bytes.body == 2 && r.requests[1].headers[1] == HTTPHeader(name: "X-F", value: "a b"))
+        #expect(r.responses.map { $0.reason } == ["Created", "Not Modified", "Fine Thanks"])
+        #expect(r.responses.map { $0.status } == [201, 304, 200])
+        #expect(r.responses[0].bytes.body == 1 && r.responses[0].flags == [])
+        #expect(r.responses[2].contentEncoding == "gzip" && r.responses[2].flags == [])
+    }
+
+    /// A header block of thousands of fields (under the cap) keeps every field in order.
+    @Test func hugeHeaderCountsKeepEveryField() {
+        let count = 4000
+        let block = (0..<count).map { "X-\($0): \($0 % 10 == 0 ? "" : "v\($0)")\r\n" }.joined()
+        let r = Self.requests("GET / HTTP/1.1\r\n\(block)\r\nGET /next HTTP/1.1\r\nHost: h\r\n\r\n")
+        #expect(r.requests.count == 2 && r.requests[0].headers.count == count)
+        #expect(r.requests[0].headers[3999] == HTTPHeader(name: "X-3999", value: "v3999"))
+        #expect(r.requests[0].headers[10] == HTTPHeader(name: "X-10", value: ""))
+        #expect(r.requests[1].headers == [HTTPHeader(name: "Host", value: "h")] && r.requests[1].target == "/next")
+    }
+
+    /// The notable fields are recognised a word at a time: exactly the names `HTTP1Syntax.bytesEqual`
+    /// takes for them — every byte of each name replaced by each of the 256 values, and the names in
+    /// every case pattern of their first eight letters.
+    @Test func notableNamesAreRecognisedExactlyAsByteWise() {
+        let notable: [(StaticString, NotableHeader)] = [
+            ("transfer-encoding", .transferEncoding), ("content-length", .contentLength), ("upgrade", .upgrade),
+            ("content-encoding", .contentEncoding),
+        ]
+        func reference(_ name: [UInt8]) -> NotableHeader? {
+            name.withUnsafeBytes { raw in notable.first { HTTP1Syntax.bytesEqual(raw, $0.0) }?.1 }
+        }
+        func check(_ name: [UInt8]) {
+            let found = name.withUnsafeBytes { NotableHeader(name: $0) }
+            #expect(found == reference(name), "\(name)")
+        }
+        for (literal, _) in notable {
+            let name = Array(UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
+            for position in name.indices {
+                for byte in 0...255 {
+                    var changed = name
+                    changed[position] = UInt8(byte)
+                    check(changed)
+                }
+            }
+            for pattern in 0..<256 {
+                check(name.enumerated().map { index, byte in
+                    index < 8 && pattern & (1 << index) != 0 && byte != UInt8(ascii: "-") ? byte - 32 : byte
+                })
+            }
+            check(Array(name.dropLast()))
+            check(name + [UInt8(ascii: "s")])
+        }
+    }
 }

@@ -56,4 +56,42 @@ import Testing
         let long = Self.verdicts(Array(("GET /" + String(repeating: "x", count: 100) + " HTTP/1.1\r\n").utf8), isResponse: false)
         #expect(long.whole.1 == .rejected && long.whole.0 == 65)
     }
+
+    /// A request's version with its CRLF and a response's version and status code are taken at once
+    /// when all there and well-formed: the verdict, the bytes taken and the count are those of single
+    /// bytes at every length cap, with the rest of the line cut anywhere, and for versions, status codes
+    /// and line ends that are not (HTTP/2.0, HTTP/1.x, bare LF, a lone CR, four digits).
+    @Test func versionRunsGiveTheVerdictsOfSingleBytes() {
+        let requests = [
+            "GET / HTTP/1.1\r\n", "GET / HTTP/1.0\r\n", "GET / HTTP/1.1\n", "GET / HTTP/1.1\r\r\n", "GET / HTTP/1.1\rx",
+            "GET / HTTP/2.0\r\n", "GET / HTTP/1.x\r\n", "GET / HTTP/1.\r\n", "GET / HTTP/1.1 \r\n", "GET / http/1.1\r\n",
+            "GET / HTTP/1.1\r\nHost: x\r\n",
+        ]
+        let responses = [
+            "HTTP/1.1 200 OK\r\n", "HTTP/1.0 304 Not Modified\r\n", "HTTP/1.1 200\r\n", "HTTP/1.1 200\n", "HTTP/1.1 2000 OK\r\n",
+            "HTTP/1.1 20x OK\r\n", "HTTP/2.0 200 OK\r\n", "HTTP/1.1  200 OK\r\n", "HTTP/1.1 200 OK", "HTTP/1.1 201 Created\r\nX: y",
+            "HTTX/1.1 200 OK\r\n",
+        ]
+        for (lines, isResponse) in [(requests, false), (responses, true)] {
+            for line in lines {
+                let bytes = Array(line.utf8)
+                for maxLength in 1...(bytes.count + 2) {
+                    let result = Self.verdicts(bytes, isResponse: isResponse, maxLength: maxLength)
+                    #expect(result.whole == result.byteWise, "\(line.debugDescription) max \(maxLength)")
+                    // The rest after the first byte in two pieces, cut anywhere.
+                    for cut in 2..<max(2, bytes.count) {
+                        var sniffer = StartLineSniffer(isResponse: isResponse, strict: false, maxLength: maxLength)
+                        var verdict = sniffer.feed(bytes[0])
+                        var fed = 1
+                        for piece in [bytes[1..<cut], bytes[cut...]] where verdict == .needMore && !piece.isEmpty {
+                            let step = Array(piece).withUnsafeBufferPointer { sniffer.feed($0) }
+                            fed += step.fed
+                            verdict = step.verdict
+                        }
+                        #expect((fed, verdict, sniffer.total) == result.byteWise, "\(line.debugDescription) max \(maxLength) cut \(cut)")
+                    }
+                }
+            }
+        }
+    }
 }

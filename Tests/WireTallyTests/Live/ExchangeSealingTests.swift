@@ -101,6 +101,43 @@ import Testing
         #expect(emitted.summary.attributedIPBytes == (connection.int("up.ip_bytes") ?? 0) + (connection.int("down.ip_bytes") ?? 0))
     }
 
+    /// While the first exchange lingers (5 ms here: a 1 ms handshake), the next exchange's packets do
+    /// not seal it (the ledger skips those passes until the linger's end it noted); a packet it owns
+    /// during the linger (a spurious retransmission of its response) moves the end later; the first
+    /// packet after that end seals it, and the numbers are those of the connection's end.
+    @Test func aLingeringExchangeIsSealedAtTheFirstPacketAfterItsLinger() throws {
+        let (c, s) = (Self.client, Self.server)
+        let c1 = UInt32(101), s1 = UInt32(501)
+        let c2 = c1 + UInt32(Self.request1.count), s2 = s1 + UInt32(Self.response1.count)
+        let c3 = c2 + UInt32(Self.request2.count), s3 = s2 + UInt32(Self.response2.count)
+        let steps: [([UInt8], Double)] = [
+            (FrameBuilder.tcp(from: c, to: s, seq: 100, flags: [.syn]), 0),
+            (FrameBuilder.tcp(from: s, to: c, seq: 500, ack: c1, flags: [.syn, .ack]), 0.0005),
+            (FrameBuilder.tcp(from: c, to: s, seq: c1, ack: s1), 0.001),
+            (FrameBuilder.tcp(from: c, to: s, seq: c1, ack: s1, flags: [.ack, .psh], payload: Self.request1), 0.002),
+            (FrameBuilder.tcp(from: s, to: c, seq: s1, ack: c2, flags: [.ack, .psh], payload: Self.response1), 0.003),
+            (FrameBuilder.tcp(from: c, to: s, seq: c2, ack: s2), 0.004),  // exchange 0's last packet so far
+            (FrameBuilder.tcp(from: c, to: s, seq: c2, ack: s2, flags: [.ack, .psh], payload: Self.request2), 0.005),
+            (FrameBuilder.tcp(from: s, to: c, seq: s1, ack: c3, flags: [.ack, .psh], payload: Self.response1), 0.0085),  // exchange 0's
+            (FrameBuilder.tcp(from: s, to: c, seq: s2, ack: c3, flags: [.ack, .psh], payload: Self.response2), 0.0095),
+            (FrameBuilder.tcp(from: c, to: s, seq: c3, ack: s3), 0.010),
+            (FrameBuilder.tcp(from: c, to: s, seq: c3, ack: s3), 0.013),  // 4.5 ms after 0.0085: still lingering
+            (FrameBuilder.tcp(from: c, to: s, seq: c3, ack: s3), 0.0136),  // 5.1 ms after: sealed here
+            (FrameBuilder.tcp(from: c, to: s, seq: c3, ack: s3, flags: [.ack, .fin]), 0.020),
+            (FrameBuilder.tcp(from: s, to: c, seq: s3, ack: c3 + 1, flags: [.ack, .fin]), 0.021),
+            (FrameBuilder.tcp(from: c, to: s, seq: c3 + 1, ack: s3 + 1), 0.022),
+        ]
+        let emitted = Self.analyze(steps.map { Step(frame: $0.0, seconds: 1_700_000_000 + $0.1) })
+        let exchanges = emitted.exchanges
+        try #require(exchanges.count == 2)
+        #expect(exchanges[0].afterPackets == 12)
+        #expect(exchanges[0].json.int("wire.down.packets") == 3)  // the SYN-ACK, its response and the retransmission
+        #expect(exchanges[0].json.int("wire.down.retransmitted_packets") == 1)
+        let connection = try #require(emitted.records.last?.json)
+        #expect(connection.int("unattributed.down.packets") == 0 && !connection.flagNames.contains("late_after_seal"))
+        #expect(emitted.summary.isConserved)
+    }
+
     @Test func aRetransmissionAfterSealingGoesToTheUnattributedRest() throws {
         let emitted = Self.analyze(Self.conversation(lateRetransmission: true))
         let exchanges = emitted.exchanges

@@ -48,6 +48,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     private var countedOpenRequests = 0
     private var nextExchange = 0
 
+    /// A parser reporting to `delegate`, which must outlive it (it is not retained).
     package init(limits: HTTPLimits = .init(), delegate: any HTTPParserDelegate) {
         self.limits = limits
         self.delegate = delegate
@@ -147,10 +148,13 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// The message being parsed. A class, so the parser updates it in place through the side: as a
     /// struct inside an optional, every take-and-put-back (and some reads) moved or copied the whole
     /// builder.
+    ///
+    /// A finished builder is reused for its direction's next message (`restart`): no allocation and
+    /// deallocation per message.
     private final class Builder {
-        let kind: HTTPMessage.Kind
-        let start: Int64
-        let firstOrigin: PacketOrigin
+        private(set) var kind: HTTPMessage.Kind
+        private(set) var start: Int64
+        private(set) var firstOrigin: PacketOrigin
         var lastOrigin: PacketOrigin
         var announced = false
         var exchangeIndex = -1
@@ -160,9 +164,11 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var reason: String?
         var version = ""
         var headerFields = HTTPHeaderFields()
-        /// Positions in `headerFields` of the first and the last `Transfer-Encoding` or `Content-Length`
-        /// field (only those between them need reading to frame the body).
-        var framingHeaders: ClosedRange<Int>?
+        /// Positions in `headerFields` of the first and the last `Transfer-Encoding` field, and of the
+        /// first and the last `Content-Length` field (only those between them need reading to frame the
+        /// body; of a single one, its name is known).
+        var transferEncodingHeaders: ClosedRange<Int>?
+        var contentLengthHeaders: ClosedRange<Int>?
         /// Position in `headerFields` of the first `Content-Encoding` field.
         var contentEncodingHeader: Int?
         var hasUpgradeHeader = false
@@ -181,12 +187,51 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         /// The request a final response answers (taken off the queue at its status line).
         var request: PendingRequest?
 
-        init(kind: HTTPMessage.Kind, start: Int64, firstOrigin: PacketOrigin, lastOrigin: PacketOrigin) {
+        init(kind: HTTPMessage.Kind, start: Int64, origin: PacketOrigin) {
             self.kind = kind
             self.start = start
-            self.firstOrigin = firstOrigin
-            self.lastOrigin = lastOrigin
+            firstOrigin = origin
+            lastOrigin = origin
         }
+
+        /// Makes the builder a new message's, exactly as `init` and the properties' initial values make
+        /// it. Every stored property is set here: `storedProperties` counts them, so a property added
+        /// without its line here fails the assertion (debug builds, the tests).
+        func restart(kind: HTTPMessage.Kind, start: Int64, origin: PacketOrigin) {
+            assert(Self.restartSetsEveryProperty, "Builder.restart: a stored property was added without being reset")
+            self.kind = kind
+            self.start = start
+            firstOrigin = origin
+            lastOrigin = origin
+            announced = false
+            exchangeIndex = -1
+            method = nil
+            target = nil
+            status = nil
+            reason = nil
+            version = ""
+            headerFields = HTTPHeaderFields()
+            transferEncodingHeaders = nil
+            contentLengthHeaders = nil
+            contentEncodingHeader = nil
+            hasUpgradeHeader = false
+            trailers = []
+            bytes = HTTPByteCounts()
+            interimCount = 0
+            interimBytes = 0
+            contentEncoding = nil
+            decoder = nil
+            retained = nil
+            flags = []
+            trailerBytes = 0
+            mayUpgrade = false
+            request = nil
+        }
+
+        /// Whether the builder has the 27 stored properties `restart` sets (checked once, in debug builds).
+        private static let restartSetsEveryProperty =
+            Mirror(reflecting: Builder(kind: .request, start: 0, origin: PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))))
+                .children.count == 27
 
         var end: Int64 { start + Int64(interimBytes + bytes.total) }
 
@@ -195,7 +240,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             let position = headerFields.count
             headerFields.append(name: name, value: value)
             switch notable {
-            case .transferEncoding, .contentLength: framingHeaders = (framingHeaders?.lowerBound ?? position)...position
+            case .transferEncoding: transferEncodingHeaders = (transferEncodingHeaders?.lowerBound ?? position)...position
+            case .contentLength: contentLengthHeaders = (contentLengthHeaders?.lowerBound ?? position)...position
             case .contentEncoding: if contentEncodingHeader == nil { contentEncodingHeader = position }
             case .upgrade: hasUpgradeHeader = true
             case nil: break
@@ -205,7 +251,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         /// Drops the header fields (of an interim response).
         func removeHeaders() {
             headerFields.removeAll()
-            framingHeaders = nil
+            transferEncodingHeaders = nil
+            contentLengthHeaders = nil
             contentEncodingHeader = nil
             hasUpgradeHeader = false
         }
@@ -229,13 +276,29 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var ended = false
         var endPending = false
         var held: [Held] = []
+        /// The direction's last finished builder, to be restarted for its next message.
+        var spare: Builder?
         var heldBytes = 0
         var position: Int64 = 0
+
+        /// The builder of a message beginning at `start`: the spare one when there is one.
+        func newMessage(start: Int64, origin: PacketOrigin) -> Builder {
+            let kind: HTTPMessage.Kind = direction == .up ? .request : .response
+            guard let builder = spare.take() else { return Builder(kind: kind, start: start, origin: origin) }
+            builder.restart(kind: kind, start: start, origin: origin)
+            return builder
+        }
 
         init(direction: FlowDirection, maxLine: Int) {
             self.direction = direction
             sniffer = StartLineSniffer(isResponse: direction == .down, strict: true, maxLength: maxLine)
             line.reserveCapacity(256)
+        }
+
+        /// Forgets the partial line, keeping its memory (no call when there is none: most messages
+        /// end with nothing buffered).
+        func clearLine() {
+            if !line.isEmpty { line.removeAll(keepingCapacity: true) }
         }
     }
 
@@ -364,7 +427,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             if side.mode == .seeking && side.sniffer.atLineStart && (byte == HTTP1Syntax.cr || byte == HTTP1Syntax.lf) {
                 // Empty lines found while seeking belong to no message.
                 side.sniffer.reset(strict: true)
-                side.line.removeAll(keepingCapacity: true)
+                side.clearLine()
                 side.message = nil
                 i += 1
                 continue
@@ -389,9 +452,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 return rejected
             }
             if side.message == nil {
-                side.message = Builder(
-                    kind: side.direction == .up ? .request : .response, start: offset + Int64(i),
-                    firstOrigin: origin, lastOrigin: origin)
+                side.message = side.newMessage(start: offset + Int64(i), origin: origin)
                 if side.mode == .inSync, !announce(side) { return n }
             }
             side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: fed))
@@ -437,7 +498,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         reachedOpenRequestCap = true
         delegate.httpUnparsed(direction: side.direction, from: side.message?.start ?? side.position)
         side.message = nil
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
         side.state = .stopped
     }
 
@@ -452,15 +513,15 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             if message.kind == .request {
                 let first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
                 let last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
-                message.method = HTTP1Syntax.string(text, 0..<first)
+                message.method = HTTP1Syntax.token(text, 0..<first)
                 message.target = HTTP1Syntax.string(text, (first + 1)..<max(first + 1, last))
-                message.version = HTTP1Syntax.string(text, min(last + 1, text.count)..<text.count)
+                message.version = HTTP1Syntax.token(text, min(last + 1, text.count)..<text.count)
                 if let index = pendingIndex(message.exchangeIndex) { pending[index].method = message.method }
             } else {
-                message.version = HTTP1Syntax.string(text, 0..<8)
+                message.version = HTTP1Syntax.token(text, 0..<8)
                 // Three digits (the sniffer checked them).
                 message.status = (Int(text[9]) - 48) * 100 + (Int(text[10]) - 48) * 10 + Int(text[11]) - 48
-                message.reason = text.count > 13 ? HTTP1Syntax.string(text, 13..<text.count) : ""
+                message.reason = text.count > 13 ? HTTP1Syntax.token(text, 13..<text.count) : ""
                 let status = message.status ?? 0
                 let interim = status >= 100 && status < 200 && status != 101
                 if !interim && pendingHead < pending.count && pending[pendingHead].index == message.exchangeIndex {
@@ -469,7 +530,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 }
             }
         }
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
         side.mode = .inSync
         side.state = .headers
     }
@@ -478,7 +539,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     private func rejectStartLine(_ side: Side, at offset: Int64) {
         if let message = side.message, message.announced {
             side.message?.bytes.startLine += side.line.count
-            side.line.removeAll(keepingCapacity: true)
+            side.clearLine()
             let end = finishMessage(side, adding: [.malformed, .incomplete])
             delegate.httpUnparsed(direction: side.direction, from: end)
         } else if side.mode != .seeking {
@@ -493,7 +554,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         side.mode = .seeking
         side.skipToLineEnd = false
         side.sniffer.reset(strict: true)
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
     }
 
     // MARK: Header blocks
@@ -510,7 +571,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             // Obsolete line folding (rare): the line continues the previous value, trimmed as text.
             var more = String(decoding: text, as: UTF8.self).trimmingHTTPWhitespace()
             more.withUTF8 { message.headerFields.continueLastValue(UnsafeRawBufferPointer($0)) }
-        } else if let fields = HTTP1Syntax.headerFields(line) {
+        } else if let fields = HTTP1Syntax.headerFields(content: text) {
             if message.headerFields.isEmpty {
                 message.headerFields.reserveCapacity(fields: side.lastHeaderFields, byteCount: side.lastHeaderBytes)
             }
@@ -547,17 +608,20 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var lastCodingIsChunked: Bool?
         var length: Int64?
         var invalidLength = false
-        if let framingHeaders = message.framingHeaders {
-            let fields = message.headerFields
-            for position in framingHeaders {
-                if fields.nameEquals(at: position, "transfer-encoding") {
-                    if let chunked = fields.withValue(at: position, HTTP1Syntax.lastCodingIsChunked) {
-                        lastCodingIsChunked = chunked
-                    }
-                } else if fields.nameEquals(at: position, "content-length") {
-                    fields.withValue(at: position) {
-                        HTTP1Syntax.readContentLength($0, into: &length, invalid: &invalidLength)
-                    }
+        let fields = message.headerFields
+        // Transfer codings in field order (the last one named decides), then the lengths: what one
+        // kind says does not depend on where the other's fields are.
+        if let positions = message.transferEncodingHeaders {
+            for position in positions where positions.count == 1 || fields.nameEquals(at: position, "transfer-encoding") {
+                if let chunked = fields.withValue(at: position, HTTP1Syntax.lastCodingIsChunked) {
+                    lastCodingIsChunked = chunked
+                }
+            }
+        }
+        if let positions = message.contentLengthHeaders {
+            for position in positions where positions.count == 1 || fields.nameEquals(at: position, "content-length") {
+                fields.withValue(at: position) {
+                    HTTP1Syntax.readContentLength($0, into: &length, invalid: &invalidLength)
                 }
             }
         }
@@ -651,7 +715,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         side.state = .startLine
         side.mode = .inSync
         side.sniffer.reset(strict: false)
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
         if wasRequest, let position = pendingIndex(index) {
             pending[position].end = end
             if mayUpgrade { side.state = .awaitingUpgrade(exchange: index) }
@@ -671,7 +735,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             popPending()
         }
         var decoded: Int?
-        var retained = built.retained
+        var retained = built.retained.take()
         if let decoder = built.decoder {
             let result = decoder.result(bodyBytes: built.bytes.body)
             decoded = result.decoded
@@ -680,21 +744,30 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
         if built.flags.contains(.gap) { retained = nil }
         let end = built.end
+        // The builder is dropped after this: its strings and fields are moved out, not copied (no
+        // retain here, no release when it goes).
+        var version = "", headers = HTTPHeaderFields(), trailers: [HTTPHeader] = []
+        swap(&version, &built.version)
+        swap(&headers, &built.headerFields)
+        swap(&trailers, &built.trailers)
         let message = HTTPMessage(
-            kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, method: built.method,
-            target: built.target, status: built.status, reason: built.reason, version: built.version,
-            headers: built.headerFields, trailers: built.trailers, bytes: built.bytes, interimCount: built.interimCount,
+            kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, method: built.method.take(),
+            target: built.target.take(), status: built.status, reason: built.reason.take(), version: version,
+            headers: headers, trailers: trailers, bytes: built.bytes, interimCount: built.interimCount,
             interimBytes: built.interimBytes, firstOrigin: built.firstOrigin, lastOrigin: built.lastOrigin,
-            contentEncoding: built.contentEncoding, decodedBodyBytes: decoded, flags: built.flags,
+            contentEncoding: built.contentEncoding.take(), decodedBodyBytes: decoded, flags: built.flags,
             retainedBody: retained)
         delegate.httpMessageFinished(message, direction: side.direction)
+        // Reused for the direction's next message (callers still reading this one's index or kind
+        // are done before another message starts on this side).
+        side.spare = built
         return end
     }
 
     /// Counts a partial line buffered so far into the message being built.
     private func countPartialLine(_ side: Side) {
         let count = side.line.count
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
         guard count > 0, side.message?.announced == true else { return }
         switch side.state {
         case .startLine: side.message!.bytes.startLine += count
@@ -707,7 +780,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// Sync is lost at `offset`: the message being built ends there (incomplete) and the bytes from
     /// there on are unparsed until a plausible start line is found.
     private func loseSync(_ side: Side, at offset: Int64, flags: HTTPMessageFlags, discardLine: Bool = false) {
-        if discardLine { side.line.removeAll(keepingCapacity: true) } else { countPartialLine(side) }
+        if discardLine { side.clearLine() } else { countPartialLine(side) }
         if let message = side.message, message.announced {
             let end = finishMessage(side, adding: flags.union(.incomplete))
             delegate.httpUnparsed(direction: side.direction, from: end)
@@ -726,7 +799,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     /// The header (or trailer) block is over the cap: the rest of the direction is not parsed.
     private func tooLarge(_ side: Side) {
-        side.line.removeAll(keepingCapacity: true)
+        side.clearLine()
         let end = finishMessage(side, adding: [.headersTooLarge, .incomplete])
         delegate.httpUnparsed(direction: side.direction, from: end)
         side.state = .stopped

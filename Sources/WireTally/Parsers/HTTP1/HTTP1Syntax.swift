@@ -56,30 +56,76 @@ enum HTTP1Syntax {
 
     /// The line without its CRLF or LF.
     static func content(_ line: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        guard let start = line.baseAddress else { return line }
         var end = line.count
-        if end > 0 && line[end - 1] == lf { end -= 1 }
-        if end > 0 && line[end - 1] == cr { end -= 1 }
-        return UnsafeRawBufferPointer(rebasing: line[0..<end])
+        if end > 0 && start.load(fromByteOffset: end &- 1, as: UInt8.self) == lf { end &-= 1 }
+        if end > 0 && start.load(fromByteOffset: end &- 1, as: UInt8.self) == cr { end &-= 1 }
+        return UnsafeRawBufferPointer(start: start, count: end)
     }
 
     static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
         String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
+    /// The text of a start-line token (method, version, reason phrase): the common ones are the string
+    /// literals they equal (no UTF-8 check or copy: every request and response has two or three of
+    /// them), any other is `string(_:_:)`'s.
+    static func token(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
+        let token = UnsafeRawBufferPointer(rebasing: bytes[range])
+        switch token.count {
+        case 2: if same(token, "OK") { return "OK" }
+        case 3:
+            if same(token, "GET") { return "GET" }
+            if same(token, "PUT") { return "PUT" }
+        case 4:
+            if same(token, "POST") { return "POST" }
+            if same(token, "HEAD") { return "HEAD" }
+        case 5:
+            if same(token, "PATCH") { return "PATCH" }
+            if same(token, "Found") { return "Found" }
+        case 6: if same(token, "DELETE") { return "DELETE" }
+        case 7:
+            if same(token, "OPTIONS") { return "OPTIONS" }
+            if same(token, "Created") { return "Created" }
+        case 8:
+            if same(token, "HTTP/1.1") { return "HTTP/1.1" }
+            if same(token, "HTTP/1.0") { return "HTTP/1.0" }
+        case 9: if same(token, "Not Found") { return "Not Found" }
+        case 10: if same(token, "No Content") { return "No Content" }
+        case 12: if same(token, "Not Modified") { return "Not Modified" }
+        default: break
+        }
+        return String(decoding: token, as: UTF8.self)
+    }
+
+    /// Byte-for-byte equality with a literal of the same length.
+    private static func same(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
+    }
+
     /// The name and the value (without surrounding whitespace) of a header line `name: value`; nil
     /// without a colon.
     static func headerFields(_ line: UnsafeRawBufferPointer) -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
-        let text = content(line)
+        headerFields(content: content(line))
+    }
+
+    /// `headerFields(_:)` of a line's `content` (without its line end).
+    static func headerFields(content text: UnsafeRawBufferPointer) -> (name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer)? {
         guard let start = text.baseAddress, let found = memchr(start, Int32(UInt8(ascii: ":")), text.count) else { return nil }
+        // On the raw bytes (every index stays within the line): one header line per call, the hot loop
+        // of header blocks.
+        let bytes = start.assumingMemoryBound(to: UInt8.self)
         let colon = UnsafeRawPointer(found) - start
         guard colon > 0 else { return nil }
+        func isBlank(_ byte: UInt8) -> Bool { byte == space || byte == tab }
         var nameEnd = colon
-        while nameEnd > 0 && (text[nameEnd - 1] == space || text[nameEnd - 1] == tab) { nameEnd -= 1 }
-        var valueStart = colon + 1
+        while nameEnd > 0 && isBlank(bytes[nameEnd &- 1]) { nameEnd &-= 1 }
+        var valueStart = colon &+ 1
         var valueEnd = text.count
-        while valueStart < valueEnd && (text[valueStart] == space || text[valueStart] == tab) { valueStart += 1 }
-        while valueEnd > valueStart && (text[valueEnd - 1] == space || text[valueEnd - 1] == tab) { valueEnd -= 1 }
-        return (UnsafeRawBufferPointer(rebasing: text[0..<nameEnd]), UnsafeRawBufferPointer(rebasing: text[valueStart..<valueEnd]))
+        while valueStart < valueEnd && isBlank(bytes[valueStart]) { valueStart &+= 1 }
+        while valueEnd > valueStart && isBlank(bytes[valueEnd &- 1]) { valueEnd &-= 1 }
+        return (UnsafeRawBufferPointer(start: start, count: nameEnd),
+                UnsafeRawBufferPointer(start: start + valueStart, count: valueEnd &- valueStart))
     }
 
     /// The header of the fields found by `headerFields`.
@@ -228,6 +274,16 @@ struct StartLineSniffer {
     mutating func feed(_ bytes: UnsafeBufferPointer<UInt8>) -> (fed: Int, verdict: Verdict) {
         var index = 0
         while index < bytes.count {
+            // The version of a request line with its CRLF, and a response's version and status code:
+            // when all their bytes are there and well-formed, taken at once (the byte-wise check would
+            // reach the same phase); anything else goes byte by byte.
+            if phase == .version && count == 0, let taken = requestVersionRun(bytes, from: index) {
+                return (index + taken, .accepted)
+            }
+            if phase == .responseVersion && count == 1, let taken = responseVersionRun(bytes, from: index) {
+                index += taken
+                continue
+            }
             // The target and the reason phrase are most of a start line: their plain bytes (those the
             // byte-wise check takes without a change of phase) are taken in one run, up to the length
             // cap; the byte that ends the run goes through `feed(_:)`.
@@ -250,6 +306,42 @@ struct StartLineSniffer {
         }
         return (bytes.count, .needMore)
     }
+
+    /// `HTTP/1.d CRLF` at `index` within the length cap: the bytes taken (the line is accepted), else nil.
+    private mutating func requestVersionRun(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int? {
+        let length = 10
+        guard bytes.count - index >= length, total + length <= maxLength, Self.isVersion(bytes, at: index),
+              bytes[index + 8] == HTTP1Syntax.cr, bytes[index + 9] == HTTP1Syntax.lf
+        else { return nil }
+        total += length
+        phase = .lineEnd
+        sawCR = true
+        return length
+    }
+
+    /// `TTP/1.d SP 3DIGIT` at `index` (after a response's `H`) within the length cap: the bytes taken
+    /// (the status code is read), else nil.
+    private mutating func responseVersionRun(_ bytes: UnsafeBufferPointer<UInt8>, from index: Int) -> Int? {
+        let length = 11
+        guard bytes.count - index >= length, total + length <= maxLength, Self.isVersion(bytes, at: index - 1, skippingFirst: true),
+              bytes[index + 7] == HTTP1Syntax.space, Self.isDigit(bytes[index + 8]), Self.isDigit(bytes[index + 9]),
+              Self.isDigit(bytes[index + 10])
+        else { return nil }
+        total += length
+        phase = .afterStatus
+        count = 3
+        return length
+    }
+
+    /// Whether the 8 bytes at `index` are `HTTP/1.d` (the first one not looked at when skipped).
+    private static func isVersion(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, skippingFirst: Bool = false) -> Bool {
+        (skippingFirst || bytes[index] == UInt8(ascii: "H")) && bytes[index + 1] == UInt8(ascii: "T")
+            && bytes[index + 2] == UInt8(ascii: "T") && bytes[index + 3] == UInt8(ascii: "P")
+            && bytes[index + 4] == UInt8(ascii: "/") && bytes[index + 5] == UInt8(ascii: "1")
+            && bytes[index + 6] == UInt8(ascii: ".") && isDigit(bytes[index + 7])
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 
     mutating func feed(_ byte: UInt8) -> Verdict {
         total += 1
