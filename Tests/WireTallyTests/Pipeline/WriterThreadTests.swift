@@ -69,7 +69,8 @@ extension ThreadedRunTests {
         for format in OutputFormat.allCases {
             #expect((format.makeWriter(output: output) is any OffThreadRecordWriter) == (format != .har), "\(format)")
         }
-        #expect(EndpointSummaryWriter(output: output, format: .json) is any OffThreadRecordWriter)
+        let summaryWriter: any RecordWriter = EndpointSummaryWriter(output: output, format: .json)
+        #expect(summaryWriter is any OffThreadRecordWriter)
     }
 
     /// Passes every record to JSON Lines and notes the thread and the order it got them in.
