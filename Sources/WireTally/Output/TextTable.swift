@@ -32,18 +32,26 @@ struct TextTable {
 
     /// One row (without a newline), trailing spaces removed.
     func row(_ cells: [String]) -> String {
-        var line = ""
+        var line: [UInt8] = []
+        line.reserveCapacity(Self.typicalRowBytes)
         for (cell, column) in zip(cells, columns) {
             var text = cell
-            if column.width > 0 && text.count > column.width {
+            var count = text.count
+            if column.width > 0 && count > column.width {
                 text = column.isNumber ? Self.abbreviated(text, width: column.width) : String(text.prefix(column.width - 1)) + "…"
+                count = text.count
             }
-            let padding = String(repeating: " ", count: max(0, column.width - text.count))
-            line += (column.leftAligned ? text + padding : padding + text) + " "
+            let padding = max(0, column.width - count)
+            if !column.leftAligned { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding)) }
+            line.append(contentsOf: text.utf8)
+            line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: (column.leftAligned ? padding : 0) + 1))
         }
-        while line.last == " " { line.removeLast() }
-        return line
+        while line.last == UInt8(ascii: " ") { line.removeLast() }
+        return String(decoding: line, as: UTF8.self)
     }
+
+    /// Room reserved for a row's bytes: wider than most terminals.
+    private static let typicalRowBytes = 256
 
     /// `number` (digits with an optional sign, decimals and a suffix such as `%` or `s`) in at most
     /// `width` characters with a unit: `18.6 k%`, `-4 M`; unchanged when it is not a number or no

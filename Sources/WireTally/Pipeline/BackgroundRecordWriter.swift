@@ -42,13 +42,13 @@ final class BackgroundRecordWriter: @unchecked Sendable {
     /// `RecordWriter.write`, the record moved into the batch (no copy of its parts, no reference
     /// counting).
     func write(_ record: consuming AnalysisRecord, timestampDigits: Int) {
-        filling.append(.record(consume record, timestampDigits: timestampDigits))
+        filling.append(record, timestampDigits: timestampDigits)
         if filling.isFull { handOver() }
     }
 
     /// Hands the summary over and waits for the writer thread to have written everything.
     func finish(summary: CaptureSummary, files: [String]) {
-        filling.append(.finish(summary, files: files))
+        filling.setFinish(summary: summary, files: files)
         pipe.send(filling)
         pipe.close()
         pthread_join(thread, nil)
@@ -63,14 +63,8 @@ final class BackgroundRecordWriter: @unchecked Sendable {
     /// The writer thread: every batch's entries to the writer, in order, until the pipe is closed.
     private func writeAll() {
         while let batch = pipe.receive() {
-            batch.entries.withUnsafeBufferPointer { entries in
-                for index in entries.indices {
-                    switch entries[index] {
-                    case let .record(record, digits): writer.write(record, timestampDigits: digits)
-                    case let .finish(summary, files): writer.finish(summary: summary, files: files)
-                    }
-                }
-            }
+            batch.forEachEntry { writer.write($0.record, timestampDigits: $0.timestampDigits) }
+            if let finish = batch.finish { writer.finish(summary: finish.summary, files: finish.files) }
             pipe.giveBack(batch)
         }
     }

@@ -7,11 +7,10 @@
 /// thread — a connection's end releases what it held of shared budgets there, as with one thread —
 /// and the entries' storage, reserved once, never grows.
 final class RecordBatch: PipeBatch {
-    /// What the writer thread is to do, in order.
-    enum Entry {
-        case record(AnalysisRecord, timestampDigits: Int)
-        /// `RecordWriter.finish(summary:files:)`: the last entry.
-        case finish(CaptureSummary, files: [String])
+    /// A record and the digits of its timestamps, for `RecordWriter.write(_:timestampDigits:)`.
+    struct Entry {
+        var record: AnalysisRecord
+        var timestampDigits: Int
     }
 
     /// Records a batch holds before it is handed over: enough that hand-overs (a lock, maybe a
@@ -23,20 +22,42 @@ final class RecordBatch: PipeBatch {
     /// so few of them are in flight at once.
     static let connectionCapacity = 16
 
+    /// The records, in order.
     private(set) var entries: [Entry] = []
+    /// `RecordWriter.finish(summary:files:)`'s arguments, after the entries: set on the last batch.
+    private(set) var finish: (summary: CaptureSummary, files: [String])?
     private var connections = 0
 
     init() { entries.reserveCapacity(Self.capacity) }
 
     var isFull: Bool { entries.count >= Self.capacity || connections >= Self.connectionCapacity }
 
-    /// Adds `entry` (analysing thread).
-    func append(_ entry: consuming Entry) {
-        switch entry {
-        case .record(.connection, _), .record(.quicConnection, _): connections += 1
+    /// Adds `record` (analysing thread).
+    func append(_ record: consuming AnalysisRecord, timestampDigits: Int) {
+        switch record {
+        case .connection, .quicConnection: connections += 1
         default: break
         }
-        entries.append(consume entry)
+        entries.append(Entry(record: record, timestampDigits: timestampDigits))
+    }
+
+    /// Makes this the last batch: the summary is written after its entries (analysing thread).
+    func setFinish(summary: CaptureSummary, files: [String]) {
+        finish = (summary, files)
+    }
+
+    /// Runs `body` on every entry in order (writer thread), without copying one: each is moved out of
+    /// the batch for the call and back in after it (a copy would retain and release every reference
+    /// an `http` record holds; the entries stay for the analysing thread to drop).
+    func forEachEntry(_ body: (Entry) -> Void) {
+        entries.withUnsafeMutableBufferPointer { entries in
+            guard let base = entries.baseAddress else { return }
+            for index in entries.indices {
+                let entry = (base + index).move()
+                body(entry)
+                (base + index).initialize(to: entry)
+            }
+        }
     }
 
     /// Nothing: the entries are dropped by the analysing thread (`reuse()`).
