@@ -98,7 +98,7 @@ extension ThreadedRunTests {
 
     /// One keep-alive HTTP connection carrying `exchanges` tiny exchanges (each record emitted while
     /// the connection goes on), then `flows` one-datagram UDP flows (each its own record).
-    static func tinyRecordsCapture(exchanges: Int, flows: Int) throws -> [UInt8] {
+    static func tinyRecordsCapture(exchanges: Int, flows: Int) -> [UInt8] {
         let (c, s) = ("10.0.0.1:40000", "10.0.0.2:80")
         let request = Array("GET /t HTTP/1.1\r\nHost: x\r\n\r\n".utf8)
         let response = Array("HTTP/1.1 204 No Content\r\n\r\n".utf8)
@@ -118,15 +118,8 @@ extension ThreadedRunTests {
         for flow in 0..<flows {
             frames.append(FrameBuilder.udp(from: "10.0.1.1:\(20000 + flow)", to: "10.0.1.2:9999", payload: [UInt8(flow & 0xff)]))
         }
-        let writer = try PcapWriter(destination: .memory, linkType: .ethernet)
-        for (index, frame) in frames.enumerated() {
-            try frame.withUnsafeBytes { bytes in
-                try writer.write(CapturedPacket(
-                    frameNumber: index + 1, timestamp: Timestamp(seconds: 1_700_000_000, nanoseconds: Int64(index) * 2_000_000),
-                    linkType: .ethernet, originalLength: bytes.count, bytes: bytes))
-            }
-        }
-        return writer.bytes
+        let times = frames.indices.map { Timestamp(seconds: 1_700_000_000, nanoseconds: Int64($0) * 2_000_000) }
+        return FrameBuilder.pcap(frames: frames, link: .ethernet, timestamps: times)
     }
 
     /// Thousands of tiny records — many times what the batches in flight hold, so the analysing thread
@@ -135,7 +128,7 @@ extension ThreadedRunTests {
     /// thread.
     @Test func manyTinyRecordsInOrderOnTheWriterThread() throws {
         let scratch = try TemporaryDirectory()
-        let capture = try scratch.file("tiny.pcap", try Self.tinyRecordsCapture(exchanges: 3000, flows: 2000))
+        let capture = try scratch.file("tiny.pcap", Self.tinyRecordsCapture(exchanges: 3000, flows: 2000))
         let caller = UInt(pthread_self())
         var texts: [String] = []
         for threads in [1, 2] {
