@@ -195,7 +195,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
 
         /// Makes the builder a new message's, exactly as `init` and the properties' initial values make
-        /// it. Every stored property is set here: `storedProperties` counts them, so a property added
+        /// it. Every stored property is set here: `restartSetsEveryProperty` counts them, so a property added
         /// without its line here fails the assertion (debug builds, the tests).
         func restart(kind: HTTPMessage.Kind, start: Int64, origin: PacketOrigin) {
             assert(Self.restartSetsEveryProperty, "Builder.restart: a stored property was added without being reset")

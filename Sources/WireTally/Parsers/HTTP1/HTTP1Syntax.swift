@@ -262,11 +262,11 @@ struct StartLineSniffer {
     /// Computed: a stored static would be checked for its one-time initialisation on every byte.
     private static var versionPattern: StaticString { "HTTP/0.0" }
 
-    private func versionByteMatches(_ byte: UInt8, at index: Int) -> Bool {
+    private static func versionByteMatches(_ byte: UInt8, at index: Int) -> Bool {
         // HTTP/1.x only: `PRI * HTTP/2.0` (the HTTP/2 preface) is not an HTTP/1 start line.
         if index == 5 { return byte == UInt8(ascii: "1") }
-        if index == 7 { return byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
-        return index < 8 && byte == Self.versionPattern.utf8Start[index]
+        if index == 7 { return isDigit(byte) }
+        return index < 8 && byte == versionPattern.utf8Start[index]
     }
 
     /// Feeds `bytes` one by one until one gives a verdict: how many were fed (that one included) and
@@ -333,12 +333,15 @@ struct StartLineSniffer {
         return length
     }
 
-    /// Whether the 8 bytes at `index` are `HTTP/1.d` (the first one not looked at when skipped).
+    /// Whether the 8 bytes at `index` are `HTTP/1.d`, byte by byte as `versionByteMatches` decides (the
+    /// first one not looked at when skipped).
     private static func isVersion(_ bytes: UnsafeBufferPointer<UInt8>, at index: Int, skippingFirst: Bool = false) -> Bool {
-        (skippingFirst || bytes[index] == UInt8(ascii: "H")) && bytes[index + 1] == UInt8(ascii: "T")
-            && bytes[index + 2] == UInt8(ascii: "T") && bytes[index + 3] == UInt8(ascii: "P")
-            && bytes[index + 4] == UInt8(ascii: "/") && bytes[index + 5] == UInt8(ascii: "1")
-            && bytes[index + 6] == UInt8(ascii: ".") && isDigit(bytes[index + 7])
+        var position = skippingFirst ? 1 : 0
+        while position < 8 {
+            guard versionByteMatches(bytes[index + position], at: position) else { return false }
+            position += 1
+        }
+        return true
     }
 
     private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
@@ -393,7 +396,7 @@ struct StartLineSniffer {
                 // `GET / HTTP/1.` (no minor digit): servers answer it and Zeek logs it as a request.
                 return lineEnd(byte)
             }
-            guard versionByteMatches(byte, at: count) else { return .rejected }
+            guard Self.versionByteMatches(byte, at: count) else { return .rejected }
             count += 1
             if count == 8 {
                 phase = phase == .version ? .lineEnd : .space
@@ -403,7 +406,7 @@ struct StartLineSniffer {
             guard byte == HTTP1Syntax.space else { return .rejected }
             phase = .status
         case .status:
-            guard byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") else { return .rejected }
+            guard Self.isDigit(byte) else { return .rejected }
             count += 1
             if count == 3 { phase = .afterStatus }
         case .afterStatus:
