@@ -340,7 +340,7 @@ package final class CaptureAnalyzer {
                 exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
             }
             connection.exchangesReported = exchange.index + 1
-            let carrier = ExchangeConnection(connection, exchange: exchange)
+            let carrier = ExchangeConnection(connection, tls: application.tls, exchange: exchange)
             emit(exchange, on: carrier, resolution: application.resolution, connectedAt: connection.synTime,
                  connect: connect, tls: handshake, serverFIN: connection.serverFINTime)
         }

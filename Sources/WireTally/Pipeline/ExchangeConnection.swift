@@ -56,9 +56,9 @@ package struct ExchangeConnection: Sendable {
         self.protection = protection
     }
 
-    /// Exchange `exchange` of a TCP connection, as the connection is now.
-    init(_ connection: TCPConnection, exchange: HTTPExchange) {
-        let tls = RecordEncoding.tlsSession(of: connection)
+    /// Exchange `exchange` of a TCP connection, as the connection is now; `tls`: its application
+    /// layer's TLS analysis, nil for cleartext.
+    init(_ connection: TCPConnection, tls: TLSConnectionAnalysis?, exchange: HTTPExchange) {
         let protection: Protection
         if let tls {
             protection = tls.isEstimated ? .estimated : exchange.tlsRecords != nil ? .decrypted : .encrypted
