@@ -137,6 +137,13 @@ struct JSONTextEncoder: JSONEncoding {
         followsValue = true
     }
 
+    mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>) {
+        let text = members.text
+        let space = buffer.freeSpace(atLeast: text.maximumCount)
+        buffer.commit(text.write(values, afterComma: followsValue, to: space))
+        followsValue = true
+    }
+
     /// Stores `"name":` at `destination`; returns its length.
     @inline(__always)
     private static func storeKey(_ name: UnsafeBufferPointer<UInt8>, at destination: UnsafeMutablePointer<UInt8>) -> Int {

@@ -186,10 +186,7 @@ extension RecordEncoding {
         encoder.field("reason", message.reason)
         encoder.field("version", message.version)
         messageTimesAndBytes(message, digits: digits, to: &encoder)
-        encoder.object("interim") { encoder in
-            encoder.field("count", message.interimCount)
-            encoder.field("bytes", message.interimBytes)
-        }
+        encoder.integerObject("interim", interimMembers, [message.interimCount, message.interimBytes])
         messageBody(message, to: &encoder)
     }
 
@@ -202,10 +199,7 @@ extension RecordEncoding {
         encoder.field("ts_first", timestamp: message.firstOrigin.timestamp, digits: digits)
         encoder.field("ts_last", timestamp: message.lastOrigin.timestamp, digits: digits)
         encoder.object("bytes") { encoder in
-            encoder.field("start_line", bytes.startLine)
-            encoder.field("headers", bytes.headers)
-            encoder.field("body", bytes.body)
-            encoder.field("framing", bytes.framing)
+            encoder.integerMembers(messageByteMembers, [bytes.startLine, bytes.headers, bytes.body, bytes.framing])
             // HTTP/2 and HTTP/3: control frames, the decoded header list and the compression ratio
             // (null when the header blocks were not decoded)
             if let decoded = message.http2?.headersDecodedBytes ?? message.http3?.headersDecodedBytes {
@@ -221,6 +215,9 @@ extension RecordEncoding {
             encoder.field("total", bytes.total + message.interimBytes)
         }
     }
+
+    private static let messageByteMembers = IntegerMembers<4>(["start_line", "headers", "body", "framing"])
+    private static let interimMembers = IntegerMembers<2>(["count", "bytes"])
 
     /// `part / whole` with three decimals (`0.187`).
     static func thousandths(_ part: Int, of whole: Int) -> String {
