@@ -23,6 +23,8 @@ protocol JSONEncoding {
     mutating func timestamp(_ timestamp: Timestamp, digits: Int)
     /// Nanoseconds as milliseconds with microsecond resolution, e.g. `12.345`.
     mutating func milliseconds(_ nanoseconds: Int64)
+    /// An endpoint as a string: `ip:port`, `[ip]:port` for IPv6 (`IPAddress.endpoint(port:)`).
+    mutating func endpoint(_ address: IPAddress, port: UInt16)
     mutating func bool(_ value: Bool)
     mutating func null()
     /// A member with an integer value: `key(name)` then `integer(value)`, in one call (records have
@@ -37,6 +39,10 @@ extension JSONEncoding {
     mutating func integerField(_ name: StaticString, _ value: Int) {
         key(name)
         integer(value)
+    }
+
+    mutating func endpoint(_ address: IPAddress, port: UInt16) {
+        string(address.endpoint(port: port))
     }
 
     mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>) {
