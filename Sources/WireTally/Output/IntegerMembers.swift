@@ -1,49 +1,70 @@
-/// The names of a run of integer members of a JSON object (`packets`, `ip_bytes`, …), in order, with
-/// the text JSON puts before each number built once, so `JSONTextEncoder` writes the whole run with
-/// one room check and one copy per member — or one copy in all when every value is zero, as most of an
-/// exchange's counters are (no setup, retransmission or teardown packets on a kept-alive connection).
+/// A run of integer members of a JSON object (`packets`, `ip_bytes`, …), in order — written into the
+/// current object, as an object value, or as a member that is such an object (`"setup":{…}`) — with the
+/// text JSON puts before each number built once, so `JSONTextEncoder` writes the whole run with one room
+/// check and one copy per member, or one copy in all when every value is zero, as most of an exchange's
+/// counters are (no setup, retransmission or teardown packets on a kept-alive connection).
 ///
 /// Runs are described once, as static constants (`RecordEncoding`'s), and live as long as the program:
-/// their text is allocated once and never freed.
+/// what they hold is allocated once, never freed, and reached through one pointer, so a run is a word to
+/// pass around.
 struct IntegerMembers<let count: Int>: @unchecked Sendable {
-    /// The members' names, for encoders that take a member at a time (out of line, like the text, so
-    /// a run is a few words to pass around).
-    let names: UnsafeBufferPointer<StaticString>
-    /// The JSON text around the numbers.
-    let text: IntegerMembersText<count>
+    private let storage: UnsafePointer<Storage>
 
-    /// A run of members named `names` (literals with nothing JSON would escape).
-    init(_ names: InlineArray<count, StaticString>) {
-        let storedNames = UnsafeMutableBufferPointer<StaticString>.allocate(capacity: count)
-        for index in names.indices { (storedNames.baseAddress! + index).initialize(to: names[index]) }
-        self.names = UnsafeBufferPointer(storedNames)
-        text = IntegerMembersText(names)
+    private struct Storage {
+        let names: InlineArray<count, StaticString>
+        let memberName: StaticString?
+        let isObject: Bool
+        /// `,"name":` of each member, one after the other; the first after the run's opening
+        /// (`{` of an object, `"setup":{` of a member).
+        let pieces: UnsafePointer<UInt8>
+        /// Where each member's piece ends in `pieces`.
+        let pieceEnds: InlineArray<count, Int32>
+        /// `}` of an object, nothing otherwise.
+        let closing: UInt8?
+        /// The whole run with every value zero (its leading comma included).
+        let zeros: UnsafeBufferPointer<UInt8>
     }
-}
 
-/// The text JSON puts before each number of a run of integer members, built once.
-struct IntegerMembersText<let count: Int>: @unchecked Sendable {
-    /// `,"name":` of each member, one after the other.
-    private let pieces: UnsafePointer<UInt8>
-    /// Where each member's piece ends in `pieces`.
-    private let pieceEnds: InlineArray<count, Int32>
-    /// `,"a":0,"b":0,…`: every member with the value zero.
-    private let zeros: UnsafeBufferPointer<UInt8>
+    /// Members named `names` of the current object (literals with nothing JSON would escape).
+    init(_ names: InlineArray<count, StaticString>) {
+        self.init(names, memberName: nil, isObject: false)
+    }
 
-    fileprivate init(_ names: InlineArray<count, StaticString>) {
-        var pieces: [UInt8] = []
-        var zeros: [UInt8] = []
+    /// An object value whose members are named `names`.
+    init(object names: InlineArray<count, StaticString>) {
+        self.init(names, memberName: nil, isObject: true)
+    }
+
+    /// A member named `memberName` that is an object whose members are named `names`.
+    init(member memberName: StaticString, object names: InlineArray<count, StaticString>) {
+        self.init(names, memberName: memberName, isObject: true)
+    }
+
+    private init(_ names: InlineArray<count, StaticString>, memberName: StaticString?, isObject: Bool) {
+        func quoted(_ name: StaticString) -> [UInt8] {
+            [UInt8(ascii: "\"")] + name.withUTF8Buffer { Array($0) } + [UInt8(ascii: "\"")]
+        }
+        var pieces: [UInt8] = [UInt8(ascii: ",")]
+        if let memberName { pieces += quoted(memberName) + [UInt8(ascii: ":")] }
+        if isObject { pieces.append(UInt8(ascii: "{")) }
+        var zeros = pieces
         var pieceEnds = InlineArray<count, Int32>(repeating: 0)
         for index in names.indices {
-            let piece = [UInt8(ascii: ","), UInt8(ascii: "\"")] + names[index].withUTF8Buffer { Array($0) }
-                + [UInt8(ascii: "\""), UInt8(ascii: ":")]
+            let piece = (index == 0 ? [] : [UInt8(ascii: ",")]) + quoted(names[index]) + [UInt8(ascii: ":")]
             pieces += piece
             pieceEnds[index] = Int32(pieces.count)
             zeros += piece + [UInt8(ascii: "0")]
         }
-        self.pieces = Self.immortalCopy(of: pieces).baseAddress!
-        self.pieceEnds = pieceEnds
-        self.zeros = Self.immortalCopy(of: zeros)
+        let closing: UInt8? = isObject ? UInt8(ascii: "}") : nil
+        if let closing { zeros.append(closing) }
+        let storage = UnsafeMutablePointer<Storage>.allocate(capacity: 1)
+        storage.initialize(
+            to: Storage(
+                names: names, memberName: memberName, isObject: isObject, pieces: Self.immortalCopy(of: pieces).baseAddress!,
+                pieceEnds: pieceEnds, closing: closing, zeros: Self.immortalCopy(of: zeros)
+            )
+        )
+        self.storage = UnsafePointer(storage)
     }
 
     private static func immortalCopy(of bytes: [UInt8]) -> UnsafeBufferPointer<UInt8> {
@@ -52,11 +73,24 @@ struct IntegerMembersText<let count: Int>: @unchecked Sendable {
         return UnsafeBufferPointer(copy)
     }
 
-    /// The most bytes `write(_:afterComma:to:)` stores.
-    var maximumCount: Int { zeros.count + count * DecimalDigits.maximumIntegerCount }
+    /// Writes the run with `values` one member at a time, for encoders without a text of their own.
+    func encode<Encoder: JSONEncoding>(_ values: InlineArray<count, Int>, to encoder: inout Encoder) {
+        let storage = storage
+        if let memberName = storage.pointee.memberName { encoder.key(memberName) }
+        guard storage.pointee.isObject else {
+            for index in values.indices { encoder.integerField(storage.pointee.names[index], values[index]) }
+            return
+        }
+        encoder.object { encoder in
+            for index in values.indices { encoder.integerField(storage.pointee.names[index], values[index]) }
+        }
+    }
 
-    /// Stores the members with `values` at `destination` (room for `maximumCount` bytes), after a
-    /// comma when `afterComma`; returns how many bytes it stored.
+    /// The most bytes `write(_:afterComma:to:)` stores.
+    var maximumCount: Int { storage.pointee.zeros.count + count * DecimalDigits.maximumIntegerCount }
+
+    /// Stores the run with `values` at `destination` (room for `maximumCount` bytes), after a comma
+    /// when `afterComma`; returns how many bytes it stored.
     @inline(__always)
     func write(_ values: InlineArray<count, Int>, afterComma: Bool, to destination: UnsafeMutablePointer<UInt8>) -> Int {
         let firstComma = afterComma ? 0 : 1
@@ -66,18 +100,23 @@ struct IntegerMembersText<let count: Int>: @unchecked Sendable {
             break
         }
         if allZero {
-            let text = UnsafeBufferPointer(rebasing: zeros[firstComma...])
+            let text = UnsafeBufferPointer(rebasing: storage.pointee.zeros[firstComma...])
             destination.storeBytes(of: text)
             return text.count
         }
+        let pieces = storage.pointee.pieces
         var written = 0
         var pieceStart = firstComma
         for index in values.indices {
-            let pieceEnd = Int(pieceEnds[index])
+            let pieceEnd = Int(storage.pointee.pieceEnds[index])
             (destination + written).storeBytes(of: UnsafeBufferPointer(start: pieces + pieceStart, count: pieceEnd &- pieceStart))
             written &+= pieceEnd &- pieceStart
             written &+= DecimalDigits.write(values[index], to: destination + written)
             pieceStart = pieceEnd
+        }
+        if let closing = storage.pointee.closing {
+            destination[written] = closing
+            written &+= 1
         }
         return written
     }

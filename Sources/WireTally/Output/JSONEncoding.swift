@@ -30,8 +30,8 @@ protocol JSONEncoding {
     /// A member with an integer value: `key(name)` then `integer(value)`, in one call (records have
     /// a hundred or more; the text encoder makes room for both at once).
     mutating func integerField(_ name: StaticString, _ value: Int)
-    /// The members `members` names with `values`, in order: `integerField` for each, in one call (the
-    /// text encoder writes the run at once).
+    /// The run of integer members `members` with `values`, in order (members of the current object, an
+    /// object value or a member that is an object, as `members` says): the text encoder writes it at once.
     mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>)
 }
 
@@ -46,15 +46,7 @@ extension JSONEncoding {
     }
 
     mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>) {
-        for index in values.indices { integerField(members.names[index], values[index]) }
-    }
-
-    /// A member that is an object of the integer members `members` with `values`.
-    mutating func integerObject<let count: Int>(
-        _ name: StaticString, _ members: IntegerMembers<count>, _ values: InlineArray<count, Int>
-    ) {
-        key(name)
-        object { $0.integerMembers(members, values) }
+        members.encode(values, to: &self)
     }
 }
 

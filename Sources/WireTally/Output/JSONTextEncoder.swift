@@ -148,9 +148,8 @@ struct JSONTextEncoder: JSONEncoding {
     }
 
     mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>) {
-        let text = members.text
-        let space = buffer.freeSpace(atLeast: text.maximumCount)
-        buffer.commit(text.write(values, afterComma: followsValue, to: space))
+        let space = buffer.freeSpace(atLeast: members.maximumCount)
+        buffer.commit(members.write(values, afterComma: followsValue, to: space))
         followsValue = true
     }
 

@@ -205,7 +205,7 @@ extension RecordEncoding {
         encoder.field("reason", message.reason)
         encoder.field("version", message.version)
         messageTimesAndBytes(message, digits: digits, to: &encoder)
-        encoder.integerObject("interim", interimMembers, [message.interimCount, message.interimBytes])
+        encoder.integerMembers(interimMember, [message.interimCount, message.interimBytes])
         messageBody(message, to: &encoder)
     }
 
@@ -236,7 +236,8 @@ extension RecordEncoding {
     }
 
     private static let messageByteMembers = IntegerMembers<4>(["start_line", "headers", "body", "framing"])
-    private static let interimMembers = IntegerMembers<2>(["count", "bytes"])
+    private static let interimMember = IntegerMembers<2>(member: "interim", object: ["count", "bytes"])
+    private static let afterCancelMember = IntegerMembers<4>(member: "after_cancel", object: counterNames)
 
     /// `part / whole` with three decimals (`0.187`).
     static func thousandths(_ part: Int, of whole: Int) -> String {
@@ -260,9 +261,9 @@ extension RecordEncoding {
         encoder.object { encoder in
             directionFields(wire.tally(direction), missingBytes: false, to: &encoder)
             encoder.field("upgraded_payload_bytes", wire.upgradedPayloadBytes[direction.rawValue])
-            encoder.field("after_cancel") {
-                counters(cancelled ? wire.afterClientClose[direction.rawValue].total : TrafficCounters(), to: &$0)
-            }
+            counters(
+                cancelled ? wire.afterClientClose[direction.rawValue].total : TrafficCounters(), as: afterCancelMember, to: &encoder
+            )
         }
     }
 
