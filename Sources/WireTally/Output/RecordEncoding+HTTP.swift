@@ -79,21 +79,21 @@ extension RecordEncoding {
     /// `{"blocked","dns","connect","ssl","send","wait","receive","total"}` in milliseconds (-1: the
     /// phase did not happen or cannot be seen on the wire).
     static func timing<Encoder: JSONEncoding>(_ timing: ExchangeTiming, to encoder: inout Encoder) {
-        func phase(_ name: StaticString, _ value: Double, to encoder: inout Encoder) {
-            encoder.key(name)
-            if value < 0 { encoder.integer(-1) } else { encoder.milliseconds(Int64((value * 1_000_000).rounded())) }
+        func phase(_ milliseconds: Double) -> Int64? {
+            milliseconds < 0 ? nil : Int64((milliseconds * 1_000_000).rounded())
         }
-        encoder.object { encoder in
-            phase("blocked", timing.blocked, to: &encoder)
-            phase("dns", timing.dns, to: &encoder)
-            phase("connect", timing.connect, to: &encoder)
-            phase("ssl", timing.ssl, to: &encoder)
-            phase("send", timing.send, to: &encoder)
-            phase("wait", timing.wait, to: &encoder)
-            phase("receive", timing.receive, to: &encoder)
-            phase("total", timing.total, to: &encoder)
-        }
+        encoder.durationMembers(
+            timingPhases,
+            nanoseconds: [
+                phase(timing.blocked), phase(timing.dns), phase(timing.connect), phase(timing.ssl), phase(timing.send),
+                phase(timing.wait), phase(timing.receive), phase(timing.total),
+            ]
+        )
     }
+
+    private static let timingPhases = NumberMembers<8>(
+        object: ["blocked", "dns", "connect", "ssl", "send", "wait", "receive", "total"]
+    )
 
     /// What HTTP/2 says of an exchange's stream (nil for HTTP/1.x): its messages' stream facts merged
     /// (the request's push and the response's reset are the stream's).
@@ -235,9 +235,9 @@ extension RecordEncoding {
         }
     }
 
-    private static let messageByteMembers = IntegerMembers<4>(["start_line", "headers", "body", "framing"])
-    private static let interimMember = IntegerMembers<2>(member: "interim", object: ["count", "bytes"])
-    private static let afterCancelMember = IntegerMembers<4>(member: "after_cancel", object: counterNames)
+    private static let messageByteMembers = NumberMembers<4>(["start_line", "headers", "body", "framing"])
+    private static let interimMember = NumberMembers<2>(member: "interim", object: ["count", "bytes"])
+    private static let afterCancelMember = NumberMembers<4>(member: "after_cancel", object: counterNames)
 
     /// `part / whole` with three decimals (`0.187`).
     static func thousandths(_ part: Int, of whole: Int) -> String {

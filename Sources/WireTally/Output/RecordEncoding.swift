@@ -166,16 +166,16 @@ package enum RecordEncoding {
 
     /// `counters` written as `run` says (an object value, or a member that is one).
     static func counters<Encoder: JSONEncoding>(
-        _ counters: TrafficCounters, as run: IntegerMembers<4>, to encoder: inout Encoder
+        _ counters: TrafficCounters, as run: NumberMembers<4>, to encoder: inout Encoder
     ) {
         encoder.integerMembers(run, [counters.packets, counters.ipBytes, counters.frameBytes, counters.payloadBytes])
     }
 
-    private static let counterObject = IntegerMembers<4>(object: counterNames)
+    private static let counterObject = NumberMembers<4>(object: counterNames)
     static let counterNames: InlineArray<4, StaticString> = ["packets", "ip_bytes", "frame_bytes", "payload_bytes"]
     /// The members of `categories`, by `PacketCategory.rawValue`.
-    private static let categoryMembers = InlineArray<5, IntegerMembers<4>> { rawValue in
-        IntegerMembers(member: PacketCategory.allCases[rawValue].key, object: counterNames)
+    private static let categoryMembers = InlineArray<5, NumberMembers<4>> { rawValue in
+        NumberMembers(member: PacketCategory.allCases[rawValue].key, object: counterNames)
     }
 
     /// One direction of a connection: totals, the contract's shortcut fields, and every category.
@@ -204,7 +204,7 @@ package enum RecordEncoding {
         }
     }
 
-    private static let directionMembers = IntegerMembers<10>([
+    private static let directionMembers = NumberMembers<10>([
         "packets", "ip_bytes", "frame_bytes", "payload_bytes", "setup_ip_bytes", "teardown_ip_bytes", "ack_packets",
         "ack_ip_bytes", "retransmitted_packets", "retransmitted_bytes",
     ])

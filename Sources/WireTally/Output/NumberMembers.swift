@@ -1,13 +1,14 @@
-/// A run of integer members of a JSON object (`packets`, `ip_bytes`, …), in order — written into the
-/// current object, as an object value, or as a member that is such an object (`"setup":{…}`) — with the
-/// text JSON puts before each number built once, so `JSONTextEncoder` writes the whole run with one room
-/// check and one copy per member, or one copy in all when every value is zero, as most of an exchange's
-/// counters are (no setup, retransmission or teardown packets on a kept-alive connection).
+/// A run of number members of a JSON object (`packets`, `ip_bytes`, …; `blocked`, `dns`, … in
+/// milliseconds), in order — written into the current object, as an object value, or as a member that
+/// is such an object (`"setup":{…}`) — with the text JSON puts before each number built once, so
+/// `JSONTextEncoder` writes the whole run with one room check and one copy per member, or one copy in
+/// all when every integer is zero, as most of an exchange's counters are (no setup, retransmission or
+/// teardown packets on a kept-alive connection).
 ///
 /// Runs are described once, as static constants (`RecordEncoding`'s), and live as long as the program:
 /// what they hold is allocated once, never freed, and reached through one pointer, so a run is a word to
 /// pass around.
-struct IntegerMembers<let count: Int>: @unchecked Sendable {
+struct NumberMembers<let count: Int>: @unchecked Sendable {
     private let storage: UnsafePointer<Storage>
 
     private struct Storage {
@@ -73,45 +74,50 @@ struct IntegerMembers<let count: Int>: @unchecked Sendable {
         return UnsafeBufferPointer(copy)
     }
 
-    /// Writes the run with `values` one member at a time, for encoders without a text of their own.
-    func encode<Encoder: JSONEncoding>(_ values: InlineArray<count, Int>, to encoder: inout Encoder) {
+    /// Writes the run one member at a time, `value` writing the value of the member at an index, for
+    /// encoders without a text of their own.
+    func encode<Encoder: JSONEncoding>(to encoder: inout Encoder, value: (Int, inout Encoder) -> Void) {
         let storage = storage
+        func members(_ encoder: inout Encoder) {
+            for index in 0..<count {
+                encoder.key(storage.pointee.names[index])
+                value(index, &encoder)
+            }
+        }
         if let memberName = storage.pointee.memberName { encoder.key(memberName) }
-        guard storage.pointee.isObject else {
-            for index in values.indices { encoder.integerField(storage.pointee.names[index], values[index]) }
-            return
-        }
-        encoder.object { encoder in
-            for index in values.indices { encoder.integerField(storage.pointee.names[index], values[index]) }
-        }
+        if storage.pointee.isObject { encoder.object(members) } else { members(&encoder) }
     }
 
-    /// The most bytes `write(_:afterComma:to:)` stores.
-    var maximumCount: Int { storage.pointee.zeros.count + count * DecimalDigits.maximumIntegerCount }
+    /// The most bytes `write(afterComma:to:maximumValueCount:value:)` stores when each value takes at
+    /// most `maximumValueCount`.
+    func maximumCount(valuesOfAtMost maximumValueCount: Int) -> Int {
+        storage.pointee.zeros.count + count * maximumValueCount
+    }
 
-    /// Stores the run with `values` at `destination` (room for `maximumCount` bytes), after a comma
+    /// Stores the run with every value zero at `destination` (room for `maximumCount`), after a comma
     /// when `afterComma`; returns how many bytes it stored.
     @inline(__always)
-    func write(_ values: InlineArray<count, Int>, afterComma: Bool, to destination: UnsafeMutablePointer<UInt8>) -> Int {
-        let firstComma = afterComma ? 0 : 1
-        var allZero = true
-        for index in values.indices where values[index] != 0 {
-            allZero = false
-            break
-        }
-        if allZero {
-            let text = UnsafeBufferPointer(rebasing: storage.pointee.zeros[firstComma...])
-            destination.storeBytes(of: text)
-            return text.count
-        }
+    func writeZeros(afterComma: Bool, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        let text = UnsafeBufferPointer(rebasing: storage.pointee.zeros[(afterComma ? 0 : 1)...])
+        destination.storeBytes(of: text)
+        return text.count
+    }
+
+    /// Stores the run at `destination` (room for `maximumCount`), after a comma when `afterComma`,
+    /// `value` storing the value of the member at an index at the address it is given and returning how
+    /// many bytes it stored; returns how many bytes the run took.
+    @inline(__always)
+    func write(
+        afterComma: Bool, to destination: UnsafeMutablePointer<UInt8>, value: (Int, UnsafeMutablePointer<UInt8>) -> Int
+    ) -> Int {
         let pieces = storage.pointee.pieces
         var written = 0
-        var pieceStart = firstComma
-        for index in values.indices {
+        var pieceStart = afterComma ? 0 : 1
+        for index in 0..<count {
             let pieceEnd = Int(storage.pointee.pieceEnds[index])
             (destination + written).storeBytes(of: UnsafeBufferPointer(start: pieces + pieceStart, count: pieceEnd &- pieceStart))
             written &+= pieceEnd &- pieceStart
-            written &+= DecimalDigits.write(values[index], to: destination + written)
+            written &+= value(index, destination + written)
             pieceStart = pieceEnd
         }
         if let closing = storage.pointee.closing {
