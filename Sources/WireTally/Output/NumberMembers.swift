@@ -74,18 +74,24 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         return UnsafeBufferPointer(copy)
     }
 
+    /// The name of the member the run is (`"setup"` of `"setup":{…}`), nil for members or an object value.
+    var memberName: StaticString? { storage.pointee.memberName }
+    /// Whether the run is an object (a value or a member), rather than members of the current object.
+    var isObject: Bool { storage.pointee.isObject }
+    /// The name of the run's member at `index`.
+    func name(at index: Int) -> StaticString { storage.pointee.names[index] }
+
     /// Writes the run one member at a time, `value` writing the value of the member at an index, for
     /// encoders without a text of their own.
     func encode<Encoder: JSONEncoding>(to encoder: inout Encoder, value: (Int, inout Encoder) -> Void) {
-        let storage = storage
         func members(_ encoder: inout Encoder) {
             for index in 0..<count {
-                encoder.key(storage.pointee.names[index])
+                encoder.key(name(at: index))
                 value(index, &encoder)
             }
         }
-        if let memberName = storage.pointee.memberName { encoder.key(memberName) }
-        if storage.pointee.isObject { encoder.object(members) } else { members(&encoder) }
+        if let memberName { encoder.key(memberName) }
+        if isObject { encoder.object(members) } else { members(&encoder) }
     }
 
     /// The most bytes `write(afterComma:to:maximumValueCount:value:)` stores when each value takes at
