@@ -85,7 +85,7 @@ package final class TableWriter: OffThreadRecordWriter {
         ]
         if showsApp { cells.insert(app ?? "-", at: 1) }
         output.write(table.row(cells) + "\n")
-        let path = String(target.prefix { $0 != "?" })
+        let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
         endpoints["\(method) \(target.hasPrefix("/") ? host + path : path.isEmpty ? url : path)", default: EndpointTotals()].add(up: up, down: down)
     }
 
@@ -176,13 +176,22 @@ package final class TableWriter: OffThreadRecordWriter {
     }
 
     /// `HH:MM:SS.mmm` UTC.
-    private static func timeOfDay(_ timestamp: Timestamp) -> String {
-        let milliseconds = (timestamp.nanoseconds / 1_000_000) % 86_400_000
+    /// `HH:MM:SS.mmm` of `timestamp` (UTC), the exchange table's time.
+    static func timeOfDay(_ timestamp: Timestamp) -> String {
+        var milliseconds = (timestamp.nanoseconds / 1_000_000) % 86_400_000
+        if milliseconds < 0 { milliseconds += 86_400_000 }  // before 1970: the time of its day all the same
         let hours = milliseconds / 3_600_000, minutes = milliseconds / 60_000 % 60
         let seconds = milliseconds / 1000 % 60, fraction = milliseconds % 1000
-        func two(_ value: Int64) -> String { value < 10 ? "0\(value)" : String(value) }
-        let millis = fraction < 10 ? "00\(fraction)" : fraction < 100 ? "0\(fraction)" : String(fraction)
-        return "\(two(hours)):\(two(minutes)):\(two(seconds)).\(millis)"
+        // `HH:MM:SS.mmm`, stored byte-wise (a small string: no allocation)
+        return String(unsafeUninitializedCapacity: 12) { text in
+            guard let start = text.baseAddress else { return 0 }
+            for (index, part) in [hours, minutes, seconds].enumerated() {
+                DecimalDigits.writePadded(UInt64(part), width: 2, endingAt: start + 3 * index + 2)
+                start[3 * index + 2] = UInt8(ascii: index == 2 ? "." : ":")
+            }
+            DecimalDigits.writePadded(UInt64(fraction), width: 3, endingAt: start + 12)
+            return 12
+        }
     }
 }
 

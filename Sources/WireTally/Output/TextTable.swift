@@ -36,9 +36,16 @@ struct TextTable {
         line.reserveCapacity(Self.typicalRowBytes)
         for (cell, column) in zip(cells, columns) {
             var text = cell
-            var count = text.count
+            let isPlainASCII = Self.isPlainASCII(text)
+            var count = isPlainASCII ? text.utf8.count : text.count
             if column.width > 0 && count > column.width {
-                text = column.isNumber ? Self.abbreviated(text, width: column.width) : String(text.prefix(column.width - 1)) + "…"
+                if column.isNumber {
+                    text = Self.abbreviated(text, width: column.width)
+                } else if isPlainASCII {
+                    text = String(decoding: text.utf8.prefix(column.width - 1), as: UTF8.self) + "…"
+                } else {
+                    text = String(text.prefix(column.width - 1)) + "…"
+                }
                 count = text.count
             }
             let padding = max(0, column.width - count)
@@ -48,6 +55,14 @@ struct TextTable {
         }
         while line.last == UInt8(ascii: " ") { line.removeLast() }
         return String(decoding: line, as: UTF8.self)
+    }
+
+    /// Whether every byte of `text` is ASCII other than CR: each byte is then one character (CR LF is
+    /// one), so a cell is measured and cut byte-wise (cells are mostly that: URLs, numbers).
+    static func isPlainASCII(_ text: String) -> Bool {
+        text.utf8.withContiguousStorageIfAvailable { bytes in
+            bytes.allSatisfy { $0 < 0x80 && $0 != UInt8(ascii: "\r") }
+        } ?? false
     }
 
     /// Room reserved for a row's bytes: wider than most terminals.

@@ -16,6 +16,26 @@ import Testing
         #expect(TextTable.abbreviated("-", width: 1) == "-")
     }
 
+    /// Cells are measured in characters: ASCII byte-wise, anything else (é, CR LF) as characters.
+    @Test func cellsAreMeasuredInCharacters() {
+        for text in ["", "/dense/item-26.json", "a\tb"] { #expect(TextTable.isPlainASCII(text), "\(text)") }
+        for text in ["é", "日本語", "🎉x", "a\r\nb", "\r", "x\u{301}"] { #expect(!TextTable.isPlainASCII(text), "\(text)") }
+        let table = TextTable(columns: [.text("URL", width: 6), .text("END", width: 0)])
+        #expect(table.row(["héllo", "x"]) == "héllo  x")
+        #expect(table.row(["日本語日本語日本", "x"]) == "日本語日本… x")
+        #expect(table.row(["/dense/item", "x"]) == "/dens… x")
+        #expect(table.row(["/dens", "x"]) == "/dens  x")
+    }
+
+    /// The exchange table's time: the time of day (UTC) to the millisecond, zero-padded.
+    @Test func timeOfDayIsZeroPadded() {
+        #expect(TableWriter.timeOfDay(Timestamp(nanoseconds: 0)) == "00:00:00.000")
+        #expect(TableWriter.timeOfDay(Timestamp(nanoseconds: 1_795_757_433_726_535_123)) == "05:30:33.726")
+        #expect(TableWriter.timeOfDay(Timestamp(nanoseconds: 86_399_999_000_000)) == "23:59:59.999")
+        #expect(TableWriter.timeOfDay(Timestamp(nanoseconds: 3_723_004_999_999)) == "01:02:03.004")
+        #expect(TableWriter.timeOfDay(Timestamp(nanoseconds: -1_000_000)) == "23:59:59.999")
+    }
+
     @Test func titlesAreNeverCutAndRowsKeepTheirColumns() {
         let table = TextTable(columns: [
             .text("SOURCE", width: 6), .init("DOWN ERR", width: 5), .init("P95", width: 7), .text("LARGEST CAUSES", width: 0),
