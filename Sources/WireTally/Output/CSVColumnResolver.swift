@@ -57,6 +57,25 @@ struct CSVColumnResolver {
     private var nextColumn = 0
     /// A path being resolved by name.
     private let path = ByteBuffer(capacity: 256)
+    /// Where each run of leaves (`NumberMembers`) seen in a node lands, in the order records write them
+    /// (like the steps: the next run is almost always the one after the last); forgotten when a step is
+    /// added (the steps after it move).
+    private var runPlacements: [RunPlacement] = []
+    /// The run placement expected next.
+    private var runCursor = 0
+
+    /// Where a run lands in a node: its columns — `firstColumn` and the ones after it, -1: none of its
+    /// leaves is a column, `unplaced`: they are not columns one after the other — and the step cursor
+    /// after its leaves.
+    private struct RunPlacement {
+        let run: UnsafeRawPointer
+        let node: Int32
+        let firstColumn: Int32
+        let cursorAfter: Int
+    }
+
+    /// The placement of a run whose leaves are not columns one after the other: they are looked up one by one.
+    static let unplaced: Int32 = -2
 
     init(columns: [String]) {
         var names: [UInt8] = [], starts: [Int] = []
@@ -82,6 +101,44 @@ struct CSVColumnResolver {
     @inline(__always)
     mutating func node(of key: Key, in node: Int32) -> Int32 {
         lookUp(key, in: node, isObject: true)
+    }
+
+    /// The column of the first of the `count` leaves of `run` (its identity) written next in `node`
+    /// under `key(0)`, `key(1)`…, when their columns follow each other; -1 when none is a column;
+    /// `unplaced` otherwise. Worked out by looking up each leaf the first time, then kept: the cursor
+    /// moves past the run's steps as if each leaf had been looked up.
+    mutating func firstColumn(ofRun run: UnsafeRawPointer, count: Int, in node: Int32, key: (Int) -> Key) -> Int32 {
+        guard node != Self.dead, count > 0 else { return -1 }
+        if let index = runPlacementIndex(of: run, in: node) {
+            let placement = runPlacements[index]
+            runCursor = index + 1
+            if placement.firstColumn != Self.unplaced { cursor = placement.cursorAfter }
+            return placement.firstColumn
+        }
+        let first = column(of: key(0), in: node)
+        var firstColumn = first
+        for index in 1..<count {
+            let column = column(of: key(index), in: node)
+            let expected = first < 0 ? -1 : first + Int32(index)
+            if column != expected { firstColumn = Self.unplaced }
+        }
+        if firstColumn == Self.unplaced {
+            // the leaves were looked up: take the cursor back to the first so the caller looks them up again
+            cursor = steps.firstIndex { $0.matches(key(0), in: node, isObject: false) } ?? cursor
+        }
+        runCursor = min(runCursor, runPlacements.count)
+        runPlacements.insert(RunPlacement(run: run, node: node, firstColumn: firstColumn, cursorAfter: cursor), at: runCursor)
+        runCursor += 1
+        return firstColumn
+    }
+
+    /// Where the placement of `run` in `node` is kept: the expected one, else found among all.
+    @inline(__always)
+    private func runPlacementIndex(of run: UnsafeRawPointer, in node: Int32) -> Int? {
+        if runCursor < runPlacements.count, runPlacements[runCursor].run == run, runPlacements[runCursor].node == node {
+            return runCursor
+        }
+        return runPlacements.firstIndex { $0.run == run && $0.node == node }
     }
 
     @inline(__always)
@@ -115,6 +172,8 @@ struct CSVColumnResolver {
         let target = resolve(key, in: node, isObject: isObject)
         cursor = min(cursor, count)
         steps.insert(Step(node: node, isObject: isObject, target: target, key: key.bytes), at: cursor)
+        runPlacements.removeAll()  // the steps after this one moved
+        runCursor = 0
         cursor += 1
         return target
     }

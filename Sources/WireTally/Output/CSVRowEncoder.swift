@@ -138,17 +138,29 @@ struct CSVRowEncoder: JSONEncoding {
         plain(maximumCount: DecimalDigits.maximumIntegerCount) { DecimalDigits.write(value, to: $0) }
     }
 
-    /// A run's members straight into their cells (as `object` and `integer` would, without a call per
-    /// member through the run's generic path).
+    /// A run's members straight into their cells (as `object` and `integer` would): into the columns
+    /// one after the other the resolver found for the run, else a member at a time.
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
         guard jsonDepth == 0, !inArray else { return members.encode(to: &self) { $1.integer(values[$0]) } }
         if let memberName = members.memberName { key(memberName) }
         let outer = members.isObject ? enterObject() : node
+        defer { node = outer }
+        let firstColumn = columns.firstColumn(ofRun: members.identity, count: count, in: node) {
+            CSVColumnResolver.Key(bytes: members.nameBytes(at: $0), isLiteral: true)
+        }
+        guard firstColumn == CSVColumnResolver.unplaced else {
+            guard firstColumn >= 0 else { return }  // none is a column
+            for index in 0..<count where !cells.buffer[Int(firstColumn) + index].isWritten {
+                let start = text.count
+                text.commit(DecimalDigits.write(values[index], to: text.freeSpace(atLeast: DecimalDigits.maximumIntegerCount)))
+                cells.buffer[Int(firstColumn) + index] = Cell(start: start, end: text.count, quoted: false)
+            }
+            return
+        }
         for index in 0..<count {
             key(members.name(at: index))
             plain(maximumCount: DecimalDigits.maximumIntegerCount) { DecimalDigits.write(values[index], to: $0) }
         }
-        node = outer
     }
 
     mutating func number(_ literal: String) {

@@ -18,8 +18,9 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         /// `,"name":` of each member, one after the other; the first after the run's opening
         /// (`{` of an object, `"setup":{` of a member).
         let pieces: UnsafePointer<UInt8>
-        /// Where each member's piece ends in `pieces`.
+        /// Where each member's piece ends in `pieces`, and where the name in it starts.
         let pieceEnds: InlineArray<count, Int32>
+        let nameStarts: InlineArray<count, Int32>
         /// `}` of an object, nothing otherwise.
         let closing: UInt8?
         /// The whole run with every value zero (its leading comma included).
@@ -50,8 +51,10 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         if isObject { pieces.append(UInt8(ascii: "{")) }
         var zeros = pieces
         var pieceEnds = InlineArray<count, Int32>(repeating: 0)
+        var nameStarts = InlineArray<count, Int32>(repeating: 0)
         for index in names.indices {
             let piece = (index == 0 ? [] : [UInt8(ascii: ",")]) + quoted(names[index]) + [UInt8(ascii: ":")]
+            nameStarts[index] = Int32(pieces.count + (index == 0 ? 1 : 2))
             pieces += piece
             pieceEnds[index] = Int32(pieces.count)
             zeros += piece + [UInt8(ascii: "0")]
@@ -62,7 +65,7 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         storage.initialize(
             to: Storage(
                 names: names, memberName: memberName, isObject: isObject, pieces: Self.immortalCopy(of: pieces).baseAddress!,
-                pieceEnds: pieceEnds, closing: closing, zeros: Self.immortalCopy(of: zeros)
+                pieceEnds: pieceEnds, nameStarts: nameStarts, closing: closing, zeros: Self.immortalCopy(of: zeros)
             )
         )
         self.storage = UnsafePointer(storage)
@@ -78,8 +81,15 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
     var memberName: StaticString? { storage.pointee.memberName }
     /// Whether the run is an object (a value or a member), rather than members of the current object.
     var isObject: Bool { storage.pointee.isObject }
+    /// What tells this run from the others (the same for its copies).
+    var identity: UnsafeRawPointer { UnsafeRawPointer(storage) }
     /// The name of the run's member at `index`.
     func name(at index: Int) -> StaticString { storage.pointee.names[index] }
+    /// The UTF-8 of that name, stored for as long as the run (so its address names it).
+    func nameBytes(at index: Int) -> UnsafeBufferPointer<UInt8> {
+        let start = Int(storage.pointee.nameStarts[index])
+        return UnsafeBufferPointer(start: storage.pointee.pieces + start, count: Int(storage.pointee.pieceEnds[index]) - 2 - start)
+    }
 
     /// Writes the run one member at a time, `value` writing the value of the member at an index, for
     /// encoders without a text of their own.

@@ -101,6 +101,15 @@ private let single = NumberMembers<1>(member: "only", object: ["x"])
         }
     }
 
+    /// A run names its members with its own copy of their UTF-8 (CSV columns are found by it).
+    @Test func runsKeepTheirNames() {
+        for run in [members, object, member] {
+            let names = (0..<3).map { String(decoding: run.nameBytes(at: $0), as: UTF8.self) }
+            #expect(names == ["packets", "ip_bytes", "a"])
+        }
+        #expect(String(decoding: single.nameBytes(at: 0), as: UTF8.self) == "x")
+    }
+
     /// A tiny buffer grows for each run: the text is that of a large one.
     @Test func runsWrittenAcrossBufferGrowth() {
         let small = bothTexts(capacity: 16, ManyRuns())
