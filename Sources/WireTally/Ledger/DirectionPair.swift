@@ -26,8 +26,19 @@ public struct DirectionPair<Value> {
     /// `get` copies the whole value (retaining every reference it holds) for each field read, and a
     /// `_read` accessor is compiled as a coroutine whose frame is allocated per call: for values holding
     /// references (arrays, classes) the per-packet paths read them through this, which is inlined.
+    /// On a pair stored in a class use `readInPlace`: this call copies that pair first.
     @inline(__always)
     public func read<Result>(_ index: Int, _ body: (Value) -> Result) -> Result {
+        index == 0 ? body(up) : body(down)
+    }
+
+    /// What `body` reads of the value of direction `index`, for a pair stored in a class. A
+    /// non-mutating call on a class's stored pair (`read`, the subscript's `get`) first copies the
+    /// whole pair — both values, every reference in them retained and released — because the class's
+    /// storage could change during the call; this one reaches the pair through an inout access, which
+    /// works in place. `body` only reads.
+    @inline(__always)
+    public mutating func readInPlace<Result>(_ index: Int, _ body: (Value) -> Result) -> Result {
         index == 0 ? body(up) : body(down)
     }
 

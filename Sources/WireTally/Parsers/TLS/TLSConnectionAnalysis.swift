@@ -51,27 +51,28 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     private var estimated = PrefixDiscardingArray<Estimated>()
     /// True once an exchange was estimated (the array's `isEmpty` is also true once all are discarded).
     private var hasEstimated: Bool { estimated.endIndex > 0 }
-    private var readers: [TLSRecordReader] = []
+    /// The record reader of each direction (a `let`: reading it on every packet retains nothing).
+    private let readers: DirectionPair<TLSRecordReader>
     private var runs = [OwnershipRuns(), OwnershipRuns()]
-    private var examined: [Int64] = [0, 0]
+    private var examined = DirectionPair<Int64>(0, 0)
     private var endedDirections = 0
     /// Exchange whose burst owns each direction's current run.
-    private var currentRun: [Int?] = [nil, nil]
+    private var currentRun = DirectionPair<Int?>(nil, nil)
     /// Where each direction's first alert record (a TLS 1.2 alert, or a TLS 1.3 close_notify) starts:
     /// packets from there on still belong to the current burst's bytes, but are not its last packet
     /// for timing (the client's close_notify after the last response is not part of the request).
-    private var closingFrom: [Int64?] = [nil, nil]
+    private var closingFrom = DirectionPair<Int64?>(nil, nil)
     private var lastApplicationDirection: FlowDirection?
-    private var changeCipherSpecSeen = [false, false]
+    private var changeCipherSpecSeen = DirectionPair(false, false)
     private var serverHelloDone = false
     private var serverSentType23 = false
     private var clientFinishedSeen = false
     private var awaitingClientFinished = false
     private var clientFinishedRecordOpen = false
-    private var inRecord = [false, false]
+    private var inRecord = DirectionPair(false, false)
     private var earlyDataRecords = 0
     /// A gap hit the direction between bursts: the next burst is flagged `gap`.
-    private var pendingGap = [false, false]
+    private var pendingGap = DirectionPair(false, false)
     private var endOfEarlyDataSeen = false
     private var sessionOnlyIfH2Unknown: Bool
 
@@ -118,12 +119,14 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
         self.keys = keys
         self.httpLimits = httpLimits
         decryption = keys == nil ? .notAttempted : .awaitingRecord
+        readers = DirectionPair(
+            TLSRecordReader(maxHandshakeMessage: maxHandshakeMessage, isClient: true),
+            TLSRecordReader(maxHandshakeMessage: maxHandshakeMessage, isClient: false))
         for direction in FlowDirection.allCases {
-            let reader = TLSRecordReader(maxHandshakeMessage: maxHandshakeMessage, isClient: direction == .up)
+            let reader = readers[direction.rawValue]
             reader.keepsProtectedRecords = keys != nil
             reader.isEncrypted = { [unowned self] _ in isProtected(direction) }
             reader.handler = { [unowned self] event in handle(event, direction: direction) }
-            readers.append(reader)
         }
     }
 
@@ -663,6 +666,7 @@ extension TLSConnectionAnalysis {
         clearRecords = DirectionPair([], [])
         heldRecords = []
         heldBytes = 0
-        for reader in readers { reader.keepsProtectedRecords = false }
+        readers.up.keepsProtectedRecords = false
+        readers.down.keepsProtectedRecords = false
     }
 }
