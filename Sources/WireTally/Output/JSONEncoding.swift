@@ -23,17 +23,38 @@ protocol JSONEncoding {
     mutating func timestamp(_ timestamp: Timestamp, digits: Int)
     /// Nanoseconds as milliseconds with microsecond resolution, e.g. `12.345`.
     mutating func milliseconds(_ nanoseconds: Int64)
+    /// An endpoint as a string: `ip:port`, `[ip]:port` for IPv6 (`IPAddress.endpoint(port:)`).
+    mutating func endpoint(_ address: IPAddress, port: UInt16)
     mutating func bool(_ value: Bool)
     mutating func null()
     /// A member with an integer value: `key(name)` then `integer(value)`, in one call (records have
     /// a hundred or more; the text encoder makes room for both at once).
     mutating func integerField(_ name: StaticString, _ value: Int)
+    /// The members `members` names with `values`, in order: `integerField` for each, in one call (the
+    /// text encoder writes the run at once).
+    mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>)
 }
 
 extension JSONEncoding {
     mutating func integerField(_ name: StaticString, _ value: Int) {
         key(name)
         integer(value)
+    }
+
+    mutating func endpoint(_ address: IPAddress, port: UInt16) {
+        string(address.endpoint(port: port))
+    }
+
+    mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>) {
+        for index in values.indices { integerField(members.names[index], values[index]) }
+    }
+
+    /// A member that is an object of the integer members `members` with `values`.
+    mutating func integerObject<let count: Int>(
+        _ name: StaticString, _ members: IntegerMembers<count>, _ values: InlineArray<count, Int>
+    ) {
+        key(name)
+        object { $0.integerMembers(members, values) }
     }
 }
 

@@ -73,6 +73,16 @@ struct JSONTextEncoder: JSONEncoding {
         appendValue(maximumCount: DecimalDigits.maximumMillisecondsCount) { DecimalDigits.writeMilliseconds(nanoseconds, to: $0) }
     }
 
+    mutating func endpoint(_ address: IPAddress, port: UInt16) {
+        guard !address.isIPv6 else { return string(address.endpoint(port: port)) }
+        appendValue(maximumCount: IPAddress.maximumIPv4EndpointCount + 2) { destination in
+            destination.pointee = UInt8(ascii: "\"")
+            let count = address.writeIPv4Text(port: port, to: destination + 1)
+            destination[count + 1] = UInt8(ascii: "\"")
+            return count + 2
+        }
+    }
+
     mutating func bool(_ value: Bool) {
         appendLiteral(value ? "true" : "false")
     }
@@ -134,6 +144,13 @@ struct JSONTextEncoder: JSONEncoding {
         space.pointee = UInt8(ascii: ",")
         let keyEnd = comma &+ Self.storeKey(UnsafeBufferPointer(start: name.utf8Start, count: count), at: space + comma)
         buffer.commit(keyEnd &+ DecimalDigits.write(value, to: space + keyEnd))
+        followsValue = true
+    }
+
+    mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>) {
+        let text = members.text
+        let space = buffer.freeSpace(atLeast: text.maximumCount)
+        buffer.commit(text.write(values, afterComma: followsValue, to: space))
         followsValue = true
     }
 

@@ -161,13 +161,12 @@ package enum RecordEncoding {
 
     /// `{"packets","ip_bytes","frame_bytes","payload_bytes"}`.
     static func counters<Encoder: JSONEncoding>(_ counters: TrafficCounters, to encoder: inout Encoder) {
-        encoder.object { encoder in
-            encoder.field("packets", counters.packets)
-            encoder.field("ip_bytes", counters.ipBytes)
-            encoder.field("frame_bytes", counters.frameBytes)
-            encoder.field("payload_bytes", counters.payloadBytes)
+        encoder.object {
+            $0.integerMembers(counterMembers, [counters.packets, counters.ipBytes, counters.frameBytes, counters.payloadBytes])
         }
     }
+
+    private static let counterMembers = IntegerMembers<4>(["packets", "ip_bytes", "frame_bytes", "payload_bytes"])
 
     /// One direction of a connection: totals, the contract's shortcut fields, and every category.
     static func direction<Encoder: JSONEncoding>(_ tally: DirectionTally, to encoder: inout Encoder) {
@@ -179,16 +178,14 @@ package enum RecordEncoding {
         _ tally: DirectionTally, missingBytes: Bool, to encoder: inout Encoder
     ) {
         let total = tally.total
-        encoder.field("packets", total.packets)
-        encoder.field("ip_bytes", total.ipBytes)
-        encoder.field("frame_bytes", total.frameBytes)
-        encoder.field("payload_bytes", total.payloadBytes)
-        encoder.field("setup_ip_bytes", tally.setup.ipBytes)
-        encoder.field("teardown_ip_bytes", tally.teardown.ipBytes)
-        encoder.field("ack_packets", tally.ack.packets)
-        encoder.field("ack_ip_bytes", tally.ack.ipBytes)
-        encoder.field("retransmitted_packets", tally.retransmission.packets)
-        encoder.field("retransmitted_bytes", tally.retransmittedPayloadBytes)
+        encoder.integerMembers(
+            directionMembers,
+            [
+                total.packets, total.ipBytes, total.frameBytes, total.payloadBytes, tally.setup.ipBytes,
+                tally.teardown.ipBytes, tally.ack.packets, tally.ack.ipBytes, tally.retransmission.packets,
+                tally.retransmittedPayloadBytes,
+            ]
+        )
         if missingBytes { encoder.field("missing_bytes", tally.missingBytes) }
         encoder.object("categories") { encoder in
             for category in PacketCategory.allCases {
@@ -197,6 +194,11 @@ package enum RecordEncoding {
             }
         }
     }
+
+    private static let directionMembers = IntegerMembers<10>([
+        "packets", "ip_bytes", "frame_bytes", "payload_bytes", "setup_ip_bytes", "teardown_ip_bytes", "ack_packets",
+        "ack_ip_bytes", "retransmitted_packets", "retransmitted_bytes",
+    ])
 
     /// Milliseconds with microsecond resolution, e.g. `12.345`.
     static func milliseconds(_ nanoseconds: Int64) -> String {
