@@ -13,10 +13,12 @@ public struct DirectionPair<Value> {
         self.down = down
     }
 
-    /// The value of direction `index` (`FlowDirection.rawValue`), changed in place.
+    /// The value of direction `index` (`FlowDirection.rawValue`), changed in place. A plain assignment
+    /// goes through `set` (inlined); `_modify`, for changes in place, is a coroutine call.
     @inline(__always)
     public subscript(index: Int) -> Value {
         get { index == 0 ? up : down }
+        set { if index == 0 { up = newValue } else { down = newValue } }
         _modify {
             if index == 0 { yield &up } else { yield &down }
         }

@@ -82,7 +82,13 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     /// Whether the connection is decrypted (see `decryptionStatus` for what is reported).
     package private(set) var decryption: TLSDecryption
     /// The plaintext layer, once the connection's secrets were found.
-    private(set) var plaintext: TLSPlaintextLayer?
+    private(set) var plaintext: TLSPlaintextLayer? {
+        didSet { unretainedPlaintext = plaintext.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `plaintext`, for the calls made on every packet (the ledger's questions, delivered offsets)
+    /// without retaining it: a call through the optional property retains and releases the layer each
+    /// time. Valid while `plaintext` holds the layer; none of those calls replaces `plaintext`.
+    private var unretainedPlaintext: Unmanaged<TLSPlaintextLayer>?
     /// Per direction: where the record being read starts, whether it was kept for decryption.
     private var recordStart = DirectionPair<Int64>(0, 0)
     private var recordKept = DirectionPair(false, false)
@@ -98,6 +104,8 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
 
     /// The plaintext layer while it is the connection's attribution (decrypted).
     private var decrypted: TLSPlaintextLayer? { decryption == .decrypted ? plaintext : nil }
+    /// `decrypted`, not retained (see `unretainedPlaintext`): for calls that cannot replace `plaintext`.
+    private var unretainedDecrypted: Unmanaged<TLSPlaintextLayer>? { decryption == .decrypted ? unretainedPlaintext : nil }
 
     /// Nothing is attributed yet: the secrets were found but no record opened, or records wait for
     /// secrets that may still be logged.
@@ -136,7 +144,8 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
         let d = direction.rawValue
         readers[d].feed(data, offset: offset, origin: origin)
         examined[d] = offset + Int64(data.count)
-        plaintext?.delivered(upTo: examined[d], direction)
+        let examinedEnd = examined[d]
+        unretainedPlaintext?._withUnsafeGuaranteedRef { $0.delivered(upTo: examinedEnd, direction) }
         if let k = currentRun[d], !data.isEmpty {
             extend(k, direction, to: examined[d], origin: offset < (closingFrom[d] ?? .max) ? origin : nil)
         }
@@ -145,7 +154,7 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     package func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
         readers[direction.rawValue].gap(offset: offset, length: length)
         examined[direction.rawValue] = offset + length
-        plaintext?.delivered(upTo: offset + length, direction)
+        unretainedPlaintext?._withUnsafeGuaranteedRef { $0.delivered(upTo: offset + length, direction) }
     }
 
     package func streamEnded(direction: FlowDirection) {
@@ -169,7 +178,7 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     /// they open this connection (TLS 1.2 sends the handshake in the clear up to the client's Finished;
     /// decrypted, it goes to the first exchange).
     package func examinedLength(_ direction: FlowDirection) -> Int64 {
-        if let decrypted { return decrypted.examinedLength(direction) }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.examinedLength(direction) } }
         return mode == .undecided || isWaitingForKeys || decryption == .awaitingRecord ? 0 : examined[direction.rawValue]
     }
 
@@ -178,29 +187,29 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     }
 
     package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
-        if let decrypted { return decrypted.ownerRun(at: offset, direction) }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.ownerRun(at: offset, direction) } }
         return runs[direction.rawValue].run(containing: offset)
     }
 
     package func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
-        if let decrypted { return decrypted.start(ofExchangeAfter: index, direction) }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.start(ofExchangeAfter: index, direction) } }
         return runs[direction.rawValue].start(ofExchangeAfter: index)
     }
 
     package func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
-        if let decrypted { return decrypted.end(ofExchangesThrough: index, direction) }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.end(ofExchangesThrough: index, direction) } }
         return runs[direction.rawValue].start(ofExchangeAfter: index)  // estimated exchanges follow each other
     }
 
-    package var splitsPacketsByShare: Bool { decrypted?.splitsPacketsByShare ?? false }
+    package var splitsPacketsByShare: Bool { unretainedDecrypted?._withUnsafeGuaranteedRef { $0.splitsPacketsByShare } ?? false }
 
     package var exchangeInFlight: Int? {
-        if let decrypted { return decrypted.exchangeInFlight }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.exchangeInFlight } }
         return endedDirections >= 2 || !hasEstimated || isWaitingForKeys ? nil : estimated.endIndex - 1
     }
 
     package var exchangeCount: Int {
-        if let decrypted { return decrypted.exchangeCount }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.exchangeCount } }
         return isWaitingForKeys ? 0 : estimated.endIndex
     }
 
@@ -213,7 +222,10 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
         return index < estimated.endIndex - 1 && currentRun[0] != index && currentRun[1] != index
     }
 
-    package func cancelTime(of index: Int) -> Timestamp? { decrypted?.cancelTime(of: index) }
+    package func cancelTime(of index: Int) -> Timestamp? {
+        guard let layer = unretainedDecrypted else { return nil }
+        return layer._withUnsafeGuaranteedRef { $0.cancelTime(of: index) }
+    }
 
     package func noteClientClose(exchange index: Int) { decrypted?.noteClientClose(exchange: index) }
 
