@@ -30,9 +30,13 @@ protocol JSONEncoding {
     /// A member with an integer value: `key(name)` then `integer(value)`, in one call (records have
     /// a hundred or more; the text encoder makes room for both at once).
     mutating func integerField(_ name: StaticString, _ value: Int)
-    /// The members `members` names with `values`, in order: `integerField` for each, in one call (the
-    /// text encoder writes the run at once).
-    mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>)
+    /// The run of members `members` with the integers `values`, in order (members of the current
+    /// object, an object value or a member that is an object, as `members` says): the text encoder
+    /// writes it at once.
+    mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>)
+    /// The run of members `members` with durations in milliseconds (`milliseconds(_:)` of
+    /// `nanoseconds`), -1 for a nil duration (HAR's "does not apply").
+    mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>)
 }
 
 extension JSONEncoding {
@@ -45,16 +49,14 @@ extension JSONEncoding {
         string(address.endpoint(port: port))
     }
 
-    mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>) {
-        for index in values.indices { integerField(members.names[index], values[index]) }
+    mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
+        members.encode(to: &self) { $1.integer(values[$0]) }
     }
 
-    /// A member that is an object of the integer members `members` with `values`.
-    mutating func integerObject<let count: Int>(
-        _ name: StaticString, _ members: IntegerMembers<count>, _ values: InlineArray<count, Int>
-    ) {
-        key(name)
-        object { $0.integerMembers(members, values) }
+    mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
+        members.encode(to: &self) { index, encoder in
+            if let duration = nanoseconds[index] { encoder.milliseconds(duration) } else { encoder.integer(-1) }
+        }
     }
 }
 

@@ -147,10 +147,33 @@ struct JSONTextEncoder: JSONEncoding {
         followsValue = true
     }
 
-    mutating func integerMembers<let count: Int>(_ members: IntegerMembers<count>, _ values: InlineArray<count, Int>) {
-        let text = members.text
-        let space = buffer.freeSpace(atLeast: text.maximumCount)
-        buffer.commit(text.write(values, afterComma: followsValue, to: space))
+    mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
+        let space = buffer.freeSpace(atLeast: members.maximumCount(valuesOfAtMost: DecimalDigits.maximumIntegerCount))
+        var allZero = true
+        for index in values.indices where values[index] != 0 {
+            allZero = false
+            break
+        }
+        buffer.commit(
+            allZero
+                ? members.writeZeros(afterComma: followsValue, to: space)
+                : members.write(afterComma: followsValue, to: space) { DecimalDigits.write(values[$0], to: $1) }
+        )
+        followsValue = true
+    }
+
+    mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
+        let space = buffer.freeSpace(atLeast: members.maximumCount(valuesOfAtMost: DecimalDigits.maximumMillisecondsCount))
+        buffer.commit(
+            members.write(afterComma: followsValue, to: space) { index, destination in
+                guard let duration = nanoseconds[index] else {
+                    destination[0] = UInt8(ascii: "-")
+                    destination[1] = UInt8(ascii: "1")
+                    return 2
+                }
+                return DecimalDigits.writeMilliseconds(duration, to: destination)
+            }
+        )
         followsValue = true
     }
 

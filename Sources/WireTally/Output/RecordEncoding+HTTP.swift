@@ -79,21 +79,21 @@ extension RecordEncoding {
     /// `{"blocked","dns","connect","ssl","send","wait","receive","total"}` in milliseconds (-1: the
     /// phase did not happen or cannot be seen on the wire).
     static func timing<Encoder: JSONEncoding>(_ timing: ExchangeTiming, to encoder: inout Encoder) {
-        func phase(_ name: StaticString, _ value: Double, to encoder: inout Encoder) {
-            encoder.key(name)
-            if value < 0 { encoder.integer(-1) } else { encoder.milliseconds(Int64((value * 1_000_000).rounded())) }
+        func phase(_ milliseconds: Double) -> Int64? {
+            milliseconds < 0 ? nil : Int64((milliseconds * 1_000_000).rounded())
         }
-        encoder.object { encoder in
-            phase("blocked", timing.blocked, to: &encoder)
-            phase("dns", timing.dns, to: &encoder)
-            phase("connect", timing.connect, to: &encoder)
-            phase("ssl", timing.ssl, to: &encoder)
-            phase("send", timing.send, to: &encoder)
-            phase("wait", timing.wait, to: &encoder)
-            phase("receive", timing.receive, to: &encoder)
-            phase("total", timing.total, to: &encoder)
-        }
+        encoder.durationMembers(
+            timingPhases,
+            nanoseconds: [
+                phase(timing.blocked), phase(timing.dns), phase(timing.connect), phase(timing.ssl), phase(timing.send),
+                phase(timing.wait), phase(timing.receive), phase(timing.total),
+            ]
+        )
     }
+
+    private static let timingPhases = NumberMembers<8>(
+        object: ["blocked", "dns", "connect", "ssl", "send", "wait", "receive", "total"]
+    )
 
     /// What HTTP/2 says of an exchange's stream (nil for HTTP/1.x): its messages' stream facts merged
     /// (the request's push and the response's reset are the stream's).
@@ -205,7 +205,7 @@ extension RecordEncoding {
         encoder.field("reason", message.reason)
         encoder.field("version", message.version)
         messageTimesAndBytes(message, digits: digits, to: &encoder)
-        encoder.integerObject("interim", interimMembers, [message.interimCount, message.interimBytes])
+        encoder.integerMembers(interimMember, [message.interimCount, message.interimBytes])
         messageBody(message, to: &encoder)
     }
 
@@ -235,8 +235,9 @@ extension RecordEncoding {
         }
     }
 
-    private static let messageByteMembers = IntegerMembers<4>(["start_line", "headers", "body", "framing"])
-    private static let interimMembers = IntegerMembers<2>(["count", "bytes"])
+    private static let messageByteMembers = NumberMembers<4>(["start_line", "headers", "body", "framing"])
+    private static let interimMember = NumberMembers<2>(member: "interim", object: ["count", "bytes"])
+    private static let afterCancelMember = NumberMembers<4>(member: "after_cancel", object: counterNames)
 
     /// `part / whole` with three decimals (`0.187`).
     static func thousandths(_ part: Int, of whole: Int) -> String {
@@ -260,9 +261,9 @@ extension RecordEncoding {
         encoder.object { encoder in
             directionFields(wire.tally(direction), missingBytes: false, to: &encoder)
             encoder.field("upgraded_payload_bytes", wire.upgradedPayloadBytes[direction.rawValue])
-            encoder.field("after_cancel") {
-                counters(cancelled ? wire.afterClientClose[direction.rawValue].total : TrafficCounters(), to: &$0)
-            }
+            counters(
+                cancelled ? wire.afterClientClose[direction.rawValue].total : TrafficCounters(), as: afterCancelMember, to: &encoder
+            )
         }
     }
 

@@ -161,12 +161,22 @@ package enum RecordEncoding {
 
     /// `{"packets","ip_bytes","frame_bytes","payload_bytes"}`.
     static func counters<Encoder: JSONEncoding>(_ counters: TrafficCounters, to encoder: inout Encoder) {
-        encoder.object {
-            $0.integerMembers(counterMembers, [counters.packets, counters.ipBytes, counters.frameBytes, counters.payloadBytes])
-        }
+        Self.counters(counters, as: counterObject, to: &encoder)
     }
 
-    private static let counterMembers = IntegerMembers<4>(["packets", "ip_bytes", "frame_bytes", "payload_bytes"])
+    /// `counters` written as `run` says (an object value, or a member that is one).
+    static func counters<Encoder: JSONEncoding>(
+        _ counters: TrafficCounters, as run: NumberMembers<4>, to encoder: inout Encoder
+    ) {
+        encoder.integerMembers(run, [counters.packets, counters.ipBytes, counters.frameBytes, counters.payloadBytes])
+    }
+
+    private static let counterObject = NumberMembers<4>(object: counterNames)
+    static let counterNames: InlineArray<4, StaticString> = ["packets", "ip_bytes", "frame_bytes", "payload_bytes"]
+    /// The members of `categories`, by `PacketCategory.rawValue`.
+    private static let categoryMembers = InlineArray<5, NumberMembers<4>> { rawValue in
+        NumberMembers(member: PacketCategory.allCases[rawValue].key, object: counterNames)
+    }
 
     /// One direction of a connection: totals, the contract's shortcut fields, and every category.
     static func direction<Encoder: JSONEncoding>(_ tally: DirectionTally, to encoder: inout Encoder) {
@@ -189,13 +199,12 @@ package enum RecordEncoding {
         if missingBytes { encoder.field("missing_bytes", tally.missingBytes) }
         encoder.object("categories") { encoder in
             for category in PacketCategory.allCases {
-                encoder.key(category.key)
-                counters(tally[category], to: &encoder)
+                counters(tally[category], as: categoryMembers[category.rawValue], to: &encoder)
             }
         }
     }
 
-    private static let directionMembers = IntegerMembers<10>([
+    private static let directionMembers = NumberMembers<10>([
         "packets", "ip_bytes", "frame_bytes", "payload_bytes", "setup_ip_bytes", "teardown_ip_bytes", "ack_packets",
         "ack_ip_bytes", "retransmitted_packets", "retransmitted_bytes",
     ])
