@@ -16,14 +16,15 @@ package struct CapturedPacket {
     /// The pcapng interface the packet was captured on (0 for pcap files).
     package var interfaceIndex: Int
     /// The process or app the file's blocks name for the packet (Apple's pcapng process information
-    /// blocks, PCAPdroid's pcapng UID mapping); `.none` otherwise. Owners written into the frame
-    /// itself (PKTAP header, PCAPdroid trailer) are read by `owner`.
-    package var recordedOwner: PacketOwner
+    /// blocks, PCAPdroid's pcapng UID mapping); nil otherwise. Owners written into the frame itself
+    /// (PKTAP header, PCAPdroid trailer) are read by `owner`. Kept out of line: inline, the owner's
+    /// two names made the packet ~170 bytes, copied with a call to memmove at every hand-on.
+    package var recordedOwner: RecordedOwner?
 
     package init(
         frameNumber: Int, timestamp: Timestamp, linkType: LinkType, originalLength: Int,
         bytes: UnsafeRawBufferPointer, fileIndex: Int = 0, interfaceIndex: Int = 0,
-        recordedOwner: PacketOwner = .none
+        recordedOwner: RecordedOwner? = nil
     ) {
         self.recordedOwner = recordedOwner
         self.frameNumber = frameNumber
@@ -41,12 +42,29 @@ package struct CapturedPacket {
     /// The process or app that sent or received the packet, as the capture records it: the file's
     /// blocks (`recordedOwner`), the PKTAP header, or a PCAPdroid trailer; nil when it names none.
     package var owner: PacketOwner? {
-        if recordedOwner.kind != .none { return recordedOwner }
+        if let recordedOwner { return recordedOwner.owner }
         switch linkType {
         case .pktap: return PKTAPHeader(bytes)?.owner
         case .ethernet: return PCAPdroidTrailer.owner(in: bytes, originalLength: originalLength)
         default: return nil
         }
+    }
+}
+
+/// The owner a capture file's blocks name for a packet, shared by the packets that name the same one
+/// (see `CapturedPacket.recordedOwner`). Immutable.
+package final class RecordedOwner: Sendable {
+    /// The owner (never of kind `.none`).
+    package let owner: PacketOwner
+
+    package init(_ owner: PacketOwner) { self.owner = owner }
+
+    /// `previous` when it names exactly `owner`, else a new one; nil for `.none`. Readers keep the
+    /// last one: consecutive packets mostly have the same owner, so this allocates once per change.
+    package static func reusing(_ previous: RecordedOwner?, for owner: PacketOwner) -> RecordedOwner? {
+        guard owner.kind != .none else { return nil }
+        if let previous, previous.owner == owner { return previous }
+        return RecordedOwner(owner)
     }
 }
 

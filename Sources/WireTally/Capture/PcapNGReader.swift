@@ -42,6 +42,8 @@ final class PcapNGReader: CaptureFileReader {
     private var packetCount = 0
     private var previousTimestamp = Timestamp(nanoseconds: 0)
     private var owners = PcapNGOwnerTable()
+    /// The owner of the last packet that named one, handed on again while packets name the same.
+    private var lastOwner: RecordedOwner?
 
     /// Reads the section header and the blocks before the first packet from `input`, which must
     /// start with a pcapng Section Header Block.
@@ -163,7 +165,7 @@ final class PcapNGReader: CaptureFileReader {
         let capturedLength: Int
         let originalLength: Int
         let dataOffset: Int
-        var origin = PacketOwner.none
+        var origin: RecordedOwner?
         if block.type == BlockType.simplePacket {
             guard let firstInterface = interfaces.first else { throw malformed("simple packet before any interface") }
             interfaceIndex = 0
@@ -183,8 +185,9 @@ final class PcapNGReader: CaptureFileReader {
                 throw malformed("captured length \(capturedLength) does not fit its \(block.length)-byte block")
             }
             if block.type == BlockType.enhancedPacket {
-                origin = owners.owner(
-                    ofOptions: bytes, from: dataOffset + (capturedLength + 3) & ~3, to: block.length - 4, byteOrder)
+                origin = RecordedOwner.reusing(lastOwner, for: owners.owner(
+                    ofOptions: bytes, from: dataOffset + (capturedLength + 3) & ~3, to: block.length - 4, byteOrder))
+                lastOwner = origin ?? lastOwner
             }
         }
         guard interfaceIndex < interfaces.count else {

@@ -13,7 +13,7 @@ final class PacketBatch: PipeBatch {
         var bytes: UnsafeRawBufferPointer
         var fileIndex: Int
         var interfaceIndex: Int
-        var recordedOwner: PacketOwner
+        var recordedOwner: RecordedOwner?
         /// The packet decoded by the reader, when `isDecoded`. Not optional: the analysing thread
         /// reads it in place, where unwrapping an optional would copy it.
         var decoded: DecodedPacket = .heldFragment

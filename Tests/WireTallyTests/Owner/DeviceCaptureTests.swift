@@ -93,6 +93,25 @@ import Testing
         #expect(index == truth.count)
     }
 
+    /// A pcapng reader hands on one `RecordedOwner` while consecutive packets name the same owner, a
+    /// new one only where the owner changes (the packet carries its owner out of line, allocated once
+    /// per change).
+    @Test(arguments: ["device-pktap.pcapng", "device-pcapdroid.pcapng"])
+    func recordedOwnerIsSharedWhileTheOwnerStays(file: String) throws {
+        var source = try CaptureFile.open(path: TestPaths.capture(file))
+        var previous: RecordedOwner?
+        var boxes = 0, changes = 0
+        while let packet = try source.nextPacket() {
+            guard let box = packet.recordedOwner else { continue }
+            #expect(box.owner.kind != .none)
+            if let previous, previous.owner == box.owner { #expect(previous === box) }
+            if previous !== box { boxes += 1 }
+            if previous?.owner != box.owner { changes += 1 }
+            previous = box
+        }
+        #expect(boxes == changes && changes > 1)
+    }
+
     @Test(arguments: ["device-pktap.pcap", "device-pcapdroid.pcapng"])
     func appFilterKeepsOneClientsTraffic(file: String) throws {
         var options = CaptureAnalyzer.Options()

@@ -51,27 +51,28 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     private var estimated = PrefixDiscardingArray<Estimated>()
     /// True once an exchange was estimated (the array's `isEmpty` is also true once all are discarded).
     private var hasEstimated: Bool { estimated.endIndex > 0 }
-    private var readers: [TLSRecordReader] = []
+    /// The record reader of each direction (a `let`: reading it on every packet retains nothing).
+    private let readers: DirectionPair<TLSRecordReader>
     private var runs = [OwnershipRuns(), OwnershipRuns()]
-    private var examined: [Int64] = [0, 0]
+    private var examined = DirectionPair<Int64>(0, 0)
     private var endedDirections = 0
     /// Exchange whose burst owns each direction's current run.
-    private var currentRun: [Int?] = [nil, nil]
+    private var currentRun = DirectionPair<Int?>(nil, nil)
     /// Where each direction's first alert record (a TLS 1.2 alert, or a TLS 1.3 close_notify) starts:
     /// packets from there on still belong to the current burst's bytes, but are not its last packet
     /// for timing (the client's close_notify after the last response is not part of the request).
-    private var closingFrom: [Int64?] = [nil, nil]
+    private var closingFrom = DirectionPair<Int64?>(nil, nil)
     private var lastApplicationDirection: FlowDirection?
-    private var changeCipherSpecSeen = [false, false]
+    private var changeCipherSpecSeen = DirectionPair(false, false)
     private var serverHelloDone = false
     private var serverSentType23 = false
     private var clientFinishedSeen = false
     private var awaitingClientFinished = false
     private var clientFinishedRecordOpen = false
-    private var inRecord = [false, false]
+    private var inRecord = DirectionPair(false, false)
     private var earlyDataRecords = 0
     /// A gap hit the direction between bursts: the next burst is flagged `gap`.
-    private var pendingGap = [false, false]
+    private var pendingGap = DirectionPair(false, false)
     private var endOfEarlyDataSeen = false
     private var sessionOnlyIfH2Unknown: Bool
 
@@ -81,7 +82,13 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     /// Whether the connection is decrypted (see `decryptionStatus` for what is reported).
     package private(set) var decryption: TLSDecryption
     /// The plaintext layer, once the connection's secrets were found.
-    private(set) var plaintext: TLSPlaintextLayer?
+    private(set) var plaintext: TLSPlaintextLayer? {
+        didSet { unretainedPlaintext = plaintext.map { Unmanaged.passUnretained($0) } }
+    }
+    /// `plaintext`, for the calls made on every packet (the ledger's questions, delivered offsets)
+    /// without retaining it: a call through the optional property retains and releases the layer each
+    /// time. Valid while `plaintext` holds the layer; none of those calls replaces `plaintext`.
+    private var unretainedPlaintext: Unmanaged<TLSPlaintextLayer>?
     /// Per direction: where the record being read starts, whether it was kept for decryption.
     private var recordStart = DirectionPair<Int64>(0, 0)
     private var recordKept = DirectionPair(false, false)
@@ -97,6 +104,8 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
 
     /// The plaintext layer while it is the connection's attribution (decrypted).
     private var decrypted: TLSPlaintextLayer? { decryption == .decrypted ? plaintext : nil }
+    /// `decrypted`, not retained (see `unretainedPlaintext`): for calls that cannot replace `plaintext`.
+    private var unretainedDecrypted: Unmanaged<TLSPlaintextLayer>? { decryption == .decrypted ? unretainedPlaintext : nil }
 
     /// Nothing is attributed yet: the secrets were found but no record opened, or records wait for
     /// secrets that may still be logged.
@@ -118,12 +127,14 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
         self.keys = keys
         self.httpLimits = httpLimits
         decryption = keys == nil ? .notAttempted : .awaitingRecord
+        readers = DirectionPair(
+            TLSRecordReader(maxHandshakeMessage: maxHandshakeMessage, isClient: true),
+            TLSRecordReader(maxHandshakeMessage: maxHandshakeMessage, isClient: false))
         for direction in FlowDirection.allCases {
-            let reader = TLSRecordReader(maxHandshakeMessage: maxHandshakeMessage, isClient: direction == .up)
+            let reader = readers[direction.rawValue]
             reader.keepsProtectedRecords = keys != nil
             reader.isEncrypted = { [unowned self] _ in isProtected(direction) }
             reader.handler = { [unowned self] event in handle(event, direction: direction) }
-            readers.append(reader)
         }
     }
 
@@ -133,7 +144,8 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
         let d = direction.rawValue
         readers[d].feed(data, offset: offset, origin: origin)
         examined[d] = offset + Int64(data.count)
-        plaintext?.delivered(upTo: examined[d], direction)
+        let examinedEnd = examined[d]
+        unretainedPlaintext?._withUnsafeGuaranteedRef { $0.delivered(upTo: examinedEnd, direction) }
         if let k = currentRun[d], !data.isEmpty {
             extend(k, direction, to: examined[d], origin: offset < (closingFrom[d] ?? .max) ? origin : nil)
         }
@@ -142,7 +154,7 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     package func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
         readers[direction.rawValue].gap(offset: offset, length: length)
         examined[direction.rawValue] = offset + length
-        plaintext?.delivered(upTo: offset + length, direction)
+        unretainedPlaintext?._withUnsafeGuaranteedRef { $0.delivered(upTo: offset + length, direction) }
     }
 
     package func streamEnded(direction: FlowDirection) {
@@ -166,7 +178,7 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     /// they open this connection (TLS 1.2 sends the handshake in the clear up to the client's Finished;
     /// decrypted, it goes to the first exchange).
     package func examinedLength(_ direction: FlowDirection) -> Int64 {
-        if let decrypted { return decrypted.examinedLength(direction) }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.examinedLength(direction) } }
         return mode == .undecided || isWaitingForKeys || decryption == .awaitingRecord ? 0 : examined[direction.rawValue]
     }
 
@@ -175,29 +187,29 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     }
 
     package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
-        if let decrypted { return decrypted.ownerRun(at: offset, direction) }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.ownerRun(at: offset, direction) } }
         return runs[direction.rawValue].run(containing: offset)
     }
 
     package func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
-        if let decrypted { return decrypted.start(ofExchangeAfter: index, direction) }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.start(ofExchangeAfter: index, direction) } }
         return runs[direction.rawValue].start(ofExchangeAfter: index)
     }
 
     package func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
-        if let decrypted { return decrypted.end(ofExchangesThrough: index, direction) }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.end(ofExchangesThrough: index, direction) } }
         return runs[direction.rawValue].start(ofExchangeAfter: index)  // estimated exchanges follow each other
     }
 
-    package var splitsPacketsByShare: Bool { decrypted?.splitsPacketsByShare ?? false }
+    package var splitsPacketsByShare: Bool { unretainedDecrypted?._withUnsafeGuaranteedRef { $0.splitsPacketsByShare } ?? false }
 
     package var exchangeInFlight: Int? {
-        if let decrypted { return decrypted.exchangeInFlight }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.exchangeInFlight } }
         return endedDirections >= 2 || !hasEstimated || isWaitingForKeys ? nil : estimated.endIndex - 1
     }
 
     package var exchangeCount: Int {
-        if let decrypted { return decrypted.exchangeCount }
+        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.exchangeCount } }
         return isWaitingForKeys ? 0 : estimated.endIndex
     }
 
@@ -210,7 +222,10 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
         return index < estimated.endIndex - 1 && currentRun[0] != index && currentRun[1] != index
     }
 
-    package func cancelTime(of index: Int) -> Timestamp? { decrypted?.cancelTime(of: index) }
+    package func cancelTime(of index: Int) -> Timestamp? {
+        guard let layer = unretainedDecrypted else { return nil }
+        return layer._withUnsafeGuaranteedRef { $0.cancelTime(of: index) }
+    }
 
     package func noteClientClose(exchange index: Int) { decrypted?.noteClientClose(exchange: index) }
 
@@ -663,6 +678,7 @@ extension TLSConnectionAnalysis {
         clearRecords = DirectionPair([], [])
         heldRecords = []
         heldBytes = 0
-        for reader in readers { reader.keepsProtectedRecords = false }
+        readers.up.keepsProtectedRecords = false
+        readers.down.keepsProtectedRecords = false
     }
 }

@@ -113,12 +113,12 @@ final class TLSDecryptor {
     }
 
     /// Opens the next protected record of `direction`. The direction's state is read in place
-    /// (`DirectionPair.read`; only the scalars compared afterwards are copied): copying the whole
-    /// `Direction` would retain its cipher, secret and buffers for every record.
+    /// (`DirectionPair.readInPlace`; only the scalars compared afterwards are copied): copying the
+    /// pair of `Direction`s would retain their ciphers, secrets and buffers for every record.
     func open(_ record: TLSProtectedRecord, _ direction: FlowDirection) -> Outcome {
         let d = direction.rawValue
-        let (stage, sequence, openedInStage) = directions.read(d) { ($0.stage, $0.sequence, $0.openedInStage) }
-        var opened = directions.read(d) { firstOpening(of: record, under: $0) }
+        let (stage, sequence, openedInStage) = directions.readInPlace(d) { ($0.stage, $0.sequence, $0.openedInStage) }
+        var opened = directions.readInPlace(d) { firstOpening(of: record, under: $0) }
         if opened == nil, isTLS13 {
             // Later key generations: 0-RTT rejected, handshake records without a logged secret.
             let expected = directions[d]  // the expected keys, kept for the next record
@@ -126,19 +126,19 @@ final class TLSDecryptor {
             while opened == nil, let next = Stage(rawValue: later.rawValue + 1) {
                 later = next
                 enter(later, direction)
-                opened = directions.read(d) { firstOpening(of: record, under: $0) }
+                opened = directions.readInPlace(d) { firstOpening(of: record, under: $0) }
                 if opened == nil { directions[d] = expected }
             }
         }
         // TLS 1.0 CBC: the next record's IV is this one's last ciphertext block (before an
         // encrypt-then-MAC MAC), whatever became of the record.
-        if directions.read(d, { $0.cipher?.chainedIV == true }), let cipher = directions[d].cipher {
+        if directions.readInPlace(d, { $0.cipher?.chainedIV == true }), let cipher = directions.readInPlace(d, { $0.cipher }) {
             let end = record.body.count - (cipher.encryptThenMAC ? cipher.mac?.length ?? 0 : 0)
             if end >= 16 { directions.update(d) { $0.chainIV = Array(record.body[(end - 16) ..< end]) } }
         }
         if let (opened, openedSequence) = opened {
             var result = opened
-            if directions.read(d, { $0.stage }) == stage { result.skippedRecords = Int(openedSequence - sequence) }
+            if directions.readInPlace(d, { $0.stage }) == stage { result.skippedRecords = Int(openedSequence - sequence) }
             directions.update(d) {
                 $0.sequence = openedSequence + 1
                 $0.openedInStage = true
@@ -211,7 +211,7 @@ final class TLSDecryptor {
         var messages: [(type: UInt8, body: [UInt8]?)] = []
         directions.update(direction.rawValue) { $0.handshake.scan(content) { messages.append(($0, $1)) } }
         for (type, body) in messages {
-            let stage = directions[direction.rawValue].stage
+            let stage = directions.readInPlace(direction.rawValue) { $0.stage }
             switch type {
             case 8 where direction == .down:  // EncryptedExtensions
                 sawEncryptedExtensions = true
@@ -221,7 +221,7 @@ final class TLSDecryptor {
             case 20 where stage == .handshake:  // Finished
                 enter(.application, direction)
             case 24 where stage == .application:  // KeyUpdate
-                guard let secret = directions[direction.rawValue].secret else { break }
+                guard let secret = directions.readInPlace(direction.rawValue, { $0.secret }) else { break }
                 let next = TLSRecordCipher.nextTrafficSecret(secret, sha384: suite.usesSHA384)
                 directions.update(direction.rawValue) {
                     $0.secret = next

@@ -79,7 +79,7 @@ final class TLSPlaintextLayer: StreamAttribution {
     /// The owner of a record without plaintext read now: setup before the direction's first plaintext,
     /// else the connection's latest exchange.
     private func controlOwner(_ direction: FlowDirection) -> Int32 {
-        guard maps[direction.rawValue].derivedEnd > 0, let child, child.exchangeCount > 0 else { return StreamOffsetMap.setupOwner }
+        guard maps.readInPlace(direction.rawValue, { $0.derivedEnd }) > 0, let child, child.exchangeCount > 0 else { return StreamOffsetMap.setupOwner }
         return Int32(clamping: child.exchangeCount - 1)
     }
 
@@ -115,7 +115,7 @@ final class TLSPlaintextLayer: StreamAttribution {
                 return .opened
             }
             let dataStart = record.offset + 5 + Int64(opened.leading)
-            let plainStart = maps[d].derivedEnd
+            let plainStart = maps.readInPlace(d) { $0.derivedEnd }
             maps.update(d) {
                 $0.append(start: record.offset, end: record.end, kind: .payload, dataStart: dataStart,
                           derivedLength: Int64(opened.plaintext.count), contentType: opened.contentType,
@@ -219,7 +219,7 @@ final class TLSPlaintextLayer: StreamAttribution {
         if lostFrom[d] != nil || gapFrom[d] != nil { return delivered[d] }
         let examined = child.examinedLength(direction)
         let splitsByShare = child.splitsPacketsByShare
-        return maps.read(d) { map in
+        return maps.readInPlace(d) { map in
             if examined >= map.derivedEnd { return map.carrierEnd }
             // Multiplexed: a record's header and protection are shared by its plaintext's owners, known
             // once all of it is examined.
@@ -236,15 +236,15 @@ final class TLSPlaintextLayer: StreamAttribution {
     func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
         let d = direction.rawValue
         guard let child else { return OwnerRun(owner: .nobody, end: .max) }
-        guard let index = maps.read(d, { $0.pieceIndex(carrier: offset) }) else {
-            if let first = maps.read(d, { $0.firstKeptStart }), offset < first {
+        guard let index = maps.readInPlace(d, { $0.pieceIndex(carrier: offset) }) else {
+            if let first = maps.readInPlace(d, { $0.firstKeptStart }), offset < first {
                 return OwnerRun(owner: discardedBefore > 0 ? StreamOwner(exchange: discardedBefore - 1) : .nobody, end: first)
             }
             // Past the mapped records: lost bytes, or the tail of a record the capture did not complete.
             if lostFrom[d] != nil || gapFrom[d] != nil { return OwnerRun(owner: .nobody, end: .max) }
             return OwnerRun(owner: owner(of: controlOwner(direction), child), end: .max)
         }
-        let piece = maps.read(d) { $0.pieces[index] }
+        let piece = maps.readInPlace(d) { $0.pieces[index] }
         switch piece.kind {
         case .lost:
             return OwnerRun(owner: .nobody, end: piece.end)
@@ -318,14 +318,14 @@ final class TLSPlaintextLayer: StreamAttribution {
 
     func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
         guard let derived = child?.start(ofExchangeAfter: index, direction) else { return nil }
-        return maps[direction.rawValue].carrierOffset(derived: derived)
+        return maps.readInPlace(direction.rawValue) { $0.carrierOffset(derived: derived) }
     }
 
     /// After the record that carries the last plaintext byte of the exchanges up to `index` (its
     /// trailing protection goes with that byte).
     func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
         guard let derived = child?.end(ofExchangesThrough: index, direction) else { return nil }
-        return maps[direction.rawValue].carrierEnd(ofDerivedBefore: derived)
+        return maps.readInPlace(direction.rawValue) { $0.carrierEnd(ofDerivedBefore: derived) }
     }
 
     var exchangeInFlight: Int? { child?.exchangeInFlight }
