@@ -328,8 +328,7 @@ package final class CaptureAnalyzer {
         // only reference to them, or taking one would copy them all.
         let kept = taking ? nil : application.exchanges
         for index in reported {
-            var exchange: HTTPExchange
-            if taking { exchange = application.takeExchange(index) } else { exchange = kept.unsafelyUnwrapped[index] }
+            var exchange = taking ? application.takeExchange(index) : kept.unsafelyUnwrapped[index]
             exchange.serverName = tls?.sni ?? application.resolution?.name
             if let tlsRecords {
                 exchange.tlsRecords = DirectionPair(
@@ -346,7 +345,7 @@ package final class CaptureAnalyzer {
             }
             connection.exchangesReported = exchange.index + 1
             let carrier = ExchangeConnection(connection, tls: application.tls, exchange: exchange)
-            emit(consume exchange, on: carrier, resolution: application.resolution, connectedAt: connection.synTime,
+            emit(exchange, on: carrier, resolution: application.resolution, connectedAt: connection.synTime,
                  connect: connect, tls: handshake, serverFIN: connection.serverFINTime)
         }
     }
