@@ -75,21 +75,29 @@ package struct IPAddress: Hashable, Comparable, Sendable, CustomStringConvertibl
     /// The dotted quad of an IPv4 address, then `:port` when given, formatted byte-wise (records
     /// carry two endpoints each; interpolation cost more than the rest of a field).
     private func ipv4Text(port: UInt16?) -> String {
-        let maximumCount = 21  // 255.255.255.255:65535
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maximumCount) { text in
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: Self.maximumIPv4EndpointCount) { text in
             guard let start = text.baseAddress else { return "" }
-            let value = UInt32(truncatingIfNeeded: low)
-            var count = DecimalDigits.write(Int(value >> 24), to: start)
-            for shift: UInt32 in [16, 8, 0] {
-                start[count] = UInt8(ascii: ".")
-                count += 1 + DecimalDigits.write(Int(value >> shift & 0xff), to: start + count + 1)
-            }
-            if let port {
-                start[count] = UInt8(ascii: ":")
-                count += 1 + DecimalDigits.write(Int(port), to: start + count + 1)
-            }
-            return String(decoding: UnsafeBufferPointer(start: start, count: count), as: UTF8.self)
+            return String(decoding: UnsafeBufferPointer(start: start, count: writeIPv4Text(port: port, to: start)), as: UTF8.self)
         }
+    }
+
+    /// The most bytes `writeIPv4Text(port:to:)` stores: `255.255.255.255:65535`.
+    static let maximumIPv4EndpointCount = 21
+
+    /// Stores the dotted quad of this IPv4 address, then `:port` when given, at `start` (room for
+    /// `maximumIPv4EndpointCount` bytes); returns how many bytes it stored.
+    func writeIPv4Text(port: UInt16?, to start: UnsafeMutablePointer<UInt8>) -> Int {
+        let value = UInt32(truncatingIfNeeded: low)
+        var count = DecimalDigits.write(Int(value >> 24), to: start)
+        for shift: UInt32 in [16, 8, 0] {
+            start[count] = UInt8(ascii: ".")
+            count += 1 + DecimalDigits.write(Int(value >> shift & 0xff), to: start + count + 1)
+        }
+        if let port {
+            start[count] = UInt8(ascii: ":")
+            count += 1 + DecimalDigits.write(Int(port), to: start + count + 1)
+        }
+        return count
     }
 
     private static func parseIPv6(_ text: String) -> IPAddress? {

@@ -10,7 +10,7 @@ struct CSVRowEncoder: JSONEncoding {
     let text: ByteBuffer
     private var columns: CSVColumnResolver
     /// Per column, its cell in this row.
-    private var cells: [Cell]
+    private let cells: Cells
     /// The object being written (`CSVColumnResolver`'s node), and the key of the next member.
     private var node: Int32 = 0
     private var pendingKey = CSVColumnResolver.Key(bytes: UnsafeBufferPointer(start: nil, count: 0), isLiteral: false)
@@ -28,14 +28,14 @@ struct CSVRowEncoder: JSONEncoding {
         self.columns = CSVColumnResolver(columns: columns)
         let text = ByteBuffer(capacity: 4096)
         self.text = text
-        cells = Array(repeating: Cell.none, count: columns.count)
+        cells = Cells(count: columns.count)
         json = JSONTextEncoder(appendingTo: text)
     }
 
     /// Forgets the last row's cells.
     mutating func reset() {
         text.removeAll()
-        for column in cells.indices { cells[column] = .none }
+        cells.buffer.update(repeating: .none)
         node = 0
         hasKey = false
     }
@@ -50,19 +50,32 @@ struct CSVRowEncoder: JSONEncoding {
         static let none = Cell(start: -1, end: -1, quoted: false)
     }
 
+    /// A row's cells, one per column, in memory of their own: a leaf's cell is stored without the
+    /// copy-on-write check an array in the encoder would make for every leaf.
+    private final class Cells {
+        let buffer: UnsafeMutableBufferPointer<Cell>
+
+        init(count: Int) {
+            buffer = .allocate(capacity: count)
+            buffer.initialize(repeating: .none)
+        }
+
+        deinit { buffer.deallocate() }
+    }
+
     /// The text of `column`'s cell (empty without one), valid until the next write.
     func cell(_ column: Int) -> UnsafeRawBufferPointer {
-        let cell = cells[column]
+        let cell = cells.buffer[column]
         guard cell.isWritten else { return UnsafeRawBufferPointer(start: nil, count: 0) }
         return UnsafeRawBufferPointer(rebasing: text.bytes[cell.start..<cell.end])
     }
 
-    var columnCount: Int { cells.count }
+    var columnCount: Int { cells.buffer.count }
 
     /// Runs `body` on the cells in column order and on the text they are in, valid until the next write.
     @inline(__always)
     func withCells<Result>(_ body: (UnsafeBufferPointer<Cell>, UnsafeRawBufferPointer) -> Result) -> Result {
-        cells.withUnsafeBufferPointer { body($0, text.bytes) }
+        body(UnsafeBufferPointer(cells.buffer), text.bytes)
     }
 
     mutating func key(_ name: StaticString) {
@@ -85,12 +98,19 @@ struct CSVRowEncoder: JSONEncoding {
         if jsonDepth > 0 || inArray {
             return writeJSON { json, encoder in json.object { inner in encoder.nested(in: &inner, body) } }
         }
-        let outer = node
-        // The record's own object has no key: it is node 0.
-        if hasKey { node = columns.node(of: pendingKey, in: node) }
-        hasKey = false
+        let outer = enterObject()
         body(&self)
         node = outer
+    }
+
+    /// Makes the object written under the pending key the current node (the record's own object has no
+    /// key: it is node 0); returns the node to go back to after it.
+    @inline(__always)
+    private mutating func enterObject() -> Int32 {
+        let outer = node
+        if hasKey { node = columns.node(of: pendingKey, in: node) }
+        hasKey = false
+        return outer
     }
 
     mutating func array(_ body: (inout CSVRowEncoder) -> Void) {
@@ -116,6 +136,19 @@ struct CSVRowEncoder: JSONEncoding {
     mutating func integer(_ value: Int) {
         if jsonDepth > 0 { return json.integer(value) }
         plain(maximumCount: DecimalDigits.maximumIntegerCount) { DecimalDigits.write(value, to: $0) }
+    }
+
+    /// A run's members straight into their cells (as `object` and `integer` would, without a call per
+    /// member through the run's generic path).
+    mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
+        guard jsonDepth == 0, !inArray else { return members.encode(to: &self) { $1.integer(values[$0]) } }
+        if let memberName = members.memberName { key(memberName) }
+        let outer = members.isObject ? enterObject() : node
+        for index in 0..<count {
+            key(members.name(at: index))
+            plain(maximumCount: DecimalDigits.maximumIntegerCount) { DecimalDigits.write(values[index], to: $0) }
+        }
+        node = outer
     }
 
     mutating func number(_ literal: String) {
@@ -186,8 +219,8 @@ struct CSVRowEncoder: JSONEncoding {
         guard !inArray, hasKey else { return }
         hasKey = false
         let column = Int(columns.column(of: pendingKey, in: node))
-        guard column >= 0, !cells[column].isWritten else { return }
-        cells[column] = Cell(
+        guard column >= 0, !cells.buffer[column].isWritten else { return }
+        cells.buffer[column] = Cell(
             start: start, end: text.count,
             quoted: mayNeedQuotes && Self.needsQuotes(UnsafeRawBufferPointer(rebasing: text.bytes[start...])))
     }

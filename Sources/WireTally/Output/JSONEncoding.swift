@@ -23,17 +23,40 @@ protocol JSONEncoding {
     mutating func timestamp(_ timestamp: Timestamp, digits: Int)
     /// Nanoseconds as milliseconds with microsecond resolution, e.g. `12.345`.
     mutating func milliseconds(_ nanoseconds: Int64)
+    /// An endpoint as a string: `ip:port`, `[ip]:port` for IPv6 (`IPAddress.endpoint(port:)`).
+    mutating func endpoint(_ address: IPAddress, port: UInt16)
     mutating func bool(_ value: Bool)
     mutating func null()
     /// A member with an integer value: `key(name)` then `integer(value)`, in one call (records have
     /// a hundred or more; the text encoder makes room for both at once).
     mutating func integerField(_ name: StaticString, _ value: Int)
+    /// The run of members `members` with the integers `values`, in order (members of the current
+    /// object, an object value or a member that is an object, as `members` says): the text encoder
+    /// writes it at once.
+    mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>)
+    /// The run of members `members` with durations in milliseconds (`milliseconds(_:)` of
+    /// `nanoseconds`), -1 for a nil duration (HAR's "does not apply").
+    mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>)
 }
 
 extension JSONEncoding {
     mutating func integerField(_ name: StaticString, _ value: Int) {
         key(name)
         integer(value)
+    }
+
+    mutating func endpoint(_ address: IPAddress, port: UInt16) {
+        string(address.endpoint(port: port))
+    }
+
+    mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
+        members.encode(to: &self) { $1.integer(values[$0]) }
+    }
+
+    mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
+        members.encode(to: &self) { index, encoder in
+            if let duration = nanoseconds[index] { encoder.milliseconds(duration) } else { encoder.integer(-1) }
+        }
     }
 }
 

@@ -73,6 +73,16 @@ struct JSONTextEncoder: JSONEncoding {
         appendValue(maximumCount: DecimalDigits.maximumMillisecondsCount) { DecimalDigits.writeMilliseconds(nanoseconds, to: $0) }
     }
 
+    mutating func endpoint(_ address: IPAddress, port: UInt16) {
+        guard !address.isIPv6 else { return string(address.endpoint(port: port)) }
+        appendValue(maximumCount: IPAddress.maximumIPv4EndpointCount + 2) { destination in
+            destination.pointee = UInt8(ascii: "\"")
+            let count = address.writeIPv4Text(port: port, to: destination + 1)
+            destination[count + 1] = UInt8(ascii: "\"")
+            return count + 2
+        }
+    }
+
     mutating func bool(_ value: Bool) {
         appendLiteral(value ? "true" : "false")
     }
@@ -134,6 +144,36 @@ struct JSONTextEncoder: JSONEncoding {
         space.pointee = UInt8(ascii: ",")
         let keyEnd = comma &+ Self.storeKey(UnsafeBufferPointer(start: name.utf8Start, count: count), at: space + comma)
         buffer.commit(keyEnd &+ DecimalDigits.write(value, to: space + keyEnd))
+        followsValue = true
+    }
+
+    mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
+        let space = buffer.freeSpace(atLeast: members.maximumCount(valuesOfAtMost: DecimalDigits.maximumIntegerCount))
+        var allZero = true
+        for index in values.indices where values[index] != 0 {
+            allZero = false
+            break
+        }
+        buffer.commit(
+            allZero
+                ? members.writeZeros(afterComma: followsValue, to: space)
+                : members.write(afterComma: followsValue, to: space) { DecimalDigits.write(values[$0], to: $1) }
+        )
+        followsValue = true
+    }
+
+    mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
+        let space = buffer.freeSpace(atLeast: members.maximumCount(valuesOfAtMost: DecimalDigits.maximumMillisecondsCount))
+        buffer.commit(
+            members.write(afterComma: followsValue, to: space) { index, destination in
+                guard let duration = nanoseconds[index] else {
+                    destination[0] = UInt8(ascii: "-")
+                    destination[1] = UInt8(ascii: "1")
+                    return 2
+                }
+                return DecimalDigits.writeMilliseconds(duration, to: destination)
+            }
+        )
         followsValue = true
     }
 

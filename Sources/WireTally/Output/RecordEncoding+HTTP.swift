@@ -11,19 +11,25 @@ extension RecordEncoding {
         to encoder: inout Encoder
     ) {
         let wire = connection.wire
-        let fallbackHost = exchange.serverName ?? connection.server.description
+        // the host of a request without a Host header (the closures below capture these, not the
+        // exchange and connection: those would be copied)
+        let serverName = exchange.serverName, server = connection.server
         encoder.object { encoder in
             encoder.field("type", "http")
             encoder.field("id", id)
             encoder.object("conn") { encoder in
                 encoder.field("id", connection.id)
                 encoder.field("transport", connection.transportName)
-                encoder.field("client", connection.clientEndpoint)
-                encoder.field("server", connection.serverEndpoint)
+                encoder.key("client")
+                encoder.endpoint(connection.client, port: connection.clientPort)
+                encoder.key("server")
+                encoder.endpoint(connection.server, port: connection.serverPort)
                 encoder.field("index", exchange.index)
             }
             ownerField(connection.owner, to: &encoder)
-            encoder.object("request", exchange.request) { request($1, fallbackHost: fallbackHost, digits: digits, to: &$0) }
+            encoder.object("request", exchange.request) { encoder, message in
+                request(message, fallbackHost: serverName ?? server.description, digits: digits, to: &encoder)
+            }
             encoder.object("response", exchange.response) { response($1, digits: digits, to: &$0) }
             encoder.object("wire") { encoder in
                 encoder.field("up") { exchangeDirection(wire, .up, cancelled: exchange.cancelledAt != nil, to: &$0) }
@@ -73,21 +79,21 @@ extension RecordEncoding {
     /// `{"blocked","dns","connect","ssl","send","wait","receive","total"}` in milliseconds (-1: the
     /// phase did not happen or cannot be seen on the wire).
     static func timing<Encoder: JSONEncoding>(_ timing: ExchangeTiming, to encoder: inout Encoder) {
-        func phase(_ name: StaticString, _ value: Double, to encoder: inout Encoder) {
-            encoder.key(name)
-            if value < 0 { encoder.integer(-1) } else { encoder.milliseconds(Int64((value * 1_000_000).rounded())) }
+        func phase(_ milliseconds: Double) -> Int64? {
+            milliseconds < 0 ? nil : Int64((milliseconds * 1_000_000).rounded())
         }
-        encoder.object { encoder in
-            phase("blocked", timing.blocked, to: &encoder)
-            phase("dns", timing.dns, to: &encoder)
-            phase("connect", timing.connect, to: &encoder)
-            phase("ssl", timing.ssl, to: &encoder)
-            phase("send", timing.send, to: &encoder)
-            phase("wait", timing.wait, to: &encoder)
-            phase("receive", timing.receive, to: &encoder)
-            phase("total", timing.total, to: &encoder)
-        }
+        encoder.durationMembers(
+            timingPhases,
+            nanoseconds: [
+                phase(timing.blocked), phase(timing.dns), phase(timing.connect), phase(timing.ssl), phase(timing.send),
+                phase(timing.wait), phase(timing.receive), phase(timing.total),
+            ]
+        )
     }
+
+    private static let timingPhases = NumberMembers<8>(
+        object: ["blocked", "dns", "connect", "ssl", "send", "wait", "receive", "total"]
+    )
 
     /// What HTTP/2 says of an exchange's stream (nil for HTTP/1.x): its messages' stream facts merged
     /// (the request's push and the response's reset are the stream's).
@@ -134,48 +140,61 @@ extension RecordEncoding {
     /// TLS records or QUIC packets.
     package static func flags(of exchange: HTTPExchange, on connection: ExchangeConnection) -> [String] {
         var flags: [String] = []
-        if exchange.request == nil { flags.append("no_request") }
-        if exchange.response == nil { flags.append("no_response") }
-        if exchange.upgraded { flags.append("upgraded") }
-        if exchange.cancelledAt != nil { flags.append("cancelled") }
+        forEachFlag(of: exchange, on: connection) { flags.append($0) }
+        return flags
+    }
+
+    /// `body` run on each flag name of `flags(of:on:)`, in order.
+    private static func forEachFlag(of exchange: HTTPExchange, on connection: ExchangeConnection, _ body: (String) -> Void) {
+        if exchange.request == nil { body("no_request") }
+        if exchange.response == nil { body("no_response") }
+        if exchange.upgraded { body("upgraded") }
+        if exchange.cancelledAt != nil { body("cancelled") }
         if let stream = http2Stream(of: exchange) {
-            if stream.pushedBy != nil { flags.append("pushed") }
-            if stream.resetErrorCode != nil && !stream.resetAfterEnd { flags.append("reset") }
-            if stream.refused { flags.append("refused") }
-            if stream.hpackError { flags.append("hpack_error") }
+            if stream.pushedBy != nil { body("pushed") }
+            if stream.resetErrorCode != nil && !stream.resetAfterEnd { body("reset") }
+            if stream.refused { body("refused") }
+            if stream.hpackError { body("hpack_error") }
         }
         if let stream = http3Stream(of: exchange) {
-            if stream.resetErrorCode != nil { flags.append("reset") }
-            if stream.qpackError { flags.append("qpack_error") }
+            if stream.resetErrorCode != nil { body("reset") }
+            if stream.qpackError { body("qpack_error") }
         }
-        if let request = exchange.request { flags += flagNames(request.flags, prefix: "request_") }
-        if let response = exchange.response { flags += flagNames(response.flags, prefix: "response_") }
+        if let flags = exchange.request?.flags, !flags.isEmpty {
+            for (flag, name) in requestFlagNames where flags.contains(flag) { body(name) }
+        }
+        if let flags = exchange.response?.flags, !flags.isEmpty {
+            for (flag, name) in responseFlagNames where flags.contains(flag) { body(name) }
+        }
         switch connection.protection {
         case .cleartext: break
-        case .estimated: flags += ["encrypted", "estimated"]
-        case .decrypted: flags += ["encrypted", "decrypted"]
-        case .encrypted: flags.append("encrypted")
+        case .estimated:
+            body("encrypted")
+            body("estimated")
+        case .decrypted:
+            body("encrypted")
+            body("decrypted")
+        case .encrypted: body("encrypted")
         }
-        return flags
     }
 
     /// The host a request was for: its Host header, else the authority of an absolute target, else
     /// the server address.
-    package static func host(of request: HTTPMessage, fallback: String) -> String {
+    package static func host(of request: HTTPMessage, fallback: @autoclosure () -> String) -> String {
         if let host = request.header("Host"), !host.isEmpty { return host }
         if let target = request.target, let schemeEnd = target.firstRange(of: "://") {
             let rest = target[schemeEnd.upperBound...]
             return String(rest.prefix { $0 != "/" && $0 != "?" })
         }
-        return fallback
+        return fallback()
     }
 
     private static func request<Encoder: JSONEncoding>(
-        _ message: HTTPMessage, fallbackHost: String, digits: Int, to encoder: inout Encoder
+        _ message: HTTPMessage, fallbackHost: @autoclosure () -> String, digits: Int, to encoder: inout Encoder
     ) {
         encoder.field("method", message.method)
         encoder.field("target", message.target)
-        encoder.field("host", host(of: message, fallback: fallbackHost))
+        encoder.field("host", host(of: message, fallback: fallbackHost()))
         encoder.field("version", message.version)
         messageTimesAndBytes(message, digits: digits, to: &encoder)
         messageBody(message, to: &encoder)
@@ -186,10 +205,7 @@ extension RecordEncoding {
         encoder.field("reason", message.reason)
         encoder.field("version", message.version)
         messageTimesAndBytes(message, digits: digits, to: &encoder)
-        encoder.object("interim") { encoder in
-            encoder.field("count", message.interimCount)
-            encoder.field("bytes", message.interimBytes)
-        }
+        encoder.integerMembers(interimMember, [message.interimCount, message.interimBytes])
         messageBody(message, to: &encoder)
     }
 
@@ -202,10 +218,7 @@ extension RecordEncoding {
         encoder.field("ts_first", timestamp: message.firstOrigin.timestamp, digits: digits)
         encoder.field("ts_last", timestamp: message.lastOrigin.timestamp, digits: digits)
         encoder.object("bytes") { encoder in
-            encoder.field("start_line", bytes.startLine)
-            encoder.field("headers", bytes.headers)
-            encoder.field("body", bytes.body)
-            encoder.field("framing", bytes.framing)
+            encoder.integerMembers(messageByteMembers, [bytes.startLine, bytes.headers, bytes.body, bytes.framing])
             // HTTP/2 and HTTP/3: control frames, the decoded header list and the compression ratio
             // (null when the header blocks were not decoded)
             if let decoded = message.http2?.headersDecodedBytes ?? message.http3?.headersDecodedBytes {
@@ -221,6 +234,10 @@ extension RecordEncoding {
             encoder.field("total", bytes.total + message.interimBytes)
         }
     }
+
+    private static let messageByteMembers = NumberMembers<4>(["start_line", "headers", "body", "framing"])
+    private static let interimMember = NumberMembers<2>(member: "interim", object: ["count", "bytes"])
+    private static let afterCancelMember = NumberMembers<4>(member: "after_cancel", object: counterNames)
 
     /// `part / whole` with three decimals (`0.187`).
     static func thousandths(_ part: Int, of whole: Int) -> String {
@@ -244,9 +261,9 @@ extension RecordEncoding {
         encoder.object { encoder in
             directionFields(wire.tally(direction), missingBytes: false, to: &encoder)
             encoder.field("upgraded_payload_bytes", wire.upgradedPayloadBytes[direction.rawValue])
-            encoder.field("after_cancel") {
-                counters(cancelled ? wire.afterClientClose[direction.rawValue].total : TrafficCounters(), to: &$0)
-            }
+            counters(
+                cancelled ? wire.afterClientClose[direction.rawValue].total : TrafficCounters(), as: afterCancelMember, to: &encoder
+            )
         }
     }
 
@@ -256,7 +273,6 @@ extension RecordEncoding {
         (.resynchronized, "resynchronized"), (.malformed, "malformed"), (.closeDelimited, "close_delimited"),
     ]
 
-    private static func flagNames(_ flags: HTTPMessageFlags, prefix: String) -> [String] {
-        messageFlagNames.filter { flags.contains($0.0) }.map { prefix + $0.1 }
-    }
+    private static let requestFlagNames = messageFlagNames.map { ($0.0, "request_" + $0.1) }
+    private static let responseFlagNames = messageFlagNames.map { ($0.0, "response_" + $0.1) }
 }

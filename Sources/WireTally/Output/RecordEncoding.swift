@@ -161,12 +161,21 @@ package enum RecordEncoding {
 
     /// `{"packets","ip_bytes","frame_bytes","payload_bytes"}`.
     static func counters<Encoder: JSONEncoding>(_ counters: TrafficCounters, to encoder: inout Encoder) {
-        encoder.object { encoder in
-            encoder.field("packets", counters.packets)
-            encoder.field("ip_bytes", counters.ipBytes)
-            encoder.field("frame_bytes", counters.frameBytes)
-            encoder.field("payload_bytes", counters.payloadBytes)
-        }
+        Self.counters(counters, as: counterObject, to: &encoder)
+    }
+
+    /// `counters` written as `run` says (an object value, or a member that is one).
+    static func counters<Encoder: JSONEncoding>(
+        _ counters: TrafficCounters, as run: NumberMembers<4>, to encoder: inout Encoder
+    ) {
+        encoder.integerMembers(run, [counters.packets, counters.ipBytes, counters.frameBytes, counters.payloadBytes])
+    }
+
+    private static let counterObject = NumberMembers<4>(object: counterNames)
+    static let counterNames: InlineArray<4, StaticString> = ["packets", "ip_bytes", "frame_bytes", "payload_bytes"]
+    /// The members of `categories`, by `PacketCategory.rawValue`.
+    private static let categoryMembers = InlineArray<5, NumberMembers<4>> { rawValue in
+        NumberMembers(member: PacketCategory.allCases[rawValue].key, object: counterNames)
     }
 
     /// One direction of a connection: totals, the contract's shortcut fields, and every category.
@@ -179,24 +188,26 @@ package enum RecordEncoding {
         _ tally: DirectionTally, missingBytes: Bool, to encoder: inout Encoder
     ) {
         let total = tally.total
-        encoder.field("packets", total.packets)
-        encoder.field("ip_bytes", total.ipBytes)
-        encoder.field("frame_bytes", total.frameBytes)
-        encoder.field("payload_bytes", total.payloadBytes)
-        encoder.field("setup_ip_bytes", tally.setup.ipBytes)
-        encoder.field("teardown_ip_bytes", tally.teardown.ipBytes)
-        encoder.field("ack_packets", tally.ack.packets)
-        encoder.field("ack_ip_bytes", tally.ack.ipBytes)
-        encoder.field("retransmitted_packets", tally.retransmission.packets)
-        encoder.field("retransmitted_bytes", tally.retransmittedPayloadBytes)
+        encoder.integerMembers(
+            directionMembers,
+            [
+                total.packets, total.ipBytes, total.frameBytes, total.payloadBytes, tally.setup.ipBytes,
+                tally.teardown.ipBytes, tally.ack.packets, tally.ack.ipBytes, tally.retransmission.packets,
+                tally.retransmittedPayloadBytes,
+            ]
+        )
         if missingBytes { encoder.field("missing_bytes", tally.missingBytes) }
         encoder.object("categories") { encoder in
             for category in PacketCategory.allCases {
-                encoder.key(category.key)
-                counters(tally[category], to: &encoder)
+                counters(tally[category], as: categoryMembers[category.rawValue], to: &encoder)
             }
         }
     }
+
+    private static let directionMembers = NumberMembers<10>([
+        "packets", "ip_bytes", "frame_bytes", "payload_bytes", "setup_ip_bytes", "teardown_ip_bytes", "ack_packets",
+        "ack_ip_bytes", "retransmitted_packets", "retransmitted_bytes",
+    ])
 
     /// Milliseconds with microsecond resolution, e.g. `12.345`.
     static func milliseconds(_ nanoseconds: Int64) -> String {

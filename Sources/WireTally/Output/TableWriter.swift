@@ -72,8 +72,9 @@ package final class TableWriter: OffThreadRecordWriter {
         let up = wire.tally(.up).total.ipBytes, down = wire.tally(.down).total.ipBytes
         let first = exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
         let method = exchange.request?.method ?? "-"
-        let fallbackHost = exchange.serverName ?? connection.server.description
-        let host = exchange.request.map { RecordEncoding.host(of: $0, fallback: fallbackHost) } ?? connection.serverEndpoint
+        let host = exchange.request.map {
+            RecordEncoding.host(of: $0, fallback: exchange.serverName ?? connection.server.description)
+        } ?? connection.serverEndpoint
         // Encrypted exchanges have no target: show the server they went to.
         let target = exchange.request?.target ?? ""
         let url = target.hasPrefix("/") ? host + target : target.isEmpty ? "https://" + host : target
