@@ -68,16 +68,15 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     }
 
     private func undecidedOffset(_ side: Side) -> Int64? {
-        guard side.hasMessage, !side.message.announced else { return nil }
-        return side.message.start
+        guard let message = side.message, !message.announced else { return nil }
+        return message.start
     }
 
     /// How much of exchange `index`'s message in `direction` has been read, while it is the message
     /// being read (nil otherwise: not begun, or finished and delivered).
     package func messageRead(ofExchange index: Int, _ direction: FlowDirection) -> HTTPMessageRead? {
-        let side = side(direction)
-        guard side.hasMessage, side.message.announced, side.message.exchangeIndex == index else { return nil }
-        return HTTPMessageRead(bytes: side.message.bytes, interimBytes: side.message.interimBytes)
+        guard let message = side(direction).message, message.announced, message.exchangeIndex == index else { return nil }
+        return HTTPMessageRead(bytes: message.bytes, interimBytes: message.interimBytes)
     }
 
     // MARK: TCPStreamConsumer
@@ -159,8 +158,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// struct inside an optional, every take-and-put-back (and some reads) moved or copied the whole
     /// builder.
     ///
-    /// Each side has one for all its messages (`Side.message`, restarted for each: `restart`): no
-    /// allocation and deallocation per message.
+    /// A finished builder is reused for its direction's next message (`restart`): no allocation and
+    /// deallocation per message.
     private final class Builder {
         private(set) var kind: HTTPMessage.Kind
         private(set) var start: Int64
@@ -277,12 +276,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var sniffer: StartLineSniffer
         var line: [UInt8] = []
         var lineStart: Int64 = 0
-        /// The message being built, when `hasMessage`: one builder for all of the direction's messages,
-        /// restarted for each (`startMessage`). A `let`, so the parser reaches it through the side with
-        /// no retain and release (as an optional `var`, each access retained and released it).
-        let message: Builder
-        /// Whether a message is being built (in `message`); false between messages.
-        var hasMessage = false
+        var message: Builder?
         /// How many header fields, and of how many bytes, the direction's last message had: the next
         /// message's fields are reserved for as many (messages of a connection tend to look alike)
         /// instead of growing field by field.
@@ -291,19 +285,21 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var ended = false
         var endPending = false
         var held: [Held] = []
+        /// The direction's last finished builder, to be restarted for its next message.
+        var spare: Builder?
         var heldBytes = 0
         var position: Int64 = 0
 
-        /// Opens a message beginning at `start` in `message`.
-        func startMessage(start: Int64, origin: PacketOrigin) {
-            message.restart(kind: message.kind, start: start, origin: origin)
-            hasMessage = true
+        /// The builder of a message beginning at `start`: the spare one when there is one.
+        func newMessage(start: Int64, origin: PacketOrigin) -> Builder {
+            let kind: HTTPMessage.Kind = direction == .up ? .request : .response
+            guard let builder = spare.take() else { return Builder(kind: kind, start: start, origin: origin) }
+            builder.restart(kind: kind, start: start, origin: origin)
+            return builder
         }
 
         init(direction: FlowDirection, maxLine: Int) {
             self.direction = direction
-            message = Builder(kind: direction == .up ? .request : .response, start: 0,
-                              origin: PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0)))
             sniffer = StartLineSniffer(isResponse: direction == .down, strict: true, maxLength: maxLine)
             line.reserveCapacity(256)
         }
@@ -327,14 +323,14 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             return
         }
         // Messages opened in this packet start with its origin; one open before it continues here.
-        if side.hasMessage { side.message.lastOrigin = origin }
+        side.message?.lastOrigin = origin
         var i = 0
         while i < n {
             switch side.state {
             case .startLine:
                 i = startLine(side, p, n, i, offset: offset, origin: origin)
             case .headers:
-                let room = limits.maxHeaderBytes - (side.hasMessage ? side.message.bytes.startLine + side.message.bytes.headers : 0)
+                let room = limits.maxHeaderBytes - (side.message.map { $0.bytes.startLine + $0.bytes.headers } ?? 0)
                 i = takeLine(side, p, n, i, offset: offset, limit: room, onLine: { headerLine(side, $0) },
                              onOverflow: { tooLarge(side) })
             case let .body(remaining):
@@ -353,11 +349,11 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             case let .chunkDataEnd(sawCR):
                 let byte = p[i]
                 if byte == HTTP1Syntax.lf {
-                    if side.hasMessage { side.message.bytes.framing += 1 }
+                    side.message?.bytes.framing += 1
                     side.state = .chunkSize
                     i += 1
                 } else if byte == HTTP1Syntax.cr && !sawCR {
-                    if side.hasMessage { side.message.bytes.framing += 1 }
+                    side.message?.bytes.framing += 1
                     side.state = .chunkDataEnd(sawCR: true)
                     i += 1
                 } else {
@@ -365,7 +361,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                     side.skipToLineEnd = true
                 }
             case .trailers:
-                let room = limits.maxHeaderBytes - (side.hasMessage ? side.message.trailerBytes : 0)
+                let room = limits.maxHeaderBytes - (side.message?.trailerBytes ?? 0)
                 i = takeLine(side, p, n, i, offset: offset, limit: room, onLine: { trailerLine(side, $0) },
                              onOverflow: { tooLarge(side) })
             case .closeDelimited:
@@ -383,8 +379,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     /// Counts, decodes and retains body bytes.
     private func consumeBody(_ side: Side, _ bytes: UnsafeRawBufferPointer) {
-        guard side.hasMessage else { return }
-        let message = side.message
+        guard let message = side.message else { return }
         message.bytes.body += bytes.count
         message.decoder?.feed(bytes)
         // Body retention (off when `retainedBodyBytes` is 0): raw bytes of a body without coding.
@@ -442,21 +437,21 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 // Empty lines found while seeking belong to no message.
                 side.sniffer.reset(strict: true)
                 side.clearLine()
-                side.hasMessage = false
+                side.message = nil
                 i += 1
                 continue
             }
             // The first byte opens the message (its start); the bytes after it are checked in one run.
-            let (fed, verdict) = !side.hasMessage
+            let (fed, verdict) = side.message == nil
                 ? (1, side.sniffer.feed(byte))
                 : side.sniffer.feed(UnsafeBufferPointer(start: p + i, count: n - i))
             if verdict == .rejected {
                 // The last byte fed is rejected; the ones before it belong to the line.
                 let rejected = i + fed - 1
                 side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: fed - 1))
-                if side.sniffer.isOverLength && side.hasMessage && side.message.announced {
+                if side.sniffer.isOverLength && side.message?.announced == true {
                     // A start line in sync longer than the header cap.
-                    side.message.bytes.startLine += side.line.count
+                    side.message?.bytes.startLine += side.line.count
                     tooLarge(side)
                     return n
                 }
@@ -465,8 +460,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 side.skipToLineEnd = true
                 return rejected
             }
-            if !side.hasMessage {
-                side.startMessage(start: offset + Int64(i), origin: origin)
+            if side.message == nil {
+                side.message = side.newMessage(start: offset + Int64(i), origin: origin)
                 if side.mode == .inSync, !announce(side) { return n }
             }
             side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: fed))
@@ -482,8 +477,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// Reports the message start and gives it its exchange index; false when it is a request past the
     /// cap on open requests (the client direction stops instead).
     private func announce(_ side: Side) -> Bool {
-        guard side.hasMessage, !side.message.announced else { return true }
-        let message = side.message
+        guard let message = side.message, !message.announced else { return true }
         if message.kind == .request
             && (pending.count - pendingHead >= limits.maxOpenRequests || limits.openRequestsTotal?.isExhausted == true)
         {
@@ -511,8 +505,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// The open requests keep their place in the queue, so the responses still pair with them in order.
     private func stopAtOpenRequestCap(_ side: Side) {
         reachedOpenRequestCap = true
-        delegate.httpUnparsed(direction: side.direction, from: side.hasMessage ? side.message.start : side.position)
-        side.hasMessage = false
+        delegate.httpUnparsed(direction: side.direction, from: side.message?.start ?? side.position)
+        side.message = nil
         side.clearLine()
         side.state = .stopped
     }
@@ -523,8 +517,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         let leading = side.sniffer.leading
         side.line.withUnsafeBytes { raw in
             let text = HTTP1Syntax.content(UnsafeRawBufferPointer(rebasing: raw[leading...]))
-            guard side.hasMessage else { return }
-            let message = side.message
+            guard let message = side.message else { return }
             message.bytes.startLine += raw.count
             if message.kind == .request {
                 let first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
@@ -553,19 +546,19 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     /// The bytes at `offset` cannot start (or continue) a start line.
     private func rejectStartLine(_ side: Side, at offset: Int64) {
-        if side.hasMessage, side.message.announced {
-            side.message.bytes.startLine += side.line.count
+        if let message = side.message, message.announced {
+            side.message?.bytes.startLine += side.line.count
             side.clearLine()
             let end = finishMessage(side, adding: [.malformed, .incomplete])
             delegate.httpUnparsed(direction: side.direction, from: end)
         } else if side.mode != .seeking {
-            delegate.httpUnparsed(direction: side.direction, from: side.hasMessage ? side.message.start : offset)
+            delegate.httpUnparsed(direction: side.direction, from: side.message?.start ?? offset)
         }
         seek(side)
     }
 
     private func seek(_ side: Side) {
-        side.hasMessage = false
+        side.message = nil
         side.state = .startLine
         side.mode = .seeking
         side.skipToLineEnd = false
@@ -576,8 +569,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     // MARK: Header blocks
 
     private func headerLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
-        guard side.hasMessage else { return }
-        let message = side.message
+        guard let message = side.message else { return }
         message.bytes.headers += line.count
         let text = HTTP1Syntax.content(line)
         if text.isEmpty {
@@ -599,8 +591,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     }
 
     private func trailerLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
-        guard side.hasMessage else { return }
-        let message = side.message
+        guard let message = side.message else { return }
         message.bytes.framing += line.count
         message.trailerBytes += line.count
         if HTTP1Syntax.content(line).isEmpty {
@@ -615,7 +606,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             loseSync(side, at: side.lineStart, flags: .malformed)
             return
         }
-        if side.hasMessage { side.message.bytes.framing += line.count }
+        side.message?.bytes.framing += line.count
         side.state = size == 0 ? .trailers : .chunkData(remaining: size)
     }
 
@@ -653,8 +644,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     }
 
     private func headersComplete(_ side: Side) {
-        guard side.hasMessage else { return }
-        let message = side.message
+        guard let message = side.message else { return }
         side.lastHeaderFields = message.headerFields.count
         side.lastHeaderBytes = message.headerFields.byteCount
         var body: Framing
@@ -715,7 +705,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         case .chunked:
             side.state = .chunkSize
         case .closeDelimited:
-            message.flags.insert(.closeDelimited)
+            side.message?.flags.insert(.closeDelimited)
             side.state = .closeDelimited
         case .invalid:
             loseSync(side, at: message.end, flags: .malformed)
@@ -727,10 +717,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     /// The message ended cleanly; the next byte starts another.
     private func complete(_ side: Side) {
-        let open = side.hasMessage
-        let wasRequest = open && side.message.kind == .request
-        let mayUpgrade = open && side.message.mayUpgrade
-        let index = open ? side.message.exchangeIndex : -1
+        let wasRequest = side.message?.kind == .request
+        let mayUpgrade = side.message?.mayUpgrade ?? false
+        let index = side.message?.exchangeIndex ?? -1
         let end = finishMessage(side, adding: [])
         side.state = .startLine
         side.mode = .inSync
@@ -745,9 +734,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// Reports the message being built (if announced); returns where it ends on the stream.
     @discardableResult
     private func finishMessage(_ side: Side, adding flags: HTTPMessageFlags) -> Int64 {
-        guard side.hasMessage else { return side.position }
-        side.hasMessage = false
-        let built = side.message
+        guard let built = side.message.take() else { return side.position }
         guard built.announced else { return built.start }
         built.flags.formUnion(flags)
         if built.kind == .response, built.request == nil, built.flags.contains(.incomplete),
@@ -780,8 +767,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             contentEncoding: built.contentEncoding.take(), decodedBodyBytes: decoded, flags: built.flags,
             retainedBody: retained)
         delegate.httpMessageFinished(message, direction: side.direction)
-        // The builder is restarted for the direction's next message (callers still reading this one's
-        // index or kind are done before another message starts on this side).
+        // Reused for the direction's next message (callers still reading this one's index or kind
+        // are done before another message starts on this side).
+        side.spare = built
         return end
     }
 
@@ -789,11 +777,11 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     private func countPartialLine(_ side: Side) {
         let count = side.line.count
         side.clearLine()
-        guard count > 0, side.hasMessage, side.message.announced else { return }
+        guard count > 0, side.message?.announced == true else { return }
         switch side.state {
-        case .startLine: side.message.bytes.startLine += count
-        case .headers: side.message.bytes.headers += count
-        case .chunkSize, .trailers: side.message.bytes.framing += count
+        case .startLine: side.message!.bytes.startLine += count
+        case .headers: side.message!.bytes.headers += count
+        case .chunkSize, .trailers: side.message!.bytes.framing += count
         default: break
         }
     }
@@ -802,11 +790,11 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// there on are unparsed until a plausible start line is found.
     private func loseSync(_ side: Side, at offset: Int64, flags: HTTPMessageFlags, discardLine: Bool = false) {
         if discardLine { side.clearLine() } else { countPartialLine(side) }
-        if side.hasMessage, side.message.announced {
+        if let message = side.message, message.announced {
             let end = finishMessage(side, adding: flags.union(.incomplete))
             delegate.httpUnparsed(direction: side.direction, from: end)
         } else if !(side.mode == .seeking && isStartLine(side.state)) {
-            delegate.httpUnparsed(direction: side.direction, from: side.hasMessage ? side.message.start : offset)
+            delegate.httpUnparsed(direction: side.direction, from: side.message?.start ?? offset)
         }
         seek(side)
         if discardLine { side.skipToLineEnd = true }
@@ -860,7 +848,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         case .startLine:
             // A gap starting right between two messages holds the start of at least one message.
             // (At the stream start, a start line cut before it could be recognised counts as lost too.)
-            if side.mode != .seeking && !(side.hasMessage && side.message.announced) { accountLostMessage(side) }
+            if side.mode != .seeking && side.message?.announced != true { accountLostMessage(side) }
             loseSync(side, at: offset, flags: .gap)
         case .headers, .chunkSize, .chunkDataEnd, .trailers:
             loseSync(side, at: offset, flags: .gap)
@@ -868,10 +856,10 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     }
 
     private func bodyGap(_ side: Side, _ length: Int64) {
-        guard side.hasMessage else { return }
-        side.message.bytes.body += Int(length)
-        side.message.flags.insert(.gap)
-        side.message.decoder?.noteGap()
+        guard side.message != nil else { return }
+        side.message!.bytes.body += Int(length)
+        side.message!.flags.insert(.gap)
+        side.message!.decoder?.noteGap()
     }
 
     private func end(_ side: Side) {
@@ -887,16 +875,16 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         case .closeDelimited:
             finishMessage(side, adding: [])
         default:
-            if side.hasMessage {
-                if side.message.announced {
+            if let message = side.message {
+                if message.announced {
                     countPartialLine(side)
                     finishMessage(side, adding: .incomplete)
                 } else if side.mode == .initial {
-                    delegate.httpUnparsed(direction: side.direction, from: side.message.start)
+                    delegate.httpUnparsed(direction: side.direction, from: message.start)
                 }
             }
         }
-        side.hasMessage = false
+        side.message = nil
         side.line.removeAll()
         side.state = .stopped
         if side === down { resumeHeldClientIfAnswered() }
@@ -955,7 +943,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var switchable = false
         if case let .awaitingUpgrade(held) = up.state, held == exchange {
             switchable = true
-        } else if isStartLine(up.state), up.mode == .inSync, !up.hasMessage, up.line.isEmpty, up.position == requestEnd {
+        } else if isStartLine(up.state), up.mode == .inSync, up.message == nil, up.line.isEmpty, up.position == requestEnd {
             switchable = true
         }
         guard switchable else { return }
