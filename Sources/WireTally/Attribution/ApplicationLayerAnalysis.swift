@@ -65,6 +65,14 @@ package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributi
         }
     }
 
+    /// Exchange `index` for its record when it is discarded right after (`discardExchanges(before:)`
+    /// past it follows before anything reads the exchanges again): cleartext HTTP/1.x moves it out (no
+    /// copy of it, no retain of its messages), the other layers give a copy.
+    package func takeExchange(_ index: Int) -> HTTPExchange {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.takeExchange(index) } }
+        return exchanges[index]
+    }
+
     /// Drops the exchanges before `index`, once their records are written and the ledger has sealed
     /// them.
     package func discardExchanges(before index: Int) {

@@ -212,6 +212,16 @@ package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate
         http1Exchanges[index].readAtCancel = DirectionPair(read(.up), read(.down))
     }
 
+    /// Exchange `index`, moved out for its record when it is discarded right after: until
+    /// `discardExchanges(before:)` drops it, its place holds an exchange with nothing but its index, so
+    /// nothing may read the exchanges in between. After an h2c upgrade, a copy of the HTTP/2 analysis's.
+    package func takeExchange(_ index: Int) -> HTTPExchange {
+        if let upgrade { return upgrade.http2.exchanges[index] }
+        var taken = HTTPExchange(index: index)
+        swap(&taken, &http1Exchanges[index])
+        return taken
+    }
+
     /// Drops the exchanges before `index`, once their records are written: they are final and sealed
     /// (nothing parsed later changes them), so nothing reads them any more. Indices stay the same.
     /// Their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).

@@ -282,10 +282,9 @@ package struct ConnectionLedger: Sendable {
     package func unattributed(_ direction: FlowDirection) -> TrafficCounters { unattributed[direction.rawValue] }
 
     /// The wire cost of exchange `index` (zero when it owns nothing); not of a discarded exchange.
-    package func exchange(_ index: Int) -> ExchangeWire {
-        precondition(index >= exchanges.startIndex, "exchange \(index) was discarded")
-        return index < exchanges.endIndex ? exchanges[index] : ExchangeWire()
-    }
+    /// On a connection's ledger, `connection.ledger.exchanges.wire(index)` is the same without a copy
+    /// of the whole ledger.
+    package func exchange(_ index: Int) -> ExchangeWire { exchanges.wire(index) }
 
     /// Drops the entries of the exchanges before `index`, all sealed (`index <= sealedCount`): their
     /// records are written, nothing reads or changes them any more.
@@ -426,5 +425,16 @@ package struct ConnectionLedger: Sendable {
 
     private mutating func growExchanges(to index: Int) {
         while exchanges.endIndex <= index { exchanges.append(ExchangeWire()) }
+    }
+}
+
+extension PrefixDiscardingArray<ExchangeWire> {
+    /// `ConnectionLedger.exchange(_:)` on the ledger's `exchanges`. A method called on a ledger that is a
+    /// class's property (`connection.ledger.exchange(i)`) is given a copy of the whole ledger (its
+    /// arrays retained, hundreds of bytes moved); called on `connection.ledger.exchanges`, only this
+    /// array is.
+    package func wire(_ index: Int) -> ExchangeWire {
+        precondition(index >= startIndex, "exchange \(index) was discarded")
+        return index < endIndex ? self[index] : ExchangeWire()
     }
 }

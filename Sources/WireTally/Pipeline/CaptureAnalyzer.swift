@@ -302,14 +302,15 @@ package final class CaptureAnalyzer {
     /// (`discarding`) drops them from the connection: their records are written and nothing changes
     /// them, so a long keep-alive connection keeps only the exchanges not sealed yet.
     private func reportSealedExchanges(of connection: TCPConnection, discarding: Bool) {
-        reportExchanges(of: connection, upTo: connection.ledger.sealedCount)
+        reportExchanges(of: connection, upTo: connection.ledger.sealedCount, taking: discarding)
         if connection.consumer is DNSOverTCPConsumer { reportDNS(of: connection, upTo: connection.ledger.sealedCount) }
         if discarding { connection.discardReportedExchanges() }
     }
 
     /// Emits the connection's exchanges not reported yet, up to index `end` (exclusive): the sealed
-    /// ones while it is open, all of them when it ends.
-    private func reportExchanges(of connection: TCPConnection, upTo end: Int) {
+    /// ones while it is open, all of them when it ends. `taking`: they are discarded right after, so
+    /// their records take them from the analysis instead of copying them.
+    private func reportExchanges(of connection: TCPConnection, upTo end: Int, taking: Bool = false) {
         guard let application = connection.consumer as? ApplicationLayerAnalysis,
               connection.exchangesReported < min(end, application.exchangeCount) else { return }
         connection.owner = owners.owner(of: connection.key) ?? connection.owner
@@ -321,10 +322,13 @@ package final class CaptureAnalyzer {
         let connect = connection.synTime.flatMap { syn in
             connection.establishedTime.map { ExchangeTimer.Interval(start: syn, end: $0) }
         }
-        let exchanges = application.exchanges
-        let reported = connection.exchangesReported..<min(end, exchanges.endIndex)
+        let reported = connection.exchangesReported..<min(end, application.exchanges.endIndex)
         let tlsRecords = application.tls?.recordBytes(of: reported)
-        for var exchange in exchanges[reported] {
+        // Read for each record, unless the records take the exchanges: then the analysis must hold the
+        // only reference to them, or taking one would copy them all.
+        let kept = taking ? nil : application.exchanges
+        for index in reported {
+            var exchange = taking ? application.takeExchange(index) : kept.unsafelyUnwrapped[index]
             exchange.serverName = tls?.sni ?? application.resolution?.name
             if let tlsRecords {
                 exchange.tlsRecords = DirectionPair(
@@ -336,7 +340,7 @@ package final class CaptureAnalyzer {
                 exchange.cancelledAt = exchange.cancelledAt ?? close.at
             }
             if exchange.cancelledAt != nil, !exchange.settleAfterCancel() {  // estimated: what arrived after
-                let after = connection.ledger.exchange(exchange.index).afterClientClose.down
+                let after = connection.ledger.exchanges.wire(exchange.index).afterClientClose.down
                 exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
             }
             connection.exchangesReported = exchange.index + 1
@@ -379,11 +383,12 @@ package final class CaptureAnalyzer {
             let end = $0.lookupEndTimestamp <= (connectedAt ?? $0.lookupEndTimestamp) ? $0.lookupEndTimestamp : $0.answerTimestamp
             return ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: end)
         }
-        let wire = connection.wire
-        exchange.timing = ExchangeTimer.timing(of: exchange, wire: wire, dns: lookup, connect: connect, tls: tls, serverFIN: serverFIN)
+        // The connection's wire read where it is (a copy of it is 784 bytes).
+        exchange.timing = ExchangeTimer.timing(
+            of: exchange, wire: connection.wire, dns: lookup, connect: connect, tls: tls, serverFIN: serverFIN)
         lastExchangeID += 1
         summary.exchanges += 1
-        summary.attributedIPBytes += wire.tally(.up).total.ipBytes + wire.tally(.down).total.ipBytes
+        summary.attributedIPBytes += connection.wire.tally(.up).total.ipBytes + connection.wire.tally(.down).total.ipBytes
         emit(.exchange(consume exchange, id: lastExchangeID, connection: consume connection))
     }
 

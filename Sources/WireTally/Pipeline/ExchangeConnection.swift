@@ -58,7 +58,7 @@ package struct ExchangeConnection: Sendable {
 
     /// Exchange `exchange` of a TCP connection, as the connection is now; `tls`: its application
     /// layer's TLS analysis, nil for cleartext.
-    init(_ connection: TCPConnection, tls: TLSConnectionAnalysis?, exchange: HTTPExchange) {
+    init(_ connection: TCPConnection, tls: TLSConnectionAnalysis?, exchange: borrowing HTTPExchange) {
         let protection: Protection
         if let tls {
             protection = tls.isEstimated ? .estimated : exchange.tlsRecords != nil ? .decrypted : .encrypted
@@ -68,7 +68,7 @@ package struct ExchangeConnection: Sendable {
         self.init(
             transport: .tcp, id: connection.id, client: connection.client, clientPort: connection.clientPort,
             server: connection.server, serverPort: connection.serverPort, firstTimestamp: connection.firstTimestamp,
-            owner: connection.owner, wire: connection.ledger.exchange(exchange.index), tlsSession: tls?.session,
+            owner: connection.owner, wire: connection.ledger.exchanges.wire(exchange.index), tlsSession: tls?.session,
             protection: protection)
     }
 

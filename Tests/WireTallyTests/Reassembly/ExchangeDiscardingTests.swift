@@ -62,4 +62,43 @@ import Testing
         #expect(analysis.exchangeCount == 2 && analysis.exchanges.count == 1)
         #expect(analysis.isFinal(1) && analysis.exchangeInFlight == nil)
     }
+
+    /// `takeExchange` hands over the exchange as it was (messages included) and leaves only its index
+    /// until the discard; the analysis goes on as after a discard of a copied exchange.
+    @Test func aTakenExchangeIsTheExchangeAndTheDiscardFollows() {
+        let analysis = HTTPConnectionAnalysis()
+        let origin = PacketOrigin(frameNumber: 1, timestamp: Timestamp(nanoseconds: 0))
+        for index in 0..<3 {
+            analysis.httpMessageStarted(direction: .up, offset: Int64(index * 10), exchangeIndex: index)
+            analysis.httpMessageFinished(
+                HTTPMessage(kind: .request, exchangeIndex: index, streamRange: 0..<10, method: "GET", target: "/\(index)",
+                            version: "HTTP/1.1", firstOrigin: origin, lastOrigin: origin),
+                direction: .up)
+            analysis.httpMessageFinished(
+                HTTPMessage(kind: .response, exchangeIndex: index, streamRange: 0..<10, status: 200 + index,
+                            version: "HTTP/1.1", firstOrigin: origin, lastOrigin: origin),
+                direction: .down)
+        }
+        let taken = (0..<2).map { analysis.takeExchange($0) }
+        #expect(taken.map(\.index) == [0, 1] && taken.map { $0.request?.target } == ["/0", "/1"])
+        #expect(taken.map { $0.response?.status } == [200, 201] && taken.allSatisfy { !$0.isInFlight })
+        #expect(analysis.exchanges[0].request == nil && analysis.exchanges[0].index == 0)  // only its index, until the discard
+        analysis.discardExchanges(before: 2)
+        #expect(analysis.exchangeCount == 3 && analysis.exchanges.count == 1 && analysis.exchanges[2].response?.status == 202)
+        #expect(analysis.isFinal(2) && analysis.exchangeInFlight == nil)
+    }
+
+    /// The records of a run that takes each sealed exchange from its connection (the default) are the
+    /// records of a run that keeps them all (and copies each for its record): recorded keep-alive,
+    /// pipelined, cancelled, lossy and h2c-upgraded connections.
+    @Test(arguments: ["nginx-wrk.pcap", "nginx-pipelining.pcap", "nginx-curl-keepalive.pcap", "cancel.pcap", "lossy.pcap", "h2-upgrade.pcap"])
+    func takenExchangesGiveTheRecordsOfKeptOnes(_ capture: String) {
+        var keeping = CaptureAnalyzer.Options()
+        keeping.keepsReportedExchanges = true
+        let (taken, _) = CollectingWriter.analyze([TestPaths.capture(capture)])
+        let (kept, _) = CollectingWriter.analyze([TestPaths.capture(capture)], options: keeping)
+        #expect(!taken.exchanges.isEmpty)
+        #expect(taken.exchanges == kept.exchanges)
+        #expect(taken.connections == kept.connections)
+    }
 }

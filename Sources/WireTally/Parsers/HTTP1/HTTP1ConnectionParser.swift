@@ -63,7 +63,12 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// only once its start line is seen to be valid, possibly several packets later); nil when every
     /// byte delivered so far has its owner. The ledger must not attribute bytes from here on yet.
     package func undecidedOffset(_ direction: FlowDirection) -> Int64? {
-        guard let message = side(direction).message, !message.announced else { return nil }
+        // Called per packet: the side passed as the `let` it is (`side(_:)` returns it retained).
+        direction == .up ? undecidedOffset(up) : undecidedOffset(down)
+    }
+
+    private func undecidedOffset(_ side: Side) -> Int64? {
+        guard let message = side.message, !message.announced else { return nil }
         return message.start
     }
 
@@ -77,8 +82,12 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     // MARK: TCPStreamConsumer
 
     package func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
+        // The side passed as the `let` it is (`side(_:)` returns it retained, a retain and a release a packet).
+        if direction == .up { streamData(data, offset: offset, up, origin: origin) } else { streamData(data, offset: offset, down, origin: origin) }
+    }
+
+    private func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, _ side: Side, origin: PacketOrigin) {
         guard let base = data.baseAddress, !data.isEmpty else { return }
-        let side = side(direction)
         // The reassembler delivers each offset once, in order; anything else is made consistent here.
         if offset > side.position { gap(side, offset: side.position, length: offset - side.position) }
         let skip = Int(min(max(side.position - offset, 0), Int64(data.count)))

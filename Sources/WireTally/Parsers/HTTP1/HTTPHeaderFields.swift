@@ -70,7 +70,9 @@ package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, Ex
     /// Adds a field `name: value`.
     package mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         makeRoom(name.count + value.count + Self.endsSize)
-        storage.unsafelyUnwrapped.withUnsafeMutablePointers { counts, base in
+        // Reached unretained: this value holds the storage for the whole call (a field stored is
+        // otherwise a retain and a release of it).
+        Unmanaged.passUnretained(storage.unsafelyUnwrapped)._withUnsafeGuaranteedRef { $0.withUnsafeMutablePointers { counts, base in
             let start = counts.pointee.byteCount
             (base + start).storeBytes(of: Self.typed(name))
             (base + start + name.count).storeBytes(of: Self.typed(value))
@@ -79,7 +81,7 @@ package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, Ex
             let ends = Self.ends(of: counts.pointee.fieldCount - 1, base, counts.pointee.capacity)
             ends.storeBytes(of: start + name.count, as: Int.self)
             ends.storeBytes(of: counts.pointee.byteCount, toByteOffset: MemoryLayout<Int>.stride, as: Int.self)
-        }
+        } }
     }
 
     /// Continues the last field's value with a space and `more` (obsolete line folding); nothing
