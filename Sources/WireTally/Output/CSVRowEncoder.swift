@@ -145,9 +145,12 @@ struct CSVRowEncoder: JSONEncoding {
         if let memberName = members.memberName { key(memberName) }
         let outer = members.isObject ? enterObject() : node
         defer { node = outer }
-        let firstColumn = columns.firstColumn(ofRun: members.identity, count: count, in: node) {
-            CSVColumnResolver.Key(bytes: members.nameBytes(at: $0), isLiteral: true)
+        // the run's own copies of its names: the resolver places the run by them, and the cursor it leaves
+        // for an unplaced run is at the first of them
+        func runKey(_ index: Int) -> CSVColumnResolver.Key {
+            CSVColumnResolver.Key(bytes: members.nameBytes(at: index), isLiteral: true)
         }
+        let firstColumn = columns.firstColumn(ofRun: members.identity, count: count, in: node, key: runKey)
         guard firstColumn == CSVColumnResolver.unplaced else {
             guard firstColumn >= 0 else { return }  // none is a column
             for index in 0..<count where !cells.buffer[Int(firstColumn) + index].isWritten {
@@ -158,8 +161,9 @@ struct CSVRowEncoder: JSONEncoding {
             return
         }
         for index in 0..<count {
-            key(members.name(at: index))
-            plain(maximumCount: DecimalDigits.maximumIntegerCount) { DecimalDigits.write(values[index], to: $0) }
+            pendingKey = runKey(index)
+            hasKey = true
+            integer(values[index])
         }
     }
 

@@ -110,6 +110,26 @@ private let single = NumberMembers<1>(member: "only", object: ["x"])
         #expect(String(decoding: single.nameBytes(at: 0), as: UTF8.self) == "x")
     }
 
+    /// CSV cells of runs — their columns one after the other, in another order, some missing or none
+    /// there — are the flattened values of the same members, row after row (the run's placement kept).
+    @Test func csvCellsOfRunsAreTheFlattenedMembers() {
+        let allColumns = ["packets", "ip_bytes", "a", "setup_packets", "setup_ip_bytes", "setup_a", "value_packets",
+                          "value_ip_bytes", "value_a", "only_x", "after"]
+        let columnLists = [allColumns, allColumns.reversed(), allColumns.filter { !$0.hasPrefix("setup") },
+                           ["value_a", "after", "value_packets", "only_x"], ["after"]]
+        for columns in columnLists {
+            var row = CSVRowEncoder(columns: columns)
+            for values: InlineArray<3, Int> in [[1, 0, 22], [0, 0, 0], [-5, 333, 4]] {
+                let document = EveryKindOfRun(values: values, leading: false)
+                row.reset()
+                document.write(to: &row)
+                let cells = (0..<row.columnCount).map { String(decoding: row.cell($0), as: UTF8.self) }
+                let flattened = CSVRowEncoderTests.flattenedCells(of: JSONValue(encoding: { document.write(to: &$0) }), columns: columns)
+                #expect(cells == flattened, "\(columns) \(values[0]) \(values[1]) \(values[2])")
+            }
+        }
+    }
+
     /// A tiny buffer grows for each run: the text is that of a large one.
     @Test func runsWrittenAcrossBufferGrowth() {
         let small = bothTexts(capacity: 16, ManyRuns())
