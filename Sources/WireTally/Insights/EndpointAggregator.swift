@@ -115,7 +115,8 @@ package final class EndpointAggregator {
     /// capture missed its request).
     package static func request(of exchange: HTTPExchange, connection: ExchangeConnection) -> (method: String?, host: String, target: String?) {
         guard let request = exchange.request else { return (nil, exchange.serverName ?? connection.serverEndpoint, nil) }
-        let host = RecordEncoding.host(of: request, fallback: exchange.serverName ?? connection.server.description)
+        let host = RecordEncoding.host(
+            of: request, fallback: ExchangeConnection.fallbackHost(serverName: exchange.serverName, server: connection.server))
         return (request.method, host, request.target)
     }
 

@@ -28,7 +28,9 @@ extension RecordEncoding {
             }
             ownerField(connection.owner, to: &encoder)
             encoder.object("request", exchange.request) { encoder, message in
-                request(message, fallbackHost: serverName ?? server.description, digits: digits, to: &encoder)
+                request(
+                    message, fallbackHost: ExchangeConnection.fallbackHost(serverName: serverName, server: server),
+                    digits: digits, to: &encoder)
             }
             encoder.object("response", exchange.response) { response($1, digits: digits, to: &$0) }
             encoder.object("wire") { encoder in

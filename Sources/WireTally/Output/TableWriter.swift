@@ -73,7 +73,7 @@ package final class TableWriter: OffThreadRecordWriter {
         let first = exchange.request?.firstOrigin.timestamp ?? exchange.response?.firstOrigin.timestamp
         let method = exchange.request?.method ?? "-"
         let host = exchange.request.map {
-            RecordEncoding.host(of: $0, fallback: exchange.serverName ?? connection.server.description)
+            RecordEncoding.host(of: $0, fallback: ExchangeConnection.fallbackHost(serverName: exchange.serverName, server: connection.server))
         } ?? connection.serverEndpoint
         // Encrypted exchanges have no target: show the server they went to.
         let target = exchange.request?.target ?? ""

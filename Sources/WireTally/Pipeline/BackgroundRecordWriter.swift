@@ -63,7 +63,7 @@ final class BackgroundRecordWriter: @unchecked Sendable {
     /// The writer thread: every batch's entries to the writer, in order, until the pipe is closed.
     private func writeAll() {
         while let batch = pipe.receive() {
-            batch.forEachEntry { writer.write($0.record, timestampDigits: $0.timestampDigits) }
+            batch.forEachRecord { writer.write($0, timestampDigits: $1) }
             if let finish = batch.finish { writer.finish(summary: finish.summary, files: finish.files) }
             pipe.giveBack(batch)
         }

@@ -313,7 +313,7 @@ package final class CaptureAnalyzer {
     private func reportExchanges(of connection: TCPConnection, upTo end: Int, taking: Bool = false) {
         guard let application = connection.consumer as? ApplicationLayerAnalysis,
               connection.exchangesReported < min(end, application.exchangeCount) else { return }
-        connection.owner = owners.owner(of: connection.key) ?? connection.owner
+        if let owner = owners.owner(of: connection.key) { connection.owner = owner }  // not the owner copied onto itself
         let tls = application.tls?.session
         var handshake: ExchangeTimer.Interval?
         if let hello = tls?.clientHelloTime, let finished = tls?.clientFinishedTime {
@@ -327,27 +327,41 @@ package final class CaptureAnalyzer {
         // Read for each record, unless the records take the exchanges: then the analysis must hold the
         // only reference to them, or taking one would copy them all.
         let kept = taking ? nil : application.exchanges
+        let serverName = tls?.sni ?? application.resolution?.name
         for index in reported {
-            var exchange = taking ? application.takeExchange(index) : kept.unsafelyUnwrapped[index]
-            exchange.serverName = tls?.sni ?? application.resolution?.name
-            if let tlsRecords {
-                exchange.tlsRecords = DirectionPair(
-                    tlsRecords.up[exchange.index] ?? TLSExchangeRecordBytes(),
-                    tlsRecords.down[exchange.index] ?? TLSExchangeRecordBytes())
-            }
-            if let close = connection.ledger.clientClose, close.exchange == exchange.index,
-               exchange.response?.flags.contains(.incomplete) == true {  // mid-response (HTTP/2: unless its stream was reset first)
-                exchange.cancelledAt = exchange.cancelledAt ?? close.at
-            }
-            if exchange.cancelledAt != nil, !exchange.settleAfterCancel() {  // estimated: what arrived after
-                let after = connection.ledger.exchanges.wire(exchange.index).afterClientClose.down
-                exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
-            }
-            connection.exchangesReported = exchange.index + 1
-            let carrier = ExchangeConnection(connection, tls: application.tls, exchange: exchange)
-            emit(exchange, on: carrier, resolution: application.resolution, connectedAt: connection.synTime,
-                 connect: connect, tls: handshake, serverFIN: connection.serverFINTime)
+            report(
+                taking ? application.takeExchange(index) : kept.unsafelyUnwrapped[index], of: connection,
+                application: application, serverName: serverName, tlsRecords: tlsRecords, connect: connect,
+                handshake: handshake)
         }
+    }
+
+    /// Emits one exchange of a TCP connection (`reportExchanges`) with the server name, TLS record
+    /// bytes and cancellation its connection gives it. The exchange is a parameter of its own so that
+    /// it is moved into the record (a local `var` of the loop was copied into it, then destroyed).
+    private func report(
+        _ exchange: consuming HTTPExchange, of connection: TCPConnection, application: ApplicationLayerAnalysis,
+        serverName: String?, tlsRecords: DirectionPair<[Int: TLSExchangeRecordBytes]>?,
+        connect: ExchangeTimer.Interval?, handshake: ExchangeTimer.Interval?
+    ) {
+        exchange.serverName = serverName
+        if let tlsRecords {
+            exchange.tlsRecords = DirectionPair(
+                tlsRecords.up[exchange.index] ?? TLSExchangeRecordBytes(),
+                tlsRecords.down[exchange.index] ?? TLSExchangeRecordBytes())
+        }
+        if let close = connection.ledger.clientClose, close.exchange == exchange.index,
+           exchange.response?.flags.contains(.incomplete) == true {  // mid-response (HTTP/2: unless its stream was reset first)
+            exchange.cancelledAt = exchange.cancelledAt ?? close.at
+        }
+        if exchange.cancelledAt != nil, !exchange.settleAfterCancel() {  // estimated: what arrived after
+            let after = connection.ledger.exchanges.wire(exchange.index).afterClientClose.down
+            exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
+        }
+        connection.exchangesReported = exchange.index + 1
+        let carrier = ExchangeConnection(connection, tls: application.tls, exchange: exchange)
+        emit(consume exchange, on: carrier, resolution: application.resolution, connectedAt: connection.synTime,
+             connect: connect, tls: handshake, serverFIN: connection.serverFINTime)
     }
 
     /// Emits a QUIC connection's sealed exchanges not reported yet (all of them once it has ended),
@@ -435,7 +449,7 @@ package final class CaptureAnalyzer {
         let written = connection.exchangesReported..<max(connection.exchangesReported, min(end, transactions.endIndex))
         for index in written {
             var transaction = transactions[index]
-            let wire = connection.ledger.exchange(index)
+            let wire = connection.ledger.exchanges.wire(index)  // not `ledger.exchange(_:)`: a copy of the ledger
             transaction.wire = wire.tally(.up).total + wire.tally(.down).total
             transaction.responseWire = wire.tally(.down).total
             transaction.connectionID = connection.id

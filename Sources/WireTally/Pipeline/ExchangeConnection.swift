@@ -57,19 +57,26 @@ package struct ExchangeConnection: Sendable {
     }
 
     /// Exchange `exchange` of a TCP connection, as the connection is now; `tls`: its application
-    /// layer's TLS analysis, nil for cleartext.
+    /// layer's TLS analysis, nil for cleartext. The fields are set here, not through the memberwise
+    /// initializer: the 784-byte wire read from the ledger goes straight into `wire` instead of
+    /// through an argument.
+    @inline(__always)
     init(_ connection: TCPConnection, tls: TLSConnectionAnalysis?, exchange: borrowing HTTPExchange) {
-        let protection: Protection
+        transport = .tcp
+        id = connection.id
+        client = connection.client
+        clientPort = connection.clientPort
+        server = connection.server
+        serverPort = connection.serverPort
+        firstTimestamp = connection.firstTimestamp
+        owner = connection.owner
+        wire = connection.ledger.exchanges.wire(exchange.index)
+        tlsSession = tls?.session
         if let tls {
             protection = tls.isEstimated ? .estimated : exchange.tlsRecords != nil ? .decrypted : .encrypted
         } else {
             protection = .cleartext
         }
-        self.init(
-            transport: .tcp, id: connection.id, client: connection.client, clientPort: connection.clientPort,
-            server: connection.server, serverPort: connection.serverPort, firstTimestamp: connection.firstTimestamp,
-            owner: connection.owner, wire: connection.ledger.exchanges.wire(exchange.index), tlsSession: tls?.session,
-            protection: protection)
     }
 
     /// Exchange `index` of a QUIC connection, as the connection is now.
@@ -79,6 +86,13 @@ package struct ExchangeConnection: Sendable {
             server: connection.server, serverPort: connection.serverPort, firstTimestamp: connection.firstTimestamp,
             owner: connection.owner, wire: connection.ledger.exchange(index), tlsSession: connection.tlsSession,
             protection: connection.isDecrypted ? .decrypted : .estimated)
+    }
+
+    /// The host a request without a `Host` header or absolute target is reported under: the server
+    /// name the exchange was given (`HTTPExchange.serverName`: TLS SNI or DNS), else the server's
+    /// address. Static, so that a closure that needs it captures these two values, not a connection.
+    package static func fallbackHost(serverName: String?, server: IPAddress) -> String {
+        serverName ?? server.description
     }
 
     /// `ip:port` of the client and the server (the first path's, for QUIC).
