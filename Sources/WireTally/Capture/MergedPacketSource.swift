@@ -81,12 +81,11 @@ package final class MergedPacketSource: PacketSource {
 
     package func nextPacket() throws -> CapturedPacket? {
         if inputs.count == 1 {
-            // Numbered in place: the packet is not copied on its way through (it is too big to be
-            // copied without a call to memcpy).
-            var packet = pull(0)
-            guard packet != nil else { return try endOfInput() }
+            // Numbered in place: the packet is not copied on its way through (bound out of the
+            // optional, not changed inside it: that copied it, retaining its owner, at the return).
+            guard var packet = pull(0) else { return try endOfInput() }
             frameCount += 1
-            packet?.frameNumber = frameCount
+            packet.frameNumber = frameCount
             return packet
         }
         if !isPrimed {
@@ -110,9 +109,8 @@ package final class MergedPacketSource: PacketSource {
     private func pull(_ position: Int) -> CapturedPacket? {
         guard !inputs[position].isFinished else { return nil }
         do {
-            var packet = try inputs[position].source.nextPacket()
-            if packet != nil {
-                packet?.fileIndex = inputs[position].fileIndex
+            if var packet = try inputs[position].source.nextPacket() {
+                packet.fileIndex = inputs[position].fileIndex
                 return packet
             }
         } catch {

@@ -59,14 +59,15 @@ package struct AnalysisRun {
         let reader = threads > 1 ? BackgroundPacketReader(source: merged, decodes: !filters) : nil
         if let reader, reader.start() {
             while let batch = reader.nextBatch() {
-                // through a buffer pointer: `for slot in batch.slots` copies every slot, decoded packet included
+                // through a pointer to each slot: `for slot in batch.slots` copies every slot, decoded
+                // packet included, and so did `slots[index]` read for its three fields
                 batch.slots.withUnsafeBufferPointer { slots in
-                    for index in slots.indices {
-                        let packet = batch.packet(slots[index])
-                        if slots[index].isDecoded {
-                            analyzer.process(packet, decoded: slots[index].decoded)
+                    guard let first = slots.baseAddress else { return }
+                    for slot in first..<first + slots.count {
+                        if slot.pointee.isDecoded {
+                            analyzer.process(slot.pointee.packet, decoded: slot.pointee.decoded)
                         } else {
-                            analyzer.process(packet)
+                            analyzer.process(slot.pointee.packet)
                         }
                     }
                 }

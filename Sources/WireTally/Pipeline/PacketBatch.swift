@@ -4,16 +4,11 @@
 /// `appendInPlace`), or they are copied out of the reader's own buffer (`append`, when several files
 /// are merged). The reader may decode each packet too (the views then point into the batch's buffer).
 final class PacketBatch: PipeBatch {
-    /// One packet's bytes in `storage`, and its record fields.
+    /// One packet, its bytes in `storage`.
     struct Slot {
-        var frameNumber: Int
-        var timestamp: Timestamp
-        var linkType: LinkType
-        var originalLength: Int
-        var bytes: UnsafeRawBufferPointer
-        var fileIndex: Int
-        var interfaceIndex: Int
-        var recordedOwner: RecordedOwner?
+        /// The packet, its bytes in the batch's buffer. Whole, not field by field: it is moved in
+        /// and read in place, where rebuilding it from fields copied it (retaining its owner) twice.
+        var packet: CapturedPacket
         /// The packet decoded by the reader, when `isDecoded`. Not optional: the analysing thread
         /// reads it in place, where unwrapping an optional would copy it.
         var decoded: DecodedPacket = .heldFragment
@@ -45,22 +40,22 @@ final class PacketBatch: PipeBatch {
 
     /// Copies `packet` in; false when it does not fit any more (a batch always takes its first
     /// packet). With a `decoder`, the copy is decoded (`PacketDecoder.decodeUnlessFragment`).
-    func append(_ packet: CapturedPacket, decoder: PacketDecoder?) -> Bool {
+    func append(_ packet: consuming CapturedPacket, decoder: PacketDecoder?) -> Bool {
         let count = packet.bytes.count
         if used + count > capacity {
             guard slots.isEmpty else { return false }
             replaceStorage(capacity: count, keeping: UnsafeRawBufferPointer(start: nil, count: 0))
         }
         if let base = packet.bytes.baseAddress, count > 0 { (storage + used).copyMemory(from: base, byteCount: count) }
-        let copy = UnsafeRawBufferPointer(start: storage + used, count: count)
+        packet.bytes = UnsafeRawBufferPointer(start: storage + used, count: count)
         used += count
-        add(packet, bytes: copy, decoder: decoder)
+        add(packet, decoder: decoder)
         return true
     }
 
     /// Takes `packet`, whose bytes lie in this batch's buffer (read there through `readingBuffer`).
-    func appendInPlace(_ packet: CapturedPacket, decoder: PacketDecoder?) {
-        add(packet, bytes: packet.bytes, decoder: decoder)
+    func appendInPlace(_ packet: consuming CapturedPacket, decoder: PacketDecoder?) {
+        add(packet, decoder: decoder)
     }
 
     /// The batch's buffer, for a capture input to read into (`CaptureBufferLender`): at least
@@ -76,30 +71,18 @@ final class PacketBatch: PipeBatch {
         return UnsafeMutableRawBufferPointer(start: storage, count: capacity)
     }
 
-    /// The packet of `slot`, its bytes valid until the batch is cleared.
-    func packet(_ slot: Slot) -> CapturedPacket {
-        CapturedPacket(
-            frameNumber: slot.frameNumber, timestamp: slot.timestamp, linkType: slot.linkType,
-            originalLength: slot.originalLength, bytes: slot.bytes,
-            fileIndex: slot.fileIndex, interfaceIndex: slot.interfaceIndex, recordedOwner: slot.recordedOwner)
-    }
-
     /// Empties the batch for reuse (keeps its buffers).
     func clear() {
         slots.removeAll(keepingCapacity: true)
         used = 0
     }
 
-    private func add(_ packet: CapturedPacket, bytes: UnsafeRawBufferPointer, decoder: PacketDecoder?) {
-        var slot = Slot(
-            frameNumber: packet.frameNumber, timestamp: packet.timestamp, linkType: packet.linkType,
-            originalLength: packet.originalLength, bytes: bytes, fileIndex: packet.fileIndex,
-            interfaceIndex: packet.interfaceIndex, recordedOwner: packet.recordedOwner)
-        if let decoder, let decoded = decoder.decodeUnlessFragment(self.packet(slot)) {
-            slot.decoded = decoded
-            slot.isDecoded = true
+    private func add(_ packet: consuming CapturedPacket, decoder: PacketDecoder?) {
+        if let decoder, let decoded = decoder.decodeUnlessFragment(packet) {
+            slots.append(Slot(packet: packet, decoded: decoded, isDecoded: true))
+        } else {
+            slots.append(Slot(packet: packet))
         }
-        slots.append(slot)
     }
 
     /// A new buffer of `capacity` bytes starting with a copy of `kept` (which may lie in the old one).
