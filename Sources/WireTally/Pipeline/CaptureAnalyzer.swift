@@ -314,20 +314,21 @@ package final class CaptureAnalyzer {
         guard let application = connection.consumer as? ApplicationLayerAnalysis,
               connection.exchangesReported < min(end, application.exchangeCount) else { return }
         if let owner = owners.owner(of: connection.key) { connection.owner = owner }  // not the owner copied onto itself
-        let tls = application.tls?.session
+        // The session's fields read where they are (`application.tls?.session` copied all of it).
+        let tls = application.tls
         var handshake: ExchangeTimer.Interval?
-        if let hello = tls?.clientHelloTime, let finished = tls?.clientFinishedTime {
+        if let tls, let hello = tls.session.clientHelloTime, let finished = tls.session.clientFinishedTime {
             handshake = ExchangeTimer.Interval(start: hello, end: finished)
         }
         let connect = connection.synTime.flatMap { syn in
             connection.establishedTime.map { ExchangeTimer.Interval(start: syn, end: $0) }
         }
         let reported = connection.exchangesReported..<min(end, application.exchanges.endIndex)
-        let tlsRecords = application.tls?.recordBytes(of: reported)
+        let tlsRecords = tls?.recordBytes(of: reported)
         // Read for each record, unless the records take the exchanges: then the analysis must hold the
         // only reference to them, or taking one would copy them all.
         let kept = taking ? nil : application.exchanges
-        let serverName = tls?.sni ?? application.resolution?.name
+        let serverName = tls?.session.sni ?? application.resolution?.name
         for index in reported {
             report(
                 taking ? application.takeExchange(index) : kept.unsafelyUnwrapped[index], of: connection,

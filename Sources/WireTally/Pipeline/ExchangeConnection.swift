@@ -71,10 +71,11 @@ package struct ExchangeConnection: Sendable {
         firstTimestamp = connection.firstTimestamp
         owner = connection.owner
         wire = connection.ledger.exchanges.wire(exchange.index)
-        tlsSession = tls?.session
         if let tls {
+            tlsSession = tls.session
             protection = tls.isEstimated ? .estimated : exchange.tlsRecords != nil ? .decrypted : .encrypted
-        } else {
+        } else {  // set as nil, not as `tls?.session`: that built the optional session aside and copied it
+            tlsSession = nil
             protection = .cleartext
         }
     }
