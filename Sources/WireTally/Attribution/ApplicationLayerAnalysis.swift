@@ -14,24 +14,44 @@ package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributi
     /// What the first bytes say the connection carries.
     private enum Choice { case http, http2, tls }
 
-    package private(set) var layer: Layer? {
-        didSet {
-            switch layer {
-            case let .http(http): (consumer, attribution, httpLayer) = (http, http, Unmanaged.passUnretained(http))
-            case let .http2(http2): (consumer, attribution, httpLayer) = (http2, http2, nil)
-            case let .tls(tls): (consumer, attribution, httpLayer) = (tls, tls, nil)
-            case nil: (consumer, attribution, httpLayer) = (nil, nil, nil)
-            }
+    /// The analysis chosen for the connection (nil before the choice).
+    package var layer: Layer? {
+        switch chosen {
+        case let .http(http): return .http(http.takeUnretainedValue())
+        case let .http2(http2): return .http2(http2.takeUnretainedValue())
+        case let .tls(tls): return .tls(tls.takeUnretainedValue())
+        case nil: return nil
         }
     }
-    /// The chosen layer as consumer and as attribution, kept beside `layer` so the per-packet calls
-    /// do not rebuild them from the enum each time. `layer` owns the object: these are unowned (no
-    /// reference counting on every packet).
-    private unowned(unsafe) var consumer: (any TCPStreamConsumer)?
-    private unowned(unsafe) var attribution: (any StreamAttribution)?
-    /// The HTTP analysis (the common case), called on every packet without retaining it: a call
-    /// through `consumer`/`attribution` retains and releases the object each time.
+    /// Owns the chosen analysis, which `chosen` and `httpLayer` reach without reference counting. A
+    /// plain reference rather than an enum of them: a multi-payload enum keeps its case in the spare
+    /// high bits of the pointer, and LeakSanitizer's scan of memory does not take that word for a
+    /// pointer to the object (it reported every HTTP/2 and TLS analysis held only that way as leaked;
+    /// `AnalysisLifetimeTests` shows them freed with their connection).
+    private var owner: AnyObject?
+    /// The chosen layer, unretained (`owner` holds it), so the per-packet calls neither rebuild it from
+    /// an enum nor count references: a call through a strong or unowned reference retains and releases
+    /// the object each time.
+    private var chosen: ChosenLayer?
+    /// The HTTP analysis (the common case), called directly.
     private var httpLayer: Unmanaged<HTTPConnectionAnalysis>?
+
+    private enum ChosenLayer {
+        case http(Unmanaged<HTTPConnectionAnalysis>)
+        case http2(Unmanaged<HTTP2ConnectionAnalysis>)
+        case tls(Unmanaged<TLSConnectionAnalysis>)
+    }
+
+    /// `body` run on the chosen layer (nil before the choice), the layer reached without retaining it.
+    @inline(__always)
+    private func withChosen<Result>(_ body: (any TCPStreamConsumer & StreamAttribution) -> Result) -> Result? {
+        switch chosen {
+        case let .http(http): return http._withUnsafeGuaranteedRef { body($0) }
+        case let .http2(http2): return http2._withUnsafeGuaranteedRef { body($0) }
+        case let .tls(tls): return tls._withUnsafeGuaranteedRef { body($0) }
+        case nil: return nil
+        }
+    }
     /// The DNS lookup that gave the server address just before the connection opened (the first
     /// connection to an address after an answer claims it), if the capture saw one.
     package let resolution: DNSResolution?
@@ -77,7 +97,7 @@ package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributi
     /// them.
     package func discardExchanges(before index: Int) {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.discardExchanges(before: index) } }
-        attribution?.discardExchanges(before: index)
+        _ = withChosen { $0.discardExchanges(before: index) }
     }
 
     /// True once the client direction stopped at the cap on open requests (`HTTPLimits.maxOpenRequests`),
@@ -114,9 +134,7 @@ package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributi
         if let http = httpLayer {
             return http._withUnsafeGuaranteedRef { $0.streamData(data, offset: offset, direction: direction, origin: origin) }
         }
-        if let chosen = consumer {
-            return chosen.streamData(data, offset: offset, direction: direction, origin: origin)
-        }
+        if withChosen({ $0.streamData(data, offset: offset, direction: direction, origin: origin) }) != nil { return }
         heldEvents.append(.data(Array(data), offset: offset, direction: direction, origin: origin))
         let verdict: Choice?
         if direction == .up {
@@ -131,15 +149,13 @@ package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributi
     }
 
     package func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
-        if let chosen = consumer {
-            return chosen.streamGap(offset: offset, length: length, direction: direction, reason: reason)
-        }
+        if withChosen({ $0.streamGap(offset: offset, length: length, direction: direction, reason: reason) }) != nil { return }
         heldEvents.append(.gap(offset: offset, length: length, direction: direction, reason: reason))
         choose(.http)
     }
 
     package func streamEnded(direction: FlowDirection) {
-        if let chosen = consumer { return chosen.streamEnded(direction: direction) }
+        if withChosen({ $0.streamEnded(direction: direction) }) != nil { return }
         heldEvents.append(.ended(direction))
         choose(.http)
     }
@@ -148,50 +164,50 @@ package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributi
 
     package func examinedLength(_ direction: FlowDirection) -> Int64 {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.examinedLength(direction) } }
-        return attribution?.examinedLength(direction) ?? 0
+        return withChosen { $0.examinedLength(direction) } ?? 0
     }
 
     package func ownership(_ direction: FlowDirection) -> OwnershipRuns {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.ownership(direction) } }
-        return attribution?.ownership(direction) ?? OwnershipRuns()
+        return withChosen { $0.ownership(direction) } ?? OwnershipRuns()
     }
 
     package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.ownerRun(at: offset, direction) } }
-        return attribution?.ownerRun(at: offset, direction) ?? OwnerRun(owner: .nobody, end: .max)
+        return withChosen { $0.ownerRun(at: offset, direction) } ?? OwnerRun(owner: .nobody, end: .max)
     }
 
     package func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.start(ofExchangeAfter: index, direction) } }
-        return attribution?.start(ofExchangeAfter: index, direction)
+        return withChosen { $0.start(ofExchangeAfter: index, direction) } ?? nil
     }
 
     package func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.end(ofExchangesThrough: index, direction) } }
-        return attribution?.end(ofExchangesThrough: index, direction)
+        return withChosen { $0.end(ofExchangesThrough: index, direction) } ?? nil
     }
 
     package var exchangeInFlight: Int? {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.exchangeInFlight } }
-        return attribution?.exchangeInFlight
+        return withChosen { $0.exchangeInFlight } ?? nil
     }
 
     @inline(__always)  // asked on every packet (sealing)
     package var exchangeCount: Int {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.exchangeCount } }
-        return attribution?.exchangeCount ?? 0
+        return withChosen { $0.exchangeCount } ?? 0
     }
 
-    package var splitsPacketsByShare: Bool { httpLayer == nil && attribution?.splitsPacketsByShare == true }
+    package var splitsPacketsByShare: Bool { httpLayer == nil && withChosen { $0.splitsPacketsByShare } == true }
 
     package func cancelTime(of index: Int) -> Timestamp? {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.cancelTime(of: index) } }
-        return attribution?.cancelTime(of: index)
+        return withChosen { $0.cancelTime(of: index) } ?? nil
     }
 
     package func noteClientClose(exchange index: Int) {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.noteClientClose(exchange: index) } }
-        attribution?.noteClientClose(exchange: index)
+        _ = withChosen { $0.noteClientClose(exchange: index) }
     }
 
     /// HTTP/1.x exchanges become final as their responses complete, HTTP/2 ones as their streams end;
@@ -199,29 +215,36 @@ package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributi
     /// (`TLSConnectionAnalysis.isFinal`).
     package func isFinal(_ index: Int) -> Bool {
         if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.isFinal(index) } }
-        return attribution?.isFinal(index) ?? false
+        return withChosen { $0.isFinal(index) } ?? false
     }
 
     // MARK: Choice
 
     private func choose(_ choice: Choice) {
         switch choice {
-        case .tls: layer = .tls(TLSConnectionAnalysis(keys: tlsKeys, httpLimits: httpLimits))
-        case .http2: layer = .http2(HTTP2ConnectionAnalysis(limits: httpLimits))
-        case .http: layer = .http(HTTPConnectionAnalysis(limits: httpLimits))
+        case .tls:
+            let tls = TLSConnectionAnalysis(keys: tlsKeys, httpLimits: httpLimits)
+            (owner, chosen) = (tls, .tls(.passUnretained(tls)))
+        case .http2:
+            let http2 = HTTP2ConnectionAnalysis(limits: httpLimits)
+            (owner, chosen) = (http2, .http2(.passUnretained(http2)))
+        case .http:
+            let http = HTTPConnectionAnalysis(limits: httpLimits)
+            (owner, chosen, httpLayer) = (http, .http(.passUnretained(http)), .passUnretained(http))
         }
-        guard let chosen = consumer else { return }
         let events = heldEvents
         heldEvents = []
         clientBytes = []
         for event in events {
             switch event {
             case let .data(bytes, offset, direction, origin):
-                bytes.withUnsafeBytes { chosen.streamData($0, offset: offset, direction: direction, origin: origin) }
+                bytes.withUnsafeBytes { data in
+                    _ = withChosen { $0.streamData(data, offset: offset, direction: direction, origin: origin) }
+                }
             case let .gap(offset, length, direction, reason):
-                chosen.streamGap(offset: offset, length: length, direction: direction, reason: reason)
+                _ = withChosen { $0.streamGap(offset: offset, length: length, direction: direction, reason: reason) }
             case let .ended(direction):
-                chosen.streamEnded(direction: direction)
+                _ = withChosen { $0.streamEnded(direction: direction) }
             }
         }
     }

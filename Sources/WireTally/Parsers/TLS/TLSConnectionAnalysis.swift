@@ -51,7 +51,8 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     private var estimated = PrefixDiscardingArray<Estimated>()
     /// True once an exchange was estimated (the array's `isEmpty` is also true once all are discarded).
     private var hasEstimated: Bool { estimated.endIndex > 0 }
-    /// The record reader of each direction (a `let`: reading it on every packet retains nothing).
+    /// The record reader of each direction, reached with `read` on every packet: through the
+    /// subscript's `get` the compiler retained and released the reader around each call.
     private let readers: DirectionPair<TLSRecordReader>
     private var runs = [OwnershipRuns(), OwnershipRuns()]
     private var examined = DirectionPair<Int64>(0, 0)
@@ -142,7 +143,7 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
 
     package func streamData(_ data: UnsafeRawBufferPointer, offset: Int64, direction: FlowDirection, origin: PacketOrigin) {
         let d = direction.rawValue
-        readers[d].feed(data, offset: offset, origin: origin)
+        readers.read(d) { $0.feed(data, offset: offset, origin: origin) }
         examined[d] = offset + Int64(data.count)
         let examinedEnd = examined[d]
         unretainedPlaintext?._withUnsafeGuaranteedRef { $0.delivered(upTo: examinedEnd, direction) }
@@ -152,7 +153,7 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     }
 
     package func streamGap(offset: Int64, length: Int64, direction: FlowDirection, reason: StreamGapReason) {
-        readers[direction.rawValue].gap(offset: offset, length: length)
+        readers.read(direction.rawValue) { $0.gap(offset: offset, length: length) }
         examined[direction.rawValue] = offset + length
         unretainedPlaintext?._withUnsafeGuaranteedRef { $0.delivered(upTo: offset + length, direction) }
     }

@@ -25,6 +25,13 @@ final class TLSPlaintextLayer: StreamAttribution {
     /// The application protocol's analysis (HTTP/1.x, or HTTP/2 for ALPN `h2`); nil when the protocol
     /// is not one wiretally parses.
     private(set) var child: (any ExchangeAnalysis)?
+    /// `child` unretained by its type (`child` holds it; all are set once, together), for the ledger's
+    /// questions and the delivered plaintext: a call through the optional existential retains and
+    /// releases the child around it, several times a packet. The helpers that take the child from
+    /// `withChild` take it as a generic (`some`) parameter: through an existential parameter the
+    /// compiler still retained an HTTP/1.x child around each call.
+    private var unretainedHTTP: Unmanaged<HTTPConnectionAnalysis>?
+    private var unretainedHTTP2: Unmanaged<HTTP2ConnectionAnalysis>?
     /// True once the negotiated protocol decided `child`.
     private(set) var childChosen = false
     private let httpLimits: HTTPLimits
@@ -43,6 +50,14 @@ final class TLSPlaintextLayer: StreamAttribution {
     private var discardedBefore = 0
     /// Decides from the negotiated protocol whether plaintext is HTTP/1.x (nil: not known in clear).
     private let negotiatedProtocol: () -> String?
+
+    /// `body` run on the child (nil when there is none), reached without retaining it.
+    @inline(__always)
+    private func withChild<Result>(_ body: (any ExchangeAnalysis) -> Result) -> Result? {
+        if let http = unretainedHTTP { return http._withUnsafeGuaranteedRef { body($0) } }
+        if let http2 = unretainedHTTP2 { return http2._withUnsafeGuaranteedRef { body($0) } }
+        return nil
+    }
 
     init(decryptor: TLSDecryptor, httpLimits: HTTPLimits, negotiatedProtocol: @escaping () -> String?) {
         self.decryptor = decryptor
@@ -79,8 +94,9 @@ final class TLSPlaintextLayer: StreamAttribution {
     /// The owner of a record without plaintext read now: setup before the direction's first plaintext,
     /// else the connection's latest exchange.
     private func controlOwner(_ direction: FlowDirection) -> Int32 {
-        guard maps.readInPlace(direction.rawValue, { $0.derivedEnd }) > 0, let child, child.exchangeCount > 0 else { return StreamOffsetMap.setupOwner }
-        return Int32(clamping: child.exchangeCount - 1)
+        let count = exchangeCount
+        guard maps.readInPlace(direction.rawValue, { $0.derivedEnd }) > 0, count > 0 else { return StreamOffsetMap.setupOwner }
+        return Int32(clamping: count - 1)
     }
 
     /// What became of a protected record.
@@ -185,12 +201,20 @@ final class TLSPlaintextLayer: StreamAttribution {
         if !childChosen {
             childChosen = true
             switch applicationProtocol {
-            case "h2": child = HTTP2ConnectionAnalysis(limits: httpLimits)
-            case let name? where !name.hasPrefix("http/1"): child = nil
-            default: child = HTTPConnectionAnalysis(limits: httpLimits)
+            case "h2":
+                let http2 = HTTP2ConnectionAnalysis(limits: httpLimits)
+                (child, unretainedHTTP2) = (http2, .passUnretained(http2))
+            case let name? where !name.hasPrefix("http/1"): break
+            default:
+                let http = HTTPConnectionAnalysis(limits: httpLimits)
+                (child, unretainedHTTP) = (http, .passUnretained(http))
             }
         }
-        guard let child else { return }
+        _ = withChild { deliver(plaintext, at: plainStart, dataStart: dataStart, record: record, direction, to: $0) }
+    }
+
+    private func deliver(_ plaintext: Data, at plainStart: Int64, dataStart: Int64, record: TLSProtectedRecord,
+                         _ direction: FlowDirection, to child: some ExchangeAnalysis) {
         let count = Int64(plaintext.count)
         let segments = record.segments
         let lastOrigin = segments.last?.origin ?? PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))
@@ -211,8 +235,11 @@ final class TLSPlaintextLayer: StreamAttribution {
     // MARK: StreamAttribution (TCP stream offsets)
 
     func examinedLength(_ direction: FlowDirection) -> Int64 {
+        withChild { examinedLength(direction, child: $0) } ?? (childChosen ? delivered[direction.rawValue] : 0)
+    }
+
+    private func examinedLength(_ direction: FlowDirection, child: some ExchangeAnalysis) -> Int64 {
         let d = direction.rawValue
-        guard let child else { return childChosen ? delivered[d] : 0 }
         // Until the child has found an exchange or given up on some bytes, setup records wait: they go
         // to the first exchange.
         if child.exchangeCount == 0 && child.examinedLength(.up) == 0 && child.examinedLength(.down) == 0 { return 0 }
@@ -234,8 +261,11 @@ final class TLSPlaintextLayer: StreamAttribution {
     }
 
     func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
+        withChild { ownerRun(at: offset, direction, child: $0) } ?? OwnerRun(owner: .nobody, end: .max)
+    }
+
+    private func ownerRun(at offset: Int64, _ direction: FlowDirection, child: some ExchangeAnalysis) -> OwnerRun {
         let d = direction.rawValue
-        guard let child else { return OwnerRun(owner: .nobody, end: .max) }
         guard let index = maps.readInPlace(d, { $0.pieceIndex(carrier: offset) }) else {
             if let first = maps.readInPlace(d, { $0.firstKeptStart }), offset < first {
                 return OwnerRun(owner: discardedBefore > 0 ? StreamOwner(exchange: discardedBefore - 1) : .nobody, end: first)
@@ -278,7 +308,7 @@ final class TLSPlaintextLayer: StreamAttribution {
 
     /// The shares of a record whose plaintext has several owners, in the order of their first byte;
     /// nil when one owner has it all (the record is theirs).
-    private func overheadShares(of piece: StreamOffsetMap.Piece, _ direction: FlowDirection, _ child: any ExchangeAnalysis) -> [OverheadShare]? {
+    private func overheadShares(of piece: StreamOffsetMap.Piece, _ direction: FlowDirection, _ child: some ExchangeAnalysis) -> [OverheadShare]? {
         guard piece.derivedLength > 0, child.ownerRun(at: piece.derivedStart, direction).end < piece.derivedEnd else { return nil }
         let (owners, bytes) = child.ownerShares(in: piece.derivedStart ..< piece.derivedEnd, direction)
         guard owners.count > 1 else { return nil }
@@ -311,34 +341,34 @@ final class TLSPlaintextLayer: StreamAttribution {
 
     /// The owner of a record carrying no plaintext given `owner` when it was read: that exchange, or
     /// for setup the connection's first exchange once there is one.
-    private func owner(of owner: Int32, _ child: any ExchangeAnalysis) -> StreamOwner {
+    private func owner(of owner: Int32, _ child: some ExchangeAnalysis) -> StreamOwner {
         guard owner == StreamOffsetMap.setupOwner else { return StreamOwner(exchange: Int(owner)) }
         return child.exchangeCount > 0 ? StreamOwner(exchange: 0) : .nobody
     }
 
     func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
-        guard let derived = child?.start(ofExchangeAfter: index, direction) else { return nil }
+        guard let derived = withChild({ $0.start(ofExchangeAfter: index, direction) }) ?? nil else { return nil }
         return maps.readInPlace(direction.rawValue) { $0.carrierOffset(derived: derived) }
     }
 
     /// After the record that carries the last plaintext byte of the exchanges up to `index` (its
     /// trailing protection goes with that byte).
     func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
-        guard let derived = child?.end(ofExchangesThrough: index, direction) else { return nil }
+        guard let derived = withChild({ $0.end(ofExchangesThrough: index, direction) }) ?? nil else { return nil }
         return maps.readInPlace(direction.rawValue) { $0.carrierEnd(ofDerivedBefore: derived) }
     }
 
-    var exchangeInFlight: Int? { child?.exchangeInFlight }
+    var exchangeInFlight: Int? { withChild { $0.exchangeInFlight } ?? nil }
 
-    var splitsPacketsByShare: Bool { child?.splitsPacketsByShare ?? false }
+    var splitsPacketsByShare: Bool { withChild { $0.splitsPacketsByShare } ?? false }
 
-    var exchangeCount: Int { child?.exchangeCount ?? 0 }
+    var exchangeCount: Int { withChild { $0.exchangeCount } ?? 0 }
 
-    func isFinal(_ index: Int) -> Bool { child?.isFinal(index) ?? false }
+    func isFinal(_ index: Int) -> Bool { withChild { $0.isFinal(index) } ?? false }
 
-    func cancelTime(of index: Int) -> Timestamp? { child?.cancelTime(of: index) }
+    func cancelTime(of index: Int) -> Timestamp? { withChild { $0.cancelTime(of: index) } ?? nil }
 
-    func noteClientClose(exchange index: Int) { child?.noteClientClose(exchange: index) }
+    func noteClientClose(exchange index: Int) { _ = withChild { $0.noteClientClose(exchange: index) } }
 
     func discardExchanges(before index: Int) {
         guard let child, index > discardedBefore else { return }
