@@ -165,10 +165,8 @@ final class LiveNetwork {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: Self.path(of: command[0]) ?? command[0])
         process.arguments = Array(command.dropFirst())
-        _ = FileManager.default.createFile(atPath: stdout, contents: nil)
-        _ = FileManager.default.createFile(atPath: stderr, contents: nil)
-        process.standardOutput = FileHandle(forWritingAtPath: stdout)
-        process.standardError = FileHandle(forWritingAtPath: stderr)
+        process.standardOutput = try FileHandle.truncatingForWriting(stdout)
+        process.standardError = try FileHandle.truncatingForWriting(stderr)
         try process.run()
         started.append(process)
         return process

@@ -59,17 +59,14 @@ enum HeadlessChromium {
     private static func run(folder: URL, _ arguments: [String]) throws -> (String, String) {
         guard let binary else { throw Failure.notInstalled }
         let outPath = folder.appendingPathComponent("stdout").path, errPath = folder.appendingPathComponent("stderr").path
-        // empty files to write to (opening them below throws when they could not be made)
-        _ = FileManager.default.createFile(atPath: outPath, contents: nil)
-        _ = FileManager.default.createFile(atPath: errPath, contents: nil)
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/timeout")
         process.arguments = ["120", binary, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run",
                              "--disable-extensions", "--disable-background-networking", "--disable-sync",
                              "--proxy-server=127.0.0.1:9", "--user-data-dir=\(folder.appendingPathComponent("profile").path)",
                              "--virtual-time-budget=10000"] + arguments
-        let out = try FileHandle(forWritingTo: URL(fileURLWithPath: outPath))
-        let err = try FileHandle(forWritingTo: URL(fileURLWithPath: errPath))
+        let out = try FileHandle.truncatingForWriting(outPath)
+        let err = try FileHandle.truncatingForWriting(errPath)
         process.standardOutput = out
         process.standardError = err
         try process.run()
