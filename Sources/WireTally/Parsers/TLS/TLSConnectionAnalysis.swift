@@ -105,8 +105,13 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
 
     /// The plaintext layer while it is the connection's attribution (decrypted).
     private var decrypted: TLSPlaintextLayer? { decryption == .decrypted ? plaintext : nil }
-    /// `decrypted`, not retained (see `unretainedPlaintext`): for calls that cannot replace `plaintext`.
-    private var unretainedDecrypted: Unmanaged<TLSPlaintextLayer>? { decryption == .decrypted ? unretainedPlaintext : nil }
+    /// `body` run on `decrypted` (nil when there is none), the layer reached without retaining it (see
+    /// `unretainedPlaintext`): for the per-packet calls, which cannot replace `plaintext`.
+    @inline(__always)
+    private func withDecrypted<Result>(_ body: (TLSPlaintextLayer) -> Result) -> Result? {
+        guard decryption == .decrypted, let layer = unretainedPlaintext else { return nil }
+        return layer._withUnsafeGuaranteedRef(body)
+    }
 
     /// Nothing is attributed yet: the secrets were found but no record opened, or records wait for
     /// secrets that may still be logged.
@@ -179,7 +184,7 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     /// they open this connection (TLS 1.2 sends the handshake in the clear up to the client's Finished;
     /// decrypted, it goes to the first exchange).
     package func examinedLength(_ direction: FlowDirection) -> Int64 {
-        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.examinedLength(direction) } }
+        if let length = withDecrypted({ $0.examinedLength(direction) }) { return length }
         return mode == .undecided || isWaitingForKeys || decryption == .awaitingRecord ? 0 : examined[direction.rawValue]
     }
 
@@ -188,29 +193,29 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     }
 
     package func ownerRun(at offset: Int64, _ direction: FlowDirection) -> OwnerRun {
-        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.ownerRun(at: offset, direction) } }
+        if let run = withDecrypted({ $0.ownerRun(at: offset, direction) }) { return run }
         return runs[direction.rawValue].run(containing: offset)
     }
 
     package func start(ofExchangeAfter index: Int, _ direction: FlowDirection) -> Int64? {
-        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.start(ofExchangeAfter: index, direction) } }
+        if let start = withDecrypted({ $0.start(ofExchangeAfter: index, direction) }) { return start }
         return runs[direction.rawValue].start(ofExchangeAfter: index)
     }
 
     package func end(ofExchangesThrough index: Int, _ direction: FlowDirection) -> Int64? {
-        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.end(ofExchangesThrough: index, direction) } }
+        if let end = withDecrypted({ $0.end(ofExchangesThrough: index, direction) }) { return end }
         return runs[direction.rawValue].start(ofExchangeAfter: index)  // estimated exchanges follow each other
     }
 
-    package var splitsPacketsByShare: Bool { unretainedDecrypted?._withUnsafeGuaranteedRef { $0.splitsPacketsByShare } ?? false }
+    package var splitsPacketsByShare: Bool { withDecrypted { $0.splitsPacketsByShare } ?? false }
 
     package var exchangeInFlight: Int? {
-        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.exchangeInFlight } }
+        if let inFlight = withDecrypted({ $0.exchangeInFlight }) { return inFlight }
         return endedDirections >= 2 || !hasEstimated || isWaitingForKeys ? nil : estimated.endIndex - 1
     }
 
     package var exchangeCount: Int {
-        if let layer = unretainedDecrypted { return layer._withUnsafeGuaranteedRef { $0.exchangeCount } }
+        if let count = withDecrypted({ $0.exchangeCount }) { return count }
         return isWaitingForKeys ? 0 : estimated.endIndex
     }
 
@@ -223,10 +228,7 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
         return index < estimated.endIndex - 1 && currentRun[0] != index && currentRun[1] != index
     }
 
-    package func cancelTime(of index: Int) -> Timestamp? {
-        guard let layer = unretainedDecrypted else { return nil }
-        return layer._withUnsafeGuaranteedRef { $0.cancelTime(of: index) }
-    }
+    package func cancelTime(of index: Int) -> Timestamp? { withDecrypted { $0.cancelTime(of: index) } ?? nil }
 
     package func noteClientClose(exchange index: Int) { decrypted?.noteClientClose(exchange: index) }
 
