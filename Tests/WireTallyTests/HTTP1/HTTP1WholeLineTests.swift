@@ -23,7 +23,8 @@ import Testing
         #expect(r.requests.count == 2 && r.requests[0].flags == [] && r.requests[0].bytes.startLine + r.requests[0].bytes.headers == 60)
         #expect(r.requests[1].flags == [.headersTooLarge, .incomplete])
         #expect(r.responses.count == 1 && r.responses[0].flags == [] && r.responses[0].bytes.body == 2)
-        #expect(r.events.contains(.unparsed(.up, 60)))
+        // The second block's empty line is the byte over the cap: its message ends before it.
+        #expect(r.events.contains(.unparsed(.up, 119)))
     }
 
     @Test func startLinesRejectedOrFoundAgainSplitAnywhere() {
@@ -35,9 +36,13 @@ import Testing
             "HTTP/1.1 204\r\n\r\n" + "HTTP/1.1 200 \r\nContent-Length: 0\r\n\r\n" + "HTTP/1.1 2x0 OK\r\n\r\n"
                 + "HTTP/1.0 404 Not Found\r\nContent-Length: 0\r\n\r\n")
         let r = HTTP1Script.expectSameEventsAtEveryCut(up: up, down: down)
-        #expect(r.requests.map(\.target) == ["/a", "/b", "/e", "/f", "*"])
+        // Rejected in sync, a request is announced at its first byte and ends malformed (no target);
+        // the next start line after it is found again.
+        #expect(r.requests.map(\.target) == ["/a", nil, "/c", nil, "/e", "/f", "*"])
         #expect(r.requests[0].bytes.startLine == 21 && r.requests[1].flags == [.malformed, .incomplete])
-        #expect(r.requests[2].flags == [.resynchronized] && r.requests[3].method == "get")
+        #expect(r.requests[2].flags == [.resynchronized] && r.requests[2].version == "HTTP/1.")
+        #expect(r.requests[3].flags == [.malformed, .incomplete] && r.requests[4].flags == [.resynchronized])
+        #expect(r.requests[5].method == "get" && r.requests[6].method == "M-SEARCH")
         #expect(r.responses.map(\.status) == [204, 200, nil, 404])
         #expect(r.responses[1].reason == "" && r.responses[2].flags == [.malformed, .incomplete])
         #expect(r.responses[3].flags == [.resynchronized] && r.responses[3].reason == "Not Found")

@@ -278,8 +278,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var lineStart: Int64 = 0
         var message: Builder?
         /// How many header fields, and of how many bytes, the direction's last message had: the next
-        /// message's fields are reserved for as many (messages of a connection tend to look alike)
-        /// instead of growing field by field.
+        /// message's fields are reserved for as many and some more (messages of a connection tend to
+        /// look alike) instead of growing field by field.
         var lastHeaderFields = 0
         var lastHeaderBytes = 0
         var ended = false
@@ -477,7 +477,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             i += fed
             if verdict == .accepted {
                 if announce(side) {
-                    side.line.withUnsafeBytes { acceptStartLine(side, $0) }
+                    side.line.withUnsafeBytes { acceptStartLine(side, $0, nil) }
                     side.clearLine()
                 }
                 return i
@@ -495,18 +495,27 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     private func wholeStartLine(_ side: Side, _ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int, offset: Int64, origin: PacketOrigin) -> Int? {
         let first = p[start]
         guard first != HTTP1Syntax.cr, first != HTTP1Syntax.lf else { return nil }
-        let before = side.sniffer
-        let (fed, verdict) = side.sniffer.feed(UnsafeBufferPointer(start: p + start, count: n &- start))
-        guard verdict == .accepted else {
-            side.sniffer = before
-            return nil
+        // The usual shape straight to its tokens (the sniffer, untouched, is reset before the next start
+        // line); else the sniffer's run, undone when it does not accept.
+        let tokens = HTTP1Syntax.wholeStartLine(p + start, n &- start, isResponse: side.direction == .down,
+                                                strict: side.sniffer.strict, maxLength: side.sniffer.maxLength)
+        let length: Int
+        if let tokens {
+            length = tokens.length
+        } else {
+            let before = side.sniffer
+            let (fed, verdict) = side.sniffer.feed(UnsafeBufferPointer(start: p + start, count: n &- start))
+            guard verdict == .accepted else {
+                side.sniffer = before
+                return nil
+            }
+            length = fed
         }
-        let message = side.newMessage(start: offset + Int64(start), origin: origin)
-        side.message = message
+        side.message = side.newMessage(start: offset + Int64(start), origin: origin)
         // A request past the open-request cap stops the direction instead (the byte-wise path stops it
         // at the line's first byte in sync, at its end otherwise: the same calls either way).
-        if announce(side) { acceptStartLine(side, UnsafeRawBufferPointer(start: p + start, count: fed)) }
-        return start &+ fed
+        if announce(side) { acceptStartLine(side, UnsafeRawBufferPointer(start: p + start, count: length), tokens) }
+        return start &+ length
     }
 
     /// Reports the message start and gives it its exchange index; false when it is a request past the
@@ -547,15 +556,20 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     }
 
     /// The start line `raw` (with the empty lines before it and its line end) was accepted and its
-    /// message announced.
-    private func acceptStartLine(_ side: Side, _ raw: UnsafeRawBufferPointer) {
+    /// message announced; `tokens`: where its tokens end when `HTTP1Syntax.wholeStartLine` read it.
+    private func acceptStartLine(_ side: Side, _ raw: UnsafeRawBufferPointer, _ tokens: StartLineTokens?) {
         isHTTP = true
         if let message = side.message {
             let text = HTTP1Syntax.content(UnsafeRawBufferPointer(rebasing: raw[side.sniffer.leading...]))
             message.bytes.startLine += raw.count
             if message.kind == .request {
-                let first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
-                let last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
+                let first, last: Int
+                if let tokens {
+                    (first, last) = (tokens.methodEnd, tokens.targetEnd)
+                } else {
+                    first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
+                    last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
+                }
                 message.method = HTTP1Syntax.token(text, 0..<first)
                 message.target = HTTP1Syntax.string(text, (first + 1)..<max(first + 1, last))
                 message.version = HTTP1Syntax.token(text, min(last + 1, text.count)..<text.count)
@@ -647,7 +661,10 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             continuedLine(message, text)
         } else if let fields = HTTP1Syntax.headerFields(content: text) {
             if message.headerFields.isEmpty {
-                message.headerFields.reserveCapacity(fields: side.lastHeaderFields, byteCount: side.lastHeaderBytes)
+                // With some room to spare: the messages of a direction differ a little (a 304 and a
+                // 200, a GET and a POST), and growing copies the fields.
+                message.headerFields.reserveCapacity(fields: max(8, side.lastHeaderFields + 2),
+                                                     byteCount: max(256, side.lastHeaderBytes + side.lastHeaderBytes / 4))
             }
             message.appendHeader(name: fields.name, value: fields.value, NotableHeader(name: fields.name))
         } else {
@@ -754,7 +771,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
         let readsBody = message.kind == .request || limits.readsResponseBodies
         if let position = message.contentEncodingHeader {
-            let coding = message.headerFields.withValue(at: position) { String(decoding: $0, as: UTF8.self) }
+            let coding = message.headerFields.withValue(at: position) { HTTP1Syntax.token($0, 0..<$0.count) }
             message.contentEncoding = coding
             switch body {
             case .none, .invalid: break
