@@ -219,7 +219,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             status = nil
             reason = nil
             version = ""
-            headerFields = HTTPHeaderFields()
+            // The fields' storage is kept for the next message (a message copies its fields into its
+            // own allocation), unless an outsized header block grew it.
+            if headerFields.capacity > Self.keptHeaderCapacity { headerFields = HTTPHeaderFields() } else { headerFields.removeAll() }
             transferEncodingHeaders = nil
             contentLengthHeaders = nil
             contentEncodingHeader = nil
@@ -236,6 +238,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             mayUpgrade = false
             request = nil
         }
+
+        /// The largest header storage a finished builder keeps for its direction's next message.
+        static var keptHeaderCapacity: Int { 16 << 10 }
 
         /// Whether the builder has the 27 stored properties `restart` sets (checked once, in debug builds).
         private static let restartSetsEveryProperty =
@@ -277,11 +282,6 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var line: [UInt8] = []
         var lineStart: Int64 = 0
         var message: Builder?
-        /// How many header fields, and of how many bytes, the direction's last message had: the next
-        /// message's fields are reserved for as many and some more (messages of a connection tend to
-        /// look alike) instead of growing field by field.
-        var lastHeaderFields = 0
-        var lastHeaderBytes = 0
         var ended = false
         var endPending = false
         var held: [Held] = []
@@ -660,12 +660,6 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         if first == HTTP1Syntax.space || first == HTTP1Syntax.tab, !message.headerFields.isEmpty {
             continuedLine(message, text)
         } else if let fields = HTTP1Syntax.headerFields(content: text) {
-            if message.headerFields.isEmpty {
-                // With some room to spare: the messages of a direction differ a little (a 304 and a
-                // 200, a GET and a POST), and growing copies the fields.
-                message.headerFields.reserveCapacity(fields: max(8, side.lastHeaderFields + 2),
-                                                     byteCount: max(256, side.lastHeaderBytes + side.lastHeaderBytes / 4))
-            }
             message.appendHeader(name: fields.name, value: fields.value, NotableHeader(name: fields.name))
         } else {
             message.flags.insert(.malformed)
@@ -733,8 +727,6 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     private func headersComplete(_ side: Side) {
         guard let message = side.message else { return }
-        side.lastHeaderFields = message.headerFields.count
-        side.lastHeaderBytes = message.headerFields.byteCount
         var body: Framing
         if message.kind == .request {
             body = framing(message, isRequest: true)
@@ -841,16 +833,16 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
         if built.flags.contains(.gap) { retained = nil }
         let end = built.end
-        // The builder is dropped after this: its strings and fields are moved out, not copied (no
-        // retain here, no release when it goes).
-        var version = "", headers = HTTPHeaderFields(), trailers: [HTTPHeader] = []
+        // The builder is restarted after this: its strings are moved out, not copied (no retain here, no
+        // release when it restarts); its header fields are copied into the message's allocation and
+        // their storage kept for the next message.
+        var version = "", trailers: [HTTPHeader] = []
         swap(&version, &built.version)
-        swap(&headers, &built.headerFields)
         swap(&trailers, &built.trailers)
         let message = HTTPMessage(
             kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, method: built.method.take(),
             target: built.target.take(), status: built.status, reason: built.reason.take(), version: version,
-            headers: headers, trailers: trailers, bytes: built.bytes, interimCount: built.interimCount,
+            headers: built.headerFields, trailers: trailers, bytes: built.bytes, interimCount: built.interimCount,
             interimBytes: built.interimBytes, firstOrigin: built.firstOrigin, lastOrigin: built.lastOrigin,
             contentEncoding: built.contentEncoding.take(), decodedBodyBytes: decoded, flags: built.flags,
             retainedBody: retained)

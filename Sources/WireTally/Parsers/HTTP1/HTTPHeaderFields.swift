@@ -30,15 +30,53 @@ package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, Ex
     }
 
     /// Nil until the first field or a reservation; then it keeps `base` alive and tells whether other
-    /// copies share it.
-    private var storage: Storage?
-    /// The start of `storage`'s elements (nil with it): read and written directly, without a closure
-    /// or a retain of the storage per field. The elements of a `ManagedBuffer` stay where they are for
-    /// its lifetime, and `storage` holds it for as long as this value has the pointer.
+    /// copies share it: a `Storage` of its own, or the object whose memory holds a message's fields
+    /// (`init(sharing:base:)`).
+    private var storage: AnyObject?
+    /// The start of the fields' memory (nil with `storage`): read and written directly, without a
+    /// closure or a retain of the storage per field. The elements of a `ManagedBuffer` stay where they
+    /// are for its lifetime, and `storage` holds it for as long as this value has the pointer.
     private var base: UnsafeMutableRawPointer?
 
     /// No fields.
     package init() {}
+
+    /// The fields laid out at `base` by `copyCompacted(to:)`, in memory `owner` keeps alive (an
+    /// `HTTPMessage`'s own allocation). A change copies them into a storage of their own first unless
+    /// this value is the only one left holding `owner`.
+    init(sharing owner: AnyObject, base: UnsafeMutableRawPointer) {
+        storage = owner
+        self.base = base
+    }
+
+    /// Bytes `copyCompacted(to:)` writes: the counts, the names and values, the ends table.
+    var compactedSize: Int {
+        Layout.bytes + Self.rounded(byteCount) + count * Layout.endsSize
+    }
+
+    /// Writes the fields at `base` (`compactedSize` bytes there) with no room to spare, for
+    /// `init(sharing:base:)`.
+    func copyCompacted(to target: UnsafeMutableRawPointer) {
+        let byteCount = byteCount, fieldCount = count, table = fieldCount * Layout.endsSize
+        target.storeBytes(of: Self.rounded(byteCount) + table, toByteOffset: Layout.capacity, as: Int.self)
+        target.storeBytes(of: byteCount, toByteOffset: Layout.byteCount, as: Int.self)
+        target.storeBytes(of: fieldCount, toByteOffset: Layout.fieldCount, as: Int.self)
+        guard let base else { return }
+        withExtendedLifetime(storage) {
+            (target + Layout.bytes).copyMemory(from: base + Layout.bytes, byteCount: byteCount)
+            Self.ends(of: fieldCount - 1, target).copyMemory(from: Self.ends(of: fieldCount - 1, base), byteCount: table)
+        }
+    }
+
+    /// The same fields in a storage shared with no other value.
+    func ownCopy() -> HTTPHeaderFields {
+        var copy = self
+        copy.replaceStorage(room: 0)
+        return copy
+    }
+
+    /// Bytes of names, values and ends this value can hold without growing (0 without storage).
+    var capacity: Int { base?.load(fromByteOffset: Layout.capacity, as: Int.self) ?? 0 }
 
     /// The fields given, in order (HTTP/2 and HTTP/3 header lists, tests).
     package init(_ headers: some Sequence<HTTPHeader>) {
@@ -61,17 +99,6 @@ package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, Ex
 
     /// Bytes of all names and values together (what the fields hold; no separators).
     package var byteCount: Int { base?.load(fromByteOffset: Layout.byteCount, as: Int.self) ?? 0 }
-
-    /// Makes room for `fields` fields of `byteCount` name and value bytes in all.
-    package mutating func reserveCapacity(fields: Int, byteCount: Int) {
-        let wanted = byteCount + fields * Layout.endsSize
-        guard wanted > 0 else { return }
-        if storage == nil {
-            (storage, base) = Self.makeStorage(capacity: wanted)
-        } else {
-            makeRoom(Swift.max(0, wanted - self.byteCount - count * Layout.endsSize))
-        }
-    }
 
     /// Adds a field `name: value`.
     package mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
@@ -119,14 +146,18 @@ package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, Ex
 
     /// A storage for `capacity` bytes of names, values and ends, holding no field, and its base.
     private static func makeStorage(capacity: Int) -> (Storage, UnsafeMutableRawPointer) {
-        // Rounded to whole `Int`s: the ends table is aligned from the capacity's end.
-        let capacity = (capacity + MemoryLayout<Int>.stride - 1) & ~(MemoryLayout<Int>.stride - 1)
+        let capacity = rounded(capacity)
         let storage = Storage.create(minimumCapacity: Layout.bytes + capacity) { _ in }
         let base = storage.withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) }
         base.storeBytes(of: capacity, toByteOffset: Layout.capacity, as: Int.self)
         base.storeBytes(of: 0, toByteOffset: Layout.byteCount, as: Int.self)
         base.storeBytes(of: 0, toByteOffset: Layout.fieldCount, as: Int.self)
         return (storage, base)
+    }
+
+    /// `count` rounded up to whole `Int`s: the ends table is aligned from the capacity's end.
+    private static func rounded(_ count: Int) -> Int {
+        (count + MemoryLayout<Int>.stride - 1) & ~(MemoryLayout<Int>.stride - 1)
     }
 
     /// Where the ends of field `position` (its name's, then its value's, as `Int`s) lie from `base`.

@@ -72,8 +72,13 @@ package struct HTTPMessageFlags: OptionSet, Hashable, Sendable {
 ///
 /// Copy-on-write: the fields live in one shared box, so a copy (an exchange read for its record,
 /// handed to the output, kept by a tee) retains one reference instead of copying a few hundred bytes and
-/// retaining every string and array in them; changing a shared copy copies the fields first.
-package struct HTTPMessage: Sendable {
+/// retaining every string and array in them; changing a shared copy copies the fields first. The header
+/// fields' bytes lie in the box's own allocation, after its fields: a message is one allocation, and
+/// freeing it one free.
+///
+/// `@unchecked Sendable`: the box (a `ManagedBuffer`, which is not `Sendable`) is changed only through a
+/// unique reference (`unique`), and everything in it is `Sendable`.
+package struct HTTPMessage: @unchecked Sendable {
     package enum Kind: Sendable { case request, response }
 
     /// The stored fields (see the properties of the same names).
@@ -86,7 +91,9 @@ package struct HTTPMessage: Sendable {
         var status: Int?
         var reason: String?
         var version: String
-        var headerFields: HTTPHeaderFields
+        /// Nil while the header fields are the box's elements (`HTTPHeaderFields.copyCompacted`); the
+        /// fields of their own once changed.
+        var changedHeaderFields: HTTPHeaderFields?
         var trailers: [HTTPHeader]
         var bytes: HTTPByteCounts
         var interimCount: Int
@@ -102,10 +109,28 @@ package struct HTTPMessage: Sendable {
         var http3: HTTP3StreamInfo?
     }
 
-    /// The fields, shared by copies until one changes (then it gets its own: `unique`).
-    private final class Box: @unchecked Sendable {  // changed only through a unique reference
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+    /// The fields (its header), shared by copies until one changes (then it gets its own: `unique`),
+    /// and the header fields as `HTTPHeaderFields.copyCompacted` lays them out (its elements).
+    private final class Box: ManagedBuffer<Fields, UInt8> {
+        /// A box holding `fields` and `headers`.
+        static func make(_ fields: Fields, headers: borrowing HTTPHeaderFields) -> Box {
+            let box = unsafeDowncast(create(minimumCapacity: headers.compactedSize) { _ in fields }, to: Box.self)
+            headers.copyCompacted(to: box.elements)
+            return box
+        }
+
+        /// Where the header fields lie (stays put for the box's lifetime).
+        var elements: UnsafeMutableRawPointer { withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) } }
+
+        var fields: Fields {
+            _read { yield header }
+            _modify { yield &header }
+        }
+
+        /// The header fields: the changed ones, else the box's elements.
+        var headerFields: HTTPHeaderFields {
+            header.changedHeaderFields ?? HTTPHeaderFields(sharing: self, base: elements)
+        }
     }
 
     private var box: Box
@@ -113,7 +138,7 @@ package struct HTTPMessage: Sendable {
     /// The box for a change: a copy of it first when another message shares it.
     private var unique: Box {
         mutating get {
-            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            if !isKnownUniquelyReferenced(&box) { box = Box.make(box.fields, headers: box.headerFields) }
             return box
         }
     }
@@ -158,8 +183,13 @@ package struct HTTPMessage: Sendable {
     /// Header fields in order (trailers not included), as their bytes: reading them as strings
     /// (`headers`, `header(_:)`) makes the strings.
     package var headerFields: HTTPHeaderFields {
-        get { box.fields.headerFields }
-        _modify { yield &unique.fields.headerFields }
+        get { box.headerFields }
+        _modify {
+            let box = unique
+            // Changed in a storage of their own (one holding the box would keep it alive from inside).
+            if box.fields.changedHeaderFields == nil { box.fields.changedHeaderFields = box.headerFields.ownCopy() }
+            yield &box.fields.changedHeaderFields!
+        }
     }
     /// Header fields in order (trailers not included), made into strings on each read.
     package var headers: [HTTPHeader] {
@@ -243,12 +273,12 @@ package struct HTTPMessage: Sendable {
         decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = [], retainedBody: [UInt8]? = nil,
         http2: HTTP2StreamInfo? = nil, http3: HTTP3StreamInfo? = nil
     ) {
-        box = Box(Fields(
+        box = Box.make(Fields(
             kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, method: method, target: target,
-            status: status, reason: reason, version: version, headerFields: headers, trailers: trailers, bytes: bytes,
+            status: status, reason: reason, version: version, changedHeaderFields: nil, trailers: trailers, bytes: bytes,
             interimCount: interimCount, interimBytes: interimBytes, firstOrigin: firstOrigin, lastOrigin: lastOrigin,
             contentEncoding: contentEncoding, decodedBodyBytes: decodedBodyBytes, flags: flags,
-            retainedBody: retainedBody, reencoded: nil, http2: http2, http3: http3))
+            retainedBody: retainedBody, reencoded: nil, http2: http2, http3: http3), headers: headers)
     }
 
     /// The value of the first header named `name` (ASCII case-insensitive, compared byte by byte: no
