@@ -113,13 +113,7 @@ import Testing
                 HTTP1Syntax.wholeStartLine($0.baseAddress!, line.count, isResponse: isResponse, strict: strict, maxLength: maxLength)
             }
             guard let whole else { return false }
-            var sniffer = StartLineSniffer(isResponse: isResponse, strict: strict, maxLength: maxLength)
-            var fed = 0
-            var verdict = StartLineSniffer.Verdict.needMore
-            for byte in bytes where verdict == .needMore {
-                verdict = sniffer.feed(byte)
-                fed += 1
-            }
+            let (fed, verdict, _) = Self.verdicts(bytes, isResponse: isResponse, strict: strict, maxLength: maxLength).byteWise
             #expect(verdict == .accepted && fed == whole.length, "\(line)")
             if !isResponse {
                 let content = Array(line[..<whole.length]).filter { $0 != 0x0d && $0 != 0x0a }
