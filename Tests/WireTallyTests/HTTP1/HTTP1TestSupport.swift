@@ -125,18 +125,18 @@ final class HTTP1Script {
     /// Runs both directions whole, then each cut at every position and both fed byte by byte, and
     /// expects the same events every time; returns the whole run's recorder.
     static func expectSameEventsAtEveryCut(
-        up: [UInt8], down: [UInt8], sourceLocation: SourceLocation = #_sourceLocation
+        up: [UInt8], down: [UInt8], limits: HTTPLimits = HTTPLimits(), sourceLocation: SourceLocation = #_sourceLocation
     ) -> RecordingHTTPDelegate {
-        let reference = run([.up(up), .down(down)])
-        for cut in 1..<up.count {
-            let r = run(pieces(up, cuts: [cut]).map { Step.up($0) } + [.down(down)])
+        let reference = run([.up(up), .down(down)], limits: limits)
+        for cut in 1..<max(1, up.count) {
+            let r = run(pieces(up, cuts: [cut]).map { Step.up($0) } + [.down(down)], limits: limits)
             #expect(r.events == reference.events, "up cut at \(cut)", sourceLocation: sourceLocation)
         }
-        for cut in 1..<down.count {
-            let r = run([.up(up)] + pieces(down, cuts: [cut]).map { Step.down($0) })
+        for cut in 1..<max(1, down.count) {
+            let r = run([.up(up)] + pieces(down, cuts: [cut]).map { Step.down($0) }, limits: limits)
             #expect(r.events == reference.events, "down cut at \(cut)", sourceLocation: sourceLocation)
         }
-        let byteByByte = run(up.map { Step.up([$0]) } + down.map { Step.down([$0]) })
+        let byteByByte = run(up.map { Step.up([$0]) } + down.map { Step.down([$0]) }, limits: limits)
         #expect(byteByByte.events == reference.events, "byte by byte", sourceLocation: sourceLocation)
         return reference
     }

@@ -31,6 +31,26 @@ import Testing
         #expect(only.status == 201)
     }
 
+    /// The header fields lie in the message's own allocation: changed in place through a copy or the
+    /// only message, or read after the message is gone, they behave as a value of their own.
+    @Test func headerFieldsInTheMessagesAllocationBehaveAsAValue() {
+        let original = Self.message()
+        var copy = original
+        Array("X-New".utf8).withUnsafeBytes { name in Array("1".utf8).withUnsafeBytes { copy.headerFields.append(name: name, value: $0) } }
+        #expect(original.headers.count == 2 && copy.headers.count == 3 && copy.header("x-new") == "1")
+        var only = Self.message()
+        only.headerFields.removeAll()
+        #expect(only.headers.isEmpty && only.header("Host") == nil)
+        // Taken from a message that then goes, and changed: the fields read as the message had them.
+        var kept = Self.message().headerFields
+        #expect(Array(kept) == [HTTPHeader(name: "Host", value: "example.org"), HTTPHeader(name: "X-Kelvin", value: "k")])
+        Array("A".utf8).withUnsafeBytes { kept.continueLastValue($0) }
+        #expect(kept[1].value == "k A" && kept.count == 2)
+        let none = HTTPMessage(kind: .response, exchangeIndex: 0, streamRange: 0..<0, version: "HTTP/1.1",
+                               firstOrigin: original.firstOrigin, lastOrigin: original.lastOrigin)
+        #expect(none.headers.isEmpty && none.headerFields.byteCount == 0 && none.header("Host") == nil)
+    }
+
     @Test func headerLookupIgnoresASCIICaseOnly() {
         let message = Self.message()
         #expect(message.header("host") == "example.org")

@@ -94,4 +94,50 @@ import Testing
             }
         }
     }
+
+    /// `HTTP1Syntax.wholeStartLine` takes a line only when the sniffer, fed it byte by byte from its
+    /// reset state, accepts it with the same length, and its request tokens end at the line's first and
+    /// last space: the usual lines, each byte of them replaced by every value, cut at every length and
+    /// under every length cap, strict or not; and it does take the usual lines.
+    @Test func wholeLinesAreTakenOnlyAsTheSnifferAcceptsThem() {
+        let requests = [
+            "GET /api/v1/items?id=1&x=%20 HTTP/1.1\r\n", "M-SEARCH * HTTP/1.0\n", "get /é HTTP/1.1\r\n",
+            String(repeating: "A", count: 32) + " / HTTP/1.1\r\n",
+        ]
+        let responses = ["HTTP/1.1 200 OK\r\n", "HTTP/1.1 204\r\n", "HTTP/1.0 304 Not\tModified\n", "HTTP/1.1 200 \r\n"]
+        /// Whether `wholeStartLine` took `line` (followed by other bytes), after checking it against the sniffer.
+        @discardableResult
+        func check(_ line: [UInt8], isResponse: Bool, strict: Bool, maxLength: Int = 1000) -> Bool {
+            let bytes = line + Array("Host: x\r\n".utf8)
+            let whole = bytes.withUnsafeBufferPointer {
+                HTTP1Syntax.wholeStartLine($0.baseAddress!, line.count, isResponse: isResponse, strict: strict, maxLength: maxLength)
+            }
+            guard let whole else { return false }
+            let (fed, verdict, _) = Self.verdicts(bytes, isResponse: isResponse, strict: strict, maxLength: maxLength).byteWise
+            #expect(verdict == .accepted && fed == whole.length, "\(line)")
+            if !isResponse {
+                let content = Array(line[..<whole.length]).filter { $0 != 0x0d && $0 != 0x0a }
+                #expect(whole.methodEnd == content.firstIndex(of: 0x20) && whole.targetEnd == content.lastIndex(of: 0x20), "\(line)")
+            }
+            return true
+        }
+        for (lines, isResponse) in [(requests, false), (responses, true)] {
+            for line in lines.map({ Array($0.utf8) }) {
+                for strict in [false, true] {
+                    #expect(check(line, isResponse: isResponse, strict: strict) == !(strict && line[0] == UInt8(ascii: "g")))
+                    for position in line.indices {
+                        for value in 0...255 {
+                            var changed = line
+                            changed[position] = UInt8(value)
+                            check(changed, isResponse: isResponse, strict: strict)
+                        }
+                    }
+                    for cut in 1..<line.count { check(Array(line[..<cut]), isResponse: isResponse, strict: strict) }
+                    for cap in 1...line.count + 1 {
+                        #expect(check(line, isResponse: isResponse, strict: strict, maxLength: cap) == (cap >= line.count && check(line, isResponse: isResponse, strict: strict)))
+                    }
+                }
+            }
+        }
+    }
 }

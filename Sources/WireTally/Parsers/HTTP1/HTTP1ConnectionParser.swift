@@ -219,7 +219,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             status = nil
             reason = nil
             version = ""
-            headerFields = HTTPHeaderFields()
+            // The fields' storage is kept for the next message (a message copies its fields into its
+            // own allocation), unless an outsized header block grew it.
+            if headerFields.capacity > Self.keptHeaderCapacity { headerFields = HTTPHeaderFields() } else { headerFields.removeAll() }
             transferEncodingHeaders = nil
             contentLengthHeaders = nil
             contentEncodingHeader = nil
@@ -236,6 +238,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             mayUpgrade = false
             request = nil
         }
+
+        /// The largest header storage a finished builder keeps for its direction's next message.
+        static var keptHeaderCapacity: Int { 16 << 10 }
 
         /// Whether the builder has the 27 stored properties `restart` sets (checked once, in debug builds).
         private static let restartSetsEveryProperty =
@@ -277,11 +282,6 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var line: [UInt8] = []
         var lineStart: Int64 = 0
         var message: Builder?
-        /// How many header fields, and of how many bytes, the direction's last message had: the next
-        /// message's fields are reserved for as many (messages of a connection tend to look alike)
-        /// instead of growing field by field.
-        var lastHeaderFields = 0
-        var lastHeaderBytes = 0
         var ended = false
         var endPending = false
         var held: [Held] = []
@@ -330,6 +330,12 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             case .startLine:
                 i = startLine(side, p, n, i, offset: offset, origin: origin)
             case .headers:
+                if side.line.isEmpty, let message = side.message {
+                    i = wholeHeaderLines(side, message, p, n, i)
+                    // Done with the packet, or the block ended; else a line cut by the packet's end or
+                    // over the cap is left, for `takeLine`.
+                    guard i < n, case .headers = side.state else { continue }
+                }
                 let room = limits.maxHeaderBytes - (side.message.map { $0.bytes.startLine + $0.bytes.headers } ?? 0)
                 i = takeLine(side, p, n, i, offset: offset, limit: room, onLine: { headerLine(side, $0) },
                              onOverflow: { tooLarge(side) })
@@ -431,6 +437,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             side.skipToLineEnd = false
             return UnsafeRawPointer(found) - UnsafeRawPointer(p) + 1
         }
+        if side.sniffer.isFresh, side.message == nil, let taken = wholeStartLine(side, p, n, i, offset: offset, origin: origin) {
+            return taken
+        }
         while i < n {
             let byte = p[i]
             if side.mode == .seeking && side.sniffer.atLineStart && (byte == HTTP1Syntax.cr || byte == HTTP1Syntax.lf) {
@@ -467,11 +476,46 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: fed))
             i += fed
             if verdict == .accepted {
-                acceptStartLine(side)
+                if announce(side) {
+                    side.line.withUnsafeBytes { acceptStartLine(side, $0, nil) }
+                    side.clearLine()
+                }
                 return i
             }
         }
         return n
+    }
+
+    /// A start line lying whole in `p[start..<n]` from its first byte (not an empty line): checked in
+    /// one run and read straight from the packet, without copying it into the side's line buffer.
+    /// Returns where the line ends, or nil (nothing changed) when the run gives no acceptance there:
+    /// the line is cut by the packet's end, rejected or begins with an empty line, for the byte-wise
+    /// path. The verdict is the same: the sniffer takes the run byte by byte where it cannot take it
+    /// at once, and the first byte fed alone (as that path does, to open the message) is fed the same.
+    private func wholeStartLine(_ side: Side, _ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int, offset: Int64, origin: PacketOrigin) -> Int? {
+        let first = p[start]
+        guard first != HTTP1Syntax.cr, first != HTTP1Syntax.lf else { return nil }
+        // The usual shape straight to its tokens (the sniffer, untouched, is reset before the next start
+        // line); else the sniffer's run, undone when it does not accept.
+        let tokens = HTTP1Syntax.wholeStartLine(p + start, n &- start, isResponse: side.direction == .down,
+                                                strict: side.sniffer.strict, maxLength: side.sniffer.maxLength)
+        let length: Int
+        if let tokens {
+            length = tokens.length
+        } else {
+            let before = side.sniffer
+            let (fed, verdict) = side.sniffer.feed(UnsafeBufferPointer(start: p + start, count: n &- start))
+            guard verdict == .accepted else {
+                side.sniffer = before
+                return nil
+            }
+            length = fed
+        }
+        side.message = side.newMessage(start: offset + Int64(start), origin: origin)
+        // A request past the open-request cap stops the direction instead (the byte-wise path stops it
+        // at the line's first byte in sync, at its end otherwise: the same calls either way).
+        if announce(side) { acceptStartLine(side, UnsafeRawBufferPointer(start: p + start, count: length), tokens) }
+        return start &+ length
     }
 
     /// Reports the message start and gives it its exchange index; false when it is a request past the
@@ -511,17 +555,21 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         side.state = .stopped
     }
 
-    private func acceptStartLine(_ side: Side) {
-        guard announce(side) else { return }
+    /// The start line `raw` (with the empty lines before it and its line end) was accepted and its
+    /// message announced; `tokens`: where its tokens end when `HTTP1Syntax.wholeStartLine` read it.
+    private func acceptStartLine(_ side: Side, _ raw: UnsafeRawBufferPointer, _ tokens: StartLineTokens?) {
         isHTTP = true
-        let leading = side.sniffer.leading
-        side.line.withUnsafeBytes { raw in
-            let text = HTTP1Syntax.content(UnsafeRawBufferPointer(rebasing: raw[leading...]))
-            guard let message = side.message else { return }
+        if let message = side.message {
+            let text = HTTP1Syntax.content(UnsafeRawBufferPointer(rebasing: raw[side.sniffer.leading...]))
             message.bytes.startLine += raw.count
             if message.kind == .request {
-                let first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
-                let last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
+                let first, last: Int
+                if let tokens {
+                    (first, last) = (tokens.methodEnd, tokens.targetEnd)
+                } else {
+                    first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
+                    last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
+                }
                 message.method = HTTP1Syntax.token(text, 0..<first)
                 message.target = HTTP1Syntax.string(text, (first + 1)..<max(first + 1, last))
                 message.version = HTTP1Syntax.token(text, min(last + 1, text.count)..<text.count)
@@ -539,7 +587,6 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 }
             }
         }
-        side.clearLine()
         side.mode = .inSync
         side.state = .headers
     }
@@ -568,6 +615,32 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     // MARK: Header blocks
 
+    /// The header lines lying whole in `p[start..<n]` (the common case: nothing of the line buffered
+    /// before), read straight from the packet with the builder held once for all of them; returns
+    /// where it stopped: at `n`, after the block's empty line (`headersComplete` ran), or at a line cut
+    /// by the packet's end or longer than the room left under the cap (for `takeLine`, which buffers
+    /// or refuses it exactly as before).
+    private func wholeHeaderLines(_ side: Side, _ message: Builder, _ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int) -> Int {
+        var i = start
+        while i < n, let found = memchr(p + i, Int32(HTTP1Syntax.lf), n &- i) {
+            let end = UnsafeRawPointer(found) - UnsafeRawPointer(p) &+ 1
+            let length = end &- i
+            guard length <= limits.maxHeaderBytes - (message.bytes.startLine + message.bytes.headers) else { return i }
+            message.bytes.headers += length
+            // The content: without the LF, and a CR before it (`HTTP1Syntax.content`).
+            var contentEnd = end &- 1
+            if contentEnd > i && p[contentEnd &- 1] == HTTP1Syntax.cr { contentEnd &-= 1 }
+            if contentEnd == i {
+                headersComplete(side)
+                return end
+            }
+            headerField(side, message, UnsafeRawBufferPointer(start: p + i, count: contentEnd &- i))
+            i = end
+        }
+        return i
+    }
+
+    /// A header line buffered across packets (`takeLine`'s), with its line end.
     private func headerLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
         guard let message = side.message else { return }
         message.bytes.headers += line.count
@@ -576,18 +649,27 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             headersComplete(side)
             return
         }
-        if text[0] == HTTP1Syntax.space || text[0] == HTTP1Syntax.tab, !message.headerFields.isEmpty {
-            // Obsolete line folding (rare): the line continues the previous value, trimmed as text.
-            var more = String(decoding: text, as: UTF8.self).trimmingHTTPWhitespace()
-            more.withUTF8 { message.headerFields.continueLastValue(UnsafeRawBufferPointer($0)) }
+        headerField(side, message, text)
+    }
+
+    /// A header line's content (without its line end, not empty): a field, the continuation of the
+    /// last one, or malformed.
+    @inline(__always)
+    private func headerField(_ side: Side, _ message: Builder, _ text: UnsafeRawBufferPointer) {
+        let first = text.load(as: UInt8.self)
+        if first == HTTP1Syntax.space || first == HTTP1Syntax.tab, !message.headerFields.isEmpty {
+            continuedLine(message, text)
         } else if let fields = HTTP1Syntax.headerFields(content: text) {
-            if message.headerFields.isEmpty {
-                message.headerFields.reserveCapacity(fields: side.lastHeaderFields, byteCount: side.lastHeaderBytes)
-            }
             message.appendHeader(name: fields.name, value: fields.value, NotableHeader(name: fields.name))
         } else {
             message.flags.insert(.malformed)
         }
+    }
+
+    /// Obsolete line folding (rare): the line continues the previous value, trimmed as text.
+    private func continuedLine(_ message: Builder, _ text: UnsafeRawBufferPointer) {
+        var more = String(decoding: text, as: UTF8.self).trimmingHTTPWhitespace()
+        more.withUTF8 { message.headerFields.continueLastValue(UnsafeRawBufferPointer($0)) }
     }
 
     private func trailerLine(_ side: Side, _ line: UnsafeRawBufferPointer) {
@@ -645,8 +727,6 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     private func headersComplete(_ side: Side) {
         guard let message = side.message else { return }
-        side.lastHeaderFields = message.headerFields.count
-        side.lastHeaderBytes = message.headerFields.byteCount
         var body: Framing
         if message.kind == .request {
             body = framing(message, isRequest: true)
@@ -683,7 +763,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
         let readsBody = message.kind == .request || limits.readsResponseBodies
         if let position = message.contentEncodingHeader {
-            let coding = message.headerFields.withValue(at: position) { String(decoding: $0, as: UTF8.self) }
+            let coding = message.headerFields.withValue(at: position) { HTTP1Syntax.token($0, 0..<$0.count) }
             message.contentEncoding = coding
             switch body {
             case .none, .invalid: break
@@ -753,16 +833,16 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
         if built.flags.contains(.gap) { retained = nil }
         let end = built.end
-        // The builder is dropped after this: its strings and fields are moved out, not copied (no
-        // retain here, no release when it goes).
-        var version = "", headers = HTTPHeaderFields(), trailers: [HTTPHeader] = []
+        // The builder is restarted after this: its strings are moved out, not copied (no retain here, no
+        // release when it restarts); its header fields are copied into the message's allocation and
+        // their storage kept for the next message.
+        var version = "", trailers: [HTTPHeader] = []
         swap(&version, &built.version)
-        swap(&headers, &built.headerFields)
         swap(&trailers, &built.trailers)
         let message = HTTPMessage(
             kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, method: built.method.take(),
             target: built.target.take(), status: built.status, reason: built.reason.take(), version: version,
-            headers: headers, trailers: trailers, bytes: built.bytes, interimCount: built.interimCount,
+            headers: built.headerFields, trailers: trailers, bytes: built.bytes, interimCount: built.interimCount,
             interimBytes: built.interimBytes, firstOrigin: built.firstOrigin, lastOrigin: built.lastOrigin,
             contentEncoding: built.contentEncoding.take(), decodedBodyBytes: decoded, flags: built.flags,
             retainedBody: retained)

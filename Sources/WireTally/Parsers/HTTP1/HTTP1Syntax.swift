@@ -67,19 +67,23 @@ enum HTTP1Syntax {
         String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
     }
 
-    /// The text of a start-line token (method, version, reason phrase): the common ones are the string
-    /// literals they equal (no UTF-8 check or copy: every request and response has two or three of
-    /// them), any other is `string(_:_:)`'s.
+    /// The text of a start-line token (method, version, reason phrase) or a `Content-Encoding` value:
+    /// the common ones are the string literals they equal (no UTF-8 check or copy: every request and
+    /// response has two or three of them), any other is `string(_:_:)`'s.
     static func token(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
         let token = UnsafeRawBufferPointer(rebasing: bytes[range])
         switch token.count {
-        case 2: if same(token, "OK") { return "OK" }
+        case 2:
+            if same(token, "OK") { return "OK" }
+            if same(token, "br") { return "br" }
         case 3:
             if same(token, "GET") { return "GET" }
             if same(token, "PUT") { return "PUT" }
         case 4:
             if same(token, "POST") { return "POST" }
             if same(token, "HEAD") { return "HEAD" }
+            if same(token, "gzip") { return "gzip" }
+            if same(token, "zstd") { return "zstd" }
         case 5:
             if same(token, "PATCH") { return "PATCH" }
             if same(token, "Found") { return "Found" }
@@ -87,9 +91,11 @@ enum HTTP1Syntax {
         case 7:
             if same(token, "OPTIONS") { return "OPTIONS" }
             if same(token, "Created") { return "Created" }
+            if same(token, "deflate") { return "deflate" }
         case 8:
             if same(token, "HTTP/1.1") { return "HTTP/1.1" }
             if same(token, "HTTP/1.0") { return "HTTP/1.0" }
+            if same(token, "identity") { return "identity" }
         case 9: if same(token, "Not Found") { return "Not Found" }
         case 10: if same(token, "No Content") { return "No Content" }
         case 12: if same(token, "Not Modified") { return "Not Modified" }
@@ -213,6 +219,58 @@ enum HTTP1Syntax {
         }
         return true
     }
+}
+
+/// Where the tokens of a start line lie: the spaces after a request's method and target (a response's
+/// tokens lie at fixed places); `length` is the whole line's, its line end included.
+struct StartLineTokens {
+    var length: Int
+    var methodEnd: Int
+    var targetEnd: Int
+}
+
+extension HTTP1Syntax {
+    /// The start line at the start of `p[0..<n]` when it lies there whole in its usual shape —
+    /// `method SP target SP HTTP/1.d` or `HTTP/1.d SP 3DIGIT [SP reason]`, then CRLF or LF, within
+    /// `maxLength` bytes — read straight to its tokens; nil for anything else (a line cut short, an
+    /// empty line before it, `HTTP/1.` without its digit, or a line `StartLineSniffer` rejects), which
+    /// the sniffer then checks byte by byte. A line taken here is one the sniffer accepts with the same
+    /// length, from its reset state (`StartLineSnifferTests` checks every single-byte change of such
+    /// lines): the same byte classes, the same 32-byte method cap, the same length cap.
+    static func wholeStartLine(_ p: UnsafePointer<UInt8>, _ n: Int, isResponse: Bool, strict: Bool, maxLength: Int) -> StartLineTokens? {
+        let n = min(n, maxLength)
+        var i = 0
+        var methodEnd = 0, targetEnd = 0
+        if isResponse {
+            guard n >= 13, isVersion(p), p[8] == space, isDigit(p[9]), isDigit(p[10]), isDigit(p[11]) else { return nil }
+            i = 12
+            if p[i] == space {
+                i += 1
+                while i < n, p[i] >= 0x20 || p[i] == tab { i += 1 }
+            }
+        } else {
+            while i < n, i < 32, strict ? isStrictMethodChar(p[i]) : isTokenChar(p[i]) { i += 1 }
+            guard i > 0, i < n, p[i] == space else { return nil }
+            methodEnd = i
+            i += 1
+            let targetStart = i
+            while i < n, p[i] > 0x20, p[i] != 0x7f { i += 1 }
+            guard i > targetStart, n - i >= 10, p[i] == space, isVersion(p + i + 1) else { return nil }
+            targetEnd = i
+            i += 9
+        }
+        guard i < n else { return nil }
+        if p[i] == lf { return StartLineTokens(length: i + 1, methodEnd: methodEnd, targetEnd: targetEnd) }
+        guard p[i] == cr, i + 1 < n, p[i + 1] == lf else { return nil }
+        return StartLineTokens(length: i + 2, methodEnd: methodEnd, targetEnd: targetEnd)
+    }
+
+    /// `HTTP/1.d` at `p` (8 bytes there).
+    private static func isVersion(_ p: UnsafePointer<UInt8>) -> Bool {
+        UnsafeRawPointer(p).loadUnaligned(as: UInt64.self) & 0x00ff_ffff_ffff_ffff == 0x002e_312f_5054_5448 && isDigit(p[7])
+    }
+
+    private static func isDigit(_ byte: UInt8) -> Bool { byte >= UInt8(ascii: "0") && byte <= UInt8(ascii: "9") }
 }
 
 /// Checks a start line byte by byte, so a split line and a line in one piece give the same verdict and

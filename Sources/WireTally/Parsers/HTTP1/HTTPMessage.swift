@@ -72,8 +72,13 @@ package struct HTTPMessageFlags: OptionSet, Hashable, Sendable {
 ///
 /// Copy-on-write: the fields live in one shared box, so a copy (an exchange read for its record,
 /// handed to the output, kept by a tee) retains one reference instead of copying a few hundred bytes and
-/// retaining every string and array in them; changing a shared copy copies the fields first.
-package struct HTTPMessage: Sendable {
+/// retaining every string and array in them; changing a shared copy copies the fields first. The header
+/// fields' bytes lie in the box's own allocation, after its fields: a message is one allocation, and
+/// freeing it one free.
+///
+/// `@unchecked Sendable`: the box (a `ManagedBuffer`, which is not `Sendable`) is changed only through a
+/// unique reference (`unique`), and everything in it is `Sendable`.
+package struct HTTPMessage: @unchecked Sendable {
     package enum Kind: Sendable { case request, response }
 
     /// The stored fields (see the properties of the same names).
@@ -86,7 +91,9 @@ package struct HTTPMessage: Sendable {
         var status: Int?
         var reason: String?
         var version: String
-        var headerFields: HTTPHeaderFields
+        /// Nil while the header fields are the box's elements (`HTTPHeaderFields.copyCompacted`); the
+        /// fields of their own once changed.
+        var changedHeaderFields: HTTPHeaderFields?
         var trailers: [HTTPHeader]
         var bytes: HTTPByteCounts
         var interimCount: Int
@@ -102,10 +109,23 @@ package struct HTTPMessage: Sendable {
         var http3: HTTP3StreamInfo?
     }
 
-    /// The fields, shared by copies until one changes (then it gets its own: `unique`).
-    private final class Box: @unchecked Sendable {  // changed only through a unique reference
-        var fields: Fields
-        init(_ fields: Fields) { self.fields = fields }
+    /// The fields (its header), shared by copies until one changes (then it gets its own: `unique`),
+    /// and the header fields as `HTTPHeaderFields.copyCompacted` lays them out (its elements).
+    private final class Box: ManagedBuffer<Fields, UInt8> {
+        /// A box holding `fields` and `headers`.
+        static func make(_ fields: Fields, headers: borrowing HTTPHeaderFields) -> Box {
+            let box = unsafeDowncast(create(minimumCapacity: headers.compactedSize) { _ in fields }, to: Box.self)
+            headers.copyCompacted(to: box.elements)
+            return box
+        }
+
+        /// Where the header fields lie (stays put for the box's lifetime).
+        var elements: UnsafeMutableRawPointer { withUnsafeMutablePointerToElements { UnsafeMutableRawPointer($0) } }
+
+        /// The header fields: the changed ones, else the box's elements.
+        var headerFields: HTTPHeaderFields {
+            header.changedHeaderFields ?? HTTPHeaderFields(sharing: self, base: elements)
+        }
     }
 
     private var box: Box
@@ -113,53 +133,58 @@ package struct HTTPMessage: Sendable {
     /// The box for a change: a copy of it first when another message shares it.
     private var unique: Box {
         mutating get {
-            if !isKnownUniquelyReferenced(&box) { box = Box(box.fields) }
+            if !isKnownUniquelyReferenced(&box) { box = Box.make(box.header, headers: box.headerFields) }
             return box
         }
     }
 
     package var kind: Kind {
-        get { box.fields.kind }
-        _modify { yield &unique.fields.kind }
+        get { box.header.kind }
+        _modify { yield &unique.header.kind }
     }
     /// Which exchange of the connection it belongs to (0-based): requests in order; a response pairs
     /// with the oldest request still waiting for one, or (capture started mid-way) gets a new index.
     package var exchangeIndex: Int {
-        get { box.fields.exchangeIndex }
-        _modify { yield &unique.fields.exchangeIndex }
+        get { box.header.exchangeIndex }
+        _modify { yield &unique.header.exchangeIndex }
     }
     /// Stream range covered: for a response, interim (1xx) responses before it are included.
     package var streamRange: Range<Int64> {
-        get { box.fields.streamRange }
-        _modify { yield &unique.fields.streamRange }
+        get { box.header.streamRange }
+        _modify { yield &unique.header.streamRange }
     }
     /// Request line fields (requests) — method, target, version such as `HTTP/1.1`.
     package var method: String? {
-        get { box.fields.method }
-        _modify { yield &unique.fields.method }
+        get { box.header.method }
+        _modify { yield &unique.header.method }
     }
     package var target: String? {
-        get { box.fields.target }
-        _modify { yield &unique.fields.target }
+        get { box.header.target }
+        _modify { yield &unique.header.target }
     }
     /// Status line fields (responses).
     package var status: Int? {
-        get { box.fields.status }
-        _modify { yield &unique.fields.status }
+        get { box.header.status }
+        _modify { yield &unique.header.status }
     }
     package var reason: String? {
-        get { box.fields.reason }
-        _modify { yield &unique.fields.reason }
+        get { box.header.reason }
+        _modify { yield &unique.header.reason }
     }
     package var version: String {
-        get { box.fields.version }
-        _modify { yield &unique.fields.version }
+        get { box.header.version }
+        _modify { yield &unique.header.version }
     }
     /// Header fields in order (trailers not included), as their bytes: reading them as strings
     /// (`headers`, `header(_:)`) makes the strings.
     package var headerFields: HTTPHeaderFields {
-        get { box.fields.headerFields }
-        _modify { yield &unique.fields.headerFields }
+        get { box.headerFields }
+        _modify {
+            let box = unique
+            // Changed in a storage of their own (one holding the box would keep it alive from inside).
+            if box.header.changedHeaderFields == nil { box.header.changedHeaderFields = box.headerFields.ownCopy() }
+            yield &box.header.changedHeaderFields!
+        }
     }
     /// Header fields in order (trailers not included), made into strings on each read.
     package var headers: [HTTPHeader] {
@@ -168,45 +193,45 @@ package struct HTTPMessage: Sendable {
     }
     /// Trailer fields of a chunked body.
     package var trailers: [HTTPHeader] {
-        get { box.fields.trailers }
-        _modify { yield &unique.fields.trailers }
+        get { box.header.trailers }
+        _modify { yield &unique.header.trailers }
     }
     /// Bytes of the final message (interim responses excluded).
     package var bytes: HTTPByteCounts {
-        get { box.fields.bytes }
-        _modify { yield &unique.fields.bytes }
+        get { box.header.bytes }
+        _modify { yield &unique.header.bytes }
     }
     /// Interim 1xx responses before the final response: how many, and their bytes on the stream.
     package var interimCount: Int {
-        get { box.fields.interimCount }
-        _modify { yield &unique.fields.interimCount }
+        get { box.header.interimCount }
+        _modify { yield &unique.header.interimCount }
     }
     package var interimBytes: Int {
-        get { box.fields.interimBytes }
-        _modify { yield &unique.fields.interimBytes }
+        get { box.header.interimBytes }
+        _modify { yield &unique.header.interimBytes }
     }
     /// The packets that delivered the first and the last byte of `streamRange`.
     package var firstOrigin: PacketOrigin {
-        get { box.fields.firstOrigin }
-        _modify { yield &unique.fields.firstOrigin }
+        get { box.header.firstOrigin }
+        _modify { yield &unique.header.firstOrigin }
     }
     package var lastOrigin: PacketOrigin {
-        get { box.fields.lastOrigin }
-        _modify { yield &unique.fields.lastOrigin }
+        get { box.header.lastOrigin }
+        _modify { yield &unique.header.lastOrigin }
     }
     /// `Content-Encoding` as sent (nil when absent), and the body size after decoding it (nil when
     /// there is no coding or it could not be decoded).
     package var contentEncoding: String? {
-        get { box.fields.contentEncoding }
-        _modify { yield &unique.fields.contentEncoding }
+        get { box.header.contentEncoding }
+        _modify { yield &unique.header.contentEncoding }
     }
     package var decodedBodyBytes: Int? {
-        get { box.fields.decodedBodyBytes }
-        _modify { yield &unique.fields.decodedBodyBytes }
+        get { box.header.decodedBodyBytes }
+        _modify { yield &unique.header.decodedBodyBytes }
     }
     package var flags: HTTPMessageFlags {
-        get { box.fields.flags }
-        _modify { yield &unique.fields.flags }
+        get { box.header.flags }
+        _modify { yield &unique.header.flags }
     }
     /// Only when `HTTPLimits.retainedBodyBytes` > 0: the body's first `retainedBodyBytes` bytes,
     /// decoded when it has a content coding, raw (de-chunked) otherwise. Nil when retention is off, or
@@ -214,25 +239,25 @@ package struct HTTPMessage: Sendable {
     /// decoding switched off, a decompression bomb). Complete when `count` equals the body size
     /// (`decodedBodyBytes ?? bytes.body`).
     package var retainedBody: [UInt8]? {
-        get { box.fields.retainedBody }
-        _modify { yield &unique.fields.retainedBody }
+        get { box.header.retainedBody }
+        _modify { yield &unique.header.retainedBody }
     }
     /// The retained body re-encoded with the message's own codings (for the `rebuilt` estimator, see
     /// `Estimator`), measured when the message completed so the body need not be kept: how many
     /// decoded bytes were encoded and the encoded size.
     package var reencoded: (decodedBytes: Int, encodedSize: Int)? {
-        get { box.fields.reencoded }
-        _modify { yield &unique.fields.reencoded }
+        get { box.header.reencoded }
+        _modify { yield &unique.header.reencoded }
     }
     /// HTTP/2 only (nil for HTTP/1.x): the stream the message travelled on and what happened to it.
     package var http2: HTTP2StreamInfo? {
-        get { box.fields.http2 }
-        _modify { yield &unique.fields.http2 }
+        get { box.header.http2 }
+        _modify { yield &unique.header.http2 }
     }
     /// HTTP/3 only (nil otherwise): the QUIC stream the message travelled on and what happened to it.
     package var http3: HTTP3StreamInfo? {
-        get { box.fields.http3 }
-        _modify { yield &unique.fields.http3 }
+        get { box.header.http3 }
+        _modify { yield &unique.header.http3 }
     }
 
     package init(
@@ -243,12 +268,12 @@ package struct HTTPMessage: Sendable {
         decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = [], retainedBody: [UInt8]? = nil,
         http2: HTTP2StreamInfo? = nil, http3: HTTP3StreamInfo? = nil
     ) {
-        box = Box(Fields(
+        box = Box.make(Fields(
             kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, method: method, target: target,
-            status: status, reason: reason, version: version, headerFields: headers, trailers: trailers, bytes: bytes,
+            status: status, reason: reason, version: version, changedHeaderFields: nil, trailers: trailers, bytes: bytes,
             interimCount: interimCount, interimBytes: interimBytes, firstOrigin: firstOrigin, lastOrigin: lastOrigin,
             contentEncoding: contentEncoding, decodedBodyBytes: decodedBodyBytes, flags: flags,
-            retainedBody: retainedBody, reencoded: nil, http2: http2, http3: http3))
+            retainedBody: retainedBody, reencoded: nil, http2: http2, http3: http3), headers: headers)
     }
 
     /// The value of the first header named `name` (ASCII case-insensitive, compared byte by byte: no
