@@ -103,33 +103,58 @@ struct CSVColumnResolver {
         lookUp(key, in: node, isObject: true)
     }
 
-    /// The column of the first of the `count` leaves of `run` (its identity) written next in `node`
-    /// under `key(0)`, `key(1)`…, when their columns follow each other; -1 when none is a column;
-    /// `unplaced` otherwise. Worked out by looking up each leaf the first time, then kept: the cursor
-    /// moves past the run's steps as if each leaf had been looked up.
-    mutating func firstColumn(ofRun run: UnsafeRawPointer, count: Int, in node: Int32, key: (Int) -> Key) -> Int32 {
-        guard node != Self.dead, count > 0 else { return -1 }
+    /// The column of the first leaf of `run` (its identity) written next in `node` — its `steps`, under
+    /// the run's own copies of their names — when the columns of its leaves follow each other; -1 when none
+    /// is a column; `unplaced` otherwise. Worked out by looking up each leaf (and object) the first time,
+    /// then kept: the cursor moves past the run's steps as if each had been looked up.
+    mutating func firstColumn(ofRun run: UnsafeRawPointer, steps: [NumberRunStep], in node: Int32) -> Int32 {
+        guard node != Self.dead, !steps.isEmpty else { return -1 }
         if let index = runPlacementIndex(of: run, in: node) {
             let placement = runPlacements[index]
             runCursor = index + 1
             if placement.firstColumn != Self.unplaced { cursor = placement.cursorAfter }
             return placement.firstColumn
         }
-        let first = column(of: key(0), in: node)
-        var firstColumn = first
-        for index in 1..<count {
-            let column = column(of: key(index), in: node)
-            let expected = first < 0 ? -1 : first + Int32(index)
-            if column != expected { firstColumn = Self.unplaced }
+        var firstColumn: Int32?
+        var leaves: Int32 = 0
+        var current = node
+        var outerNodes = NumberRunStep.PerOpenObject<Int32>(repeating: 0)
+        var depth = 0
+        for step in steps {
+            switch step {
+            case let .open(_, name):
+                outerNodes[depth] = current
+                depth += 1
+                current = self.node(of: Key(bytes: name, isLiteral: true), in: current)
+            case let .number(_, _, name):
+                let column = column(of: Key(bytes: name, isLiteral: true), in: current)
+                if let first = firstColumn {
+                    let expected = first < 0 ? -1 : first + leaves
+                    if first != Self.unplaced, column != expected { firstColumn = Self.unplaced }
+                } else {
+                    firstColumn = column
+                }
+                leaves += 1
+            case .close:
+                depth -= 1
+                current = outerNodes[depth]
+            }
         }
-        if firstColumn == Self.unplaced {
-            // the leaves were looked up: take the cursor back to the first so the caller looks them up again
-            cursor = steps.firstIndex { $0.matches(key(0), in: node, isObject: false) } ?? cursor
+        if firstColumn == Self.unplaced, let first = steps.first {
+            // the leaves were looked up: take the cursor back to the first step so the caller looks them up again
+            let (name, isObject): (UnsafeBufferPointer<UInt8>, Bool)
+            switch first {
+            case let .open(_, bytes): (name, isObject) = (bytes, true)
+            case let .number(_, _, bytes): (name, isObject) = (bytes, false)
+            case .close: return Self.unplaced
+            }
+            cursor = self.steps.firstIndex { $0.matches(Key(bytes: name, isLiteral: true), in: node, isObject: isObject) } ?? cursor
         }
         runCursor = min(runCursor, runPlacements.count)
-        runPlacements.insert(RunPlacement(run: run, node: node, firstColumn: firstColumn, cursorAfter: cursor), at: runCursor)
+        runPlacements.insert(
+            RunPlacement(run: run, node: node, firstColumn: firstColumn ?? -1, cursorAfter: cursor), at: runCursor)
         runCursor += 1
-        return firstColumn
+        return firstColumn ?? -1
     }
 
     /// Where the placement of `run` in `node` is kept: the expected one, else found among all.

@@ -145,12 +145,7 @@ struct CSVRowEncoder: JSONEncoding {
         if let memberName = members.memberName { key(memberName) }
         let outer = members.isObject ? enterObject() : node
         defer { node = outer }
-        // the run's own copies of its names: the resolver places the run by them, and the cursor it leaves
-        // for an unplaced run is at the first of them
-        func runKey(_ index: Int) -> CSVColumnResolver.Key {
-            CSVColumnResolver.Key(bytes: members.nameBytes(at: index), isLiteral: true)
-        }
-        let firstColumn = columns.firstColumn(ofRun: members.identity, count: count, in: node, key: runKey)
+        let firstColumn = columns.firstColumn(ofRun: members.identity, steps: members.steps, in: node)
         guard firstColumn == CSVColumnResolver.unplaced else {
             guard firstColumn >= 0 else { return }  // none is a column
             for index in 0..<count where !cells.buffer[Int(firstColumn) + index].isWritten {
@@ -160,10 +155,24 @@ struct CSVRowEncoder: JSONEncoding {
             }
             return
         }
-        for index in 0..<count {
-            pendingKey = runKey(index)
-            hasKey = true
-            integer(values[index])
+        // one at a time under the run's own copies of its names: the resolver looked them up by these, and
+        // left its cursor at the first of them
+        var outerNodes = NumberRunStep.PerOpenObject<Int32>(repeating: 0)
+        var depth = 0
+        for step in members.steps {
+            switch step {
+            case let .open(_, name):
+                outerNodes[depth] = node
+                depth += 1
+                node = columns.node(of: CSVColumnResolver.Key(bytes: name, isLiteral: true), in: node)
+            case let .number(index, _, name):
+                pendingKey = CSVColumnResolver.Key(bytes: name, isLiteral: true)
+                hasKey = true
+                integer(values[index])
+            case .close:
+                depth -= 1
+                node = outerNodes[depth]
+            }
         }
     }
 

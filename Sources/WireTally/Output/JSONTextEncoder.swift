@@ -157,7 +157,7 @@ struct JSONTextEncoder: JSONEncoding {
         buffer.commit(
             allZero
                 ? members.writeZeros(afterComma: followsValue, to: space)
-                : members.write(afterComma: followsValue, to: space) { DecimalDigits.write(values[$0], to: $1) }
+                : members.write(afterComma: followsValue, to: space, values: values) { DecimalDigits.write($0, to: $1) }
         )
         followsValue = true
     }
@@ -165,8 +165,8 @@ struct JSONTextEncoder: JSONEncoding {
     mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
         let space = buffer.freeSpace(atLeast: members.maximumCount(valuesOfAtMost: DecimalDigits.maximumMillisecondsCount))
         buffer.commit(
-            members.write(afterComma: followsValue, to: space) { index, destination in
-                guard let duration = nanoseconds[index] else {
+            members.write(afterComma: followsValue, to: space, values: nanoseconds) { nanoseconds, destination in
+                guard let duration = nanoseconds else {
                     destination[0] = UInt8(ascii: "-")
                     destination[1] = UInt8(ascii: "1")
                     return 2
