@@ -114,7 +114,7 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         let storage = UnsafeMutablePointer<Storage>.allocate(capacity: 1)
         storage.initialize(
             to: Storage(
-                memberName: memberName, isObject: isObject, steps: steps, pieces: Self.immortalCopy(of: pieces).baseAddress!,
+                memberName: memberName, isObject: isObject, steps: steps, pieces: Self.immortalCopy(of: pieces + [UInt8](repeating: 0, count: Self.pieceSlack)).baseAddress!,
                 pieceEnds: pieceEnds, end: Int32(pieces.count), zeros: Self.immortalCopy(of: zeros)
             )
         )
@@ -163,7 +163,22 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
     /// The most bytes `write(afterComma:to:maximumValueCount:value:)` stores when each value takes at
     /// most `maximumValueCount`.
     func maximumCount(valuesOfAtMost maximumValueCount: Int) -> Int {
-        storage.pointee.zeros.count + count * maximumValueCount
+        storage.pointee.zeros.count + count * maximumValueCount + Self.pieceSlack
+    }
+
+    /// The bytes a piece is copied by at least, whatever its length: `pieces` has that many more after
+    /// its end, and the room a run asks for too.
+    private static var pieceSlack: Int { 32 }
+
+    /// Copies the piece of `count` bytes at `source` to `destination`: its first `pieceSlack` bytes
+    /// (whatever follows a shorter piece is copied too, and overwritten by what is written next) in four
+    /// moves without a test of the length, the rest of a longer one after them.
+    @inline(__always)
+    private static func copyPiece(_ source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt8>) {
+        let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+        to.storeBytes(of: from.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        to.storeBytes(of: from.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self), toByteOffset: 16, as: SIMD16<UInt8>.self)
+        if count > pieceSlack { (to + pieceSlack).copyMemory(from: from + pieceSlack, byteCount: count &- pieceSlack) }
     }
 
     /// Stores the run with every value zero at `destination` (room for `maximumCount`), after a comma
@@ -189,13 +204,13 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         var pieceStart = afterComma ? 0 : 1
         for index in 0..<count {
             let pieceEnd = Int(storage.pointee.pieceEnds[index])
-            (destination + written).storeBytes(of: UnsafeBufferPointer(start: pieces + pieceStart, count: pieceEnd &- pieceStart))
+            Self.copyPiece(pieces + pieceStart, count: pieceEnd &- pieceStart, to: destination + written)
             written &+= pieceEnd &- pieceStart
             written &+= value(values[index], destination + written)
             pieceStart = pieceEnd
         }
         let closing = Int(storage.pointee.end) &- pieceStart
-        (destination + written).storeBytes(of: UnsafeBufferPointer(start: pieces + pieceStart, count: closing))
+        Self.copyPiece(pieces + pieceStart, count: closing, to: destination + written)
         return written &+ closing
     }
 }
