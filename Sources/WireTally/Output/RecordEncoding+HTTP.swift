@@ -16,7 +16,7 @@ extension RecordEncoding {
         let serverName = exchange.serverName, server = connection.server
         let http2 = http2Stream(of: exchange), http3 = http3Stream(of: exchange)
         encoder.object { encoder in
-            encoder.field("type", "http")
+            encoder.field("type", literal: "http")
             encoder.field("id", id)
             encoder.object("conn") { encoder in
                 encoder.field("id", connection.id)
@@ -40,7 +40,7 @@ extension RecordEncoding {
                 encoder.field("dns_ip_bytes", exchange.dnsIPBytes)
             }
             encoder.object("cancel", exchange.cancelledAt) { encoder, at in
-                encoder.field("by", "client")
+                encoder.field("by", literal: "client")
                 encoder.field("ts", timestamp: at, digits: digits)
             }
             encoder.field("timing") { timing(exchange.timing, to: &$0) }
@@ -229,25 +229,30 @@ extension RecordEncoding {
         encoder.field("stream_id", message.http2.map { Int($0.streamID) } ?? message.http3.map { Int(clamping: $0.streamID) })
         encoder.field("ts_first", timestamp: message.firstOrigin.timestamp, digits: digits)
         encoder.field("ts_last", timestamp: message.lastOrigin.timestamp, digits: digits)
+        let total = bytes.total + message.interimBytes
+        // HTTP/2 and HTTP/3: control frames, the decoded header list and the compression ratio (null when
+        // the header blocks were not decoded) before the total; HTTP/1.x: the byte counts are one run
+        guard let decoded = message.http2?.headersDecodedBytes ?? message.http3?.headersDecodedBytes else {
+            return encoder.integerMembers(
+                messageBytesMember, [bytes.startLine, bytes.headers, bytes.body, bytes.framing, total])
+        }
         encoder.object("bytes") { encoder in
             encoder.integerMembers(messageByteMembers, [bytes.startLine, bytes.headers, bytes.body, bytes.framing])
-            // HTTP/2 and HTTP/3: control frames, the decoded header list and the compression ratio
-            // (null when the header blocks were not decoded)
-            if let decoded = message.http2?.headersDecodedBytes ?? message.http3?.headersDecodedBytes {
-                encoder.field("control", bytes.control)
-                encoder.field("headers_decoded", decoded)
-                func ratio(_ name: StaticString, to encoder: inout Encoder) {
-                    encoder.key(name)
-                    if decoded > 0 { encoder.number(thousandths(bytes.headers, of: decoded)) } else { encoder.null() }
-                }
-                if message.http2 != nil { ratio("hpack_ratio", to: &encoder) }
-                if message.http3 != nil { ratio("qpack_ratio", to: &encoder) }
+            encoder.field("control", bytes.control)
+            encoder.field("headers_decoded", decoded)
+            func ratio(_ name: StaticString, to encoder: inout Encoder) {
+                encoder.key(name)
+                if decoded > 0 { encoder.number(thousandths(bytes.headers, of: decoded)) } else { encoder.null() }
             }
-            encoder.field("total", bytes.total + message.interimBytes)
+            if message.http2 != nil { ratio("hpack_ratio", to: &encoder) }
+            if message.http3 != nil { ratio("qpack_ratio", to: &encoder) }
+            encoder.field("total", total)
         }
     }
 
-    private static let messageByteMembers = NumberMembers<4>(["start_line", "headers", "body", "framing"])
+    private static let messageByteNames: [NumberMember] = ["start_line", "headers", "body", "framing"]
+    private static let messageByteMembers = NumberMembers<4>(messageByteNames)
+    private static let messageBytesMember = NumberMembers<5>(member: "bytes", object: messageByteNames + ["total"])
     private static let interimMember = NumberMembers<2>(member: "interim", object: ["count", "bytes"])
 
     /// `part / whole` with three decimals (`0.187`).

@@ -42,8 +42,8 @@ package enum RecordEncoding {
     ) {
         let ledger = connection.ledger
         encoder.object { encoder in
-            encoder.field("type", "connection")
-            encoder.field("transport", "tcp")
+            encoder.field("type", literal: "connection")
+            encoder.field("transport", literal: "tcp")
             encoder.field("id", connection.id)
             encoder.field("client", connection.clientEndpoint)
             encoder.field("server", connection.serverEndpoint)
@@ -73,7 +73,7 @@ package enum RecordEncoding {
 
     static func flow<Encoder: JSONEncoding>(_ flow: IPFlow, timestampDigits digits: Int, to encoder: inout Encoder) {
         encoder.object { encoder in
-            encoder.field("type", "flow")
+            encoder.field("type", literal: "flow")
             encoder.field("id", flow.id)
             encoder.field("proto", flow.protocolName)
             encoder.field("client", flow.clientEndpoint)
@@ -96,7 +96,7 @@ package enum RecordEncoding {
     static func summary<Encoder: JSONEncoding>(_ summary: CaptureSummary, files: [String], to encoder: inout Encoder) {
         let digits = summary.timestampDigits
         encoder.object { encoder in
-            encoder.field("type", "summary")
+            encoder.field("type", literal: "summary")
             encoder.field("files", strings: files)
             encoder.field("ts_first", timestamp: summary.firstTimestamp, digits: digits)
             encoder.field("ts_last", timestamp: summary.lastTimestamp, digits: digits)
