@@ -1,6 +1,6 @@
 /// A member of a run of number members: a number, or an object of members
 /// (`.object("setup", ["packets", "ip_bytes"])`); a name literal is a number.
-indirect enum NumberMember: ExpressibleByStringLiteral {
+indirect enum NumberMember: ExpressibleByStringLiteral, Sendable {
     case number(StaticString)
     case object(StaticString, [NumberMember])
 
