@@ -130,8 +130,11 @@ private let nested = NumberMembers<7>(
         encoder.object { $0.integerMembers(nested, [1, 0, 22, 333, 4_444, 55_555, 666_666]) }
         #expect(encoder.buffer.text == #"{"nest":{"first":{"packets":1},"b":0,"mid":{"deep":{"c":22,"d":333},"e":4444},"x":{"f":55555},"last":{"g":666666}}}"#)
         var zeros = JSONTextEncoder()
-        zeros.array { $0.integerMembers(nested, [0, 0, 0, 0, 0, 0, 0]) }
-        #expect(zeros.buffer.text == #"[{"first":{"packets":0},"b":0,"mid":{"deep":{"c":0,"d":0},"e":0},"x":{"f":0},"last":{"g":0}}]"#)
+        zeros.object { encoder in
+            encoder.integerField("a", 1)
+            encoder.integerMembers(nested, [0, 0, 0, 0, 0, 0, 0])
+        }
+        #expect(zeros.buffer.text == #"{"a":1,"nest":{"first":{"packets":0},"b":0,"mid":{"deep":{"c":0,"d":0},"e":0},"x":{"f":0},"last":{"g":0}}}"#)
     }
 
     /// CSV cells of runs — their columns one after the other, in another order, some missing or none
