@@ -137,6 +137,37 @@ private let nested = NumberMembers<7>(
         #expect(zeros.buffer.text == #"{"a":1,"nest":{"first":{"packets":0},"b":0,"mid":{"deep":{"c":0,"d":0},"e":0},"x":{"f":0},"last":{"g":0}}}"#)
     }
 
+    /// Pieces longer than the 32 bytes copied at once (a long name, an object opened after another closed),
+    /// with values at every power of ten, one below it, negative and at the extremes: the text reads as the
+    /// members written one at a time.
+    @Test func longPiecesAndEveryPowerOfTen() {
+        var values: [Int] = [0, -1, Int.max, Int.min]
+        var power = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power, power - 1, -power]
+        }
+        for value in values {
+            let written = bothTexts(LongPieces(values: [value, 0, value]))
+            #expect(written.text == written.tree, "\(value)")
+        }
+        #expect(bothTexts(LongPieces(values: [7, 0, 12])).text == #"{"first":1,"a_member_name_well_over_thirty_two_bytes_long":{"deep":{"packets":7},"another_object_whose_piece_is_over_sixty_four_bytes_long_in_all":{"x":0,"y":12}}}"#)
+    }
+
+    private static let longPieces = NumberMembers<3>(
+        member: "a_member_name_well_over_thirty_two_bytes_long",
+        object: [.object("deep", ["packets"]), .object("another_object_whose_piece_is_over_sixty_four_bytes_long_in_all", ["x", "y"])])
+
+    struct LongPieces: Document {
+        let values: InlineArray<3, Int>
+        func write<Encoder: JSONEncoding>(to encoder: inout Encoder) {
+            encoder.object { encoder in
+                encoder.integerField("first", 1)
+                encoder.integerMembers(NumberMembersTests.longPieces, values)
+            }
+        }
+    }
+
     /// CSV cells of runs — their columns one after the other, in another order, some missing or none
     /// there — are the flattened values of the same members, row after row (the run's placement kept).
     @Test func csvCellsOfRunsAreTheFlattenedMembers() {
