@@ -63,19 +63,19 @@ struct CSVColumnResolver {
     private var runPlacements: [RunPlacement] = []
     /// The run placement expected next.
     private var runCursor = 0
+    /// The columns of the placed runs' leaves (-1: none), each run's one after the other.
+    private var runColumns: [Int32] = []
+    /// A run's leaf columns while they are looked up.
+    private var newRunColumns: [Int32] = []
 
-    /// Where a run lands in a node: its columns — `firstColumn` and the ones after it, -1: none of its
-    /// leaves is a column, `unplaced`: they are not columns one after the other — and the step cursor
-    /// after its leaves.
+    /// Where a run lands in a node: its leaves' columns, from `firstColumn` in `runColumns`, and the step
+    /// cursor after its leaves.
     private struct RunPlacement {
         let run: UnsafeRawPointer
         let node: Int32
         let firstColumn: Int32
         let cursorAfter: Int
     }
-
-    /// The placement of a run whose leaves are not columns one after the other: they are looked up one by one.
-    static let unplaced: Int32 = -2
 
     init(columns: [String]) {
         var names: [UInt8] = [], starts: [Int] = []
@@ -103,34 +103,48 @@ struct CSVColumnResolver {
         lookUp(key, in: node, isObject: true)
     }
 
-    /// The column of the first of the `count` leaves of `run` (its identity) written next in `node`
-    /// under `key(0)`, `key(1)`…, when their columns follow each other; -1 when none is a column;
-    /// `unplaced` otherwise. Worked out by looking up each leaf the first time, then kept: the cursor
-    /// moves past the run's steps as if each leaf had been looked up.
-    mutating func firstColumn(ofRun run: UnsafeRawPointer, count: Int, in node: Int32, key: (Int) -> Key) -> Int32 {
-        guard node != Self.dead, count > 0 else { return -1 }
-        if let index = runPlacementIndex(of: run, in: node) {
+    /// Where the columns of the leaves of `run` written next in `node` are kept — its `steps`, under the
+    /// run's own copies of their names: `runColumn(at:)` from the index returned, one
+    /// per leaf in order. Worked out by looking up each leaf (and object) the first time, then kept: the
+    /// cursor moves past the run's steps as if each had been looked up.
+    mutating func columns<let count: Int>(ofRun run: NumberMembers<count>, in node: Int32) -> Int {
+        if let index = runPlacementIndex(of: run.identity, in: node) {
             let placement = runPlacements[index]
             runCursor = index + 1
-            if placement.firstColumn != Self.unplaced { cursor = placement.cursorAfter }
-            return placement.firstColumn
+            cursor = placement.cursorAfter
+            return Int(placement.firstColumn)
         }
-        let first = column(of: key(0), in: node)
-        var firstColumn = first
-        for index in 1..<count {
-            let column = column(of: key(index), in: node)
-            let expected = first < 0 ? -1 : first + Int32(index)
-            if column != expected { firstColumn = Self.unplaced }
+        newRunColumns.removeAll(keepingCapacity: true)
+        var current = node
+        var outerNodes = NumberRunStep.PerOpenObject<Int32>(repeating: 0)
+        var depth = 0
+        for step in run.steps {
+            switch step {
+            case let .open(_, name):
+                outerNodes[depth] = current
+                depth += 1
+                current = self.node(of: Key(bytes: name, isLiteral: true), in: current)
+            case let .number(_, _, name):
+                newRunColumns.append(column(of: Key(bytes: name, isLiteral: true), in: current))
+            case .close:
+                depth -= 1
+                current = outerNodes[depth]
+            }
         }
-        if firstColumn == Self.unplaced {
-            // the leaves were looked up: take the cursor back to the first so the caller looks them up again
-            cursor = steps.firstIndex { $0.matches(key(0), in: node, isObject: false) } ?? cursor
-        }
+        if runPlacements.isEmpty { runColumns.removeAll(keepingCapacity: true) }  // the steps moved: start again
+        let firstColumn = runColumns.count
+        runColumns += newRunColumns
         runCursor = min(runCursor, runPlacements.count)
-        runPlacements.insert(RunPlacement(run: run, node: node, firstColumn: firstColumn, cursorAfter: cursor), at: runCursor)
+        runPlacements.insert(
+            RunPlacement(run: run.identity, node: node, firstColumn: Int32(firstColumn), cursorAfter: cursor), at: runCursor)
         runCursor += 1
         return firstColumn
     }
+
+    /// The column of a placed run's leaf (-1: none): `index` counts from what `columns(ofRun:in:)`
+    /// returned.
+    @inline(__always)
+    func runColumn(at index: Int) -> Int32 { runColumns[index] }
 
     /// Where the placement of `run` in `node` is kept: the expected one, else found among all.
     @inline(__always)

@@ -138,32 +138,21 @@ struct CSVRowEncoder: JSONEncoding {
         plain(maximumCount: DecimalDigits.maximumIntegerCount) { DecimalDigits.write(value, to: $0) }
     }
 
-    /// A run's members straight into their cells (as `object` and `integer` would): into the columns
-    /// one after the other the resolver found for the run, else a member at a time.
+    /// A run's members straight into their cells (as `object` and `integer` would), into the columns the
+    /// resolver found for the run's leaves.
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
         guard jsonDepth == 0, !inArray else { return members.encode(to: &self) { $1.integer(values[$0]) } }
         if let memberName = members.memberName { key(memberName) }
         let outer = members.isObject ? enterObject() : node
         defer { node = outer }
-        // the run's own copies of its names: the resolver places the run by them, and the cursor it leaves
-        // for an unplaced run is at the first of them
-        func runKey(_ index: Int) -> CSVColumnResolver.Key {
-            CSVColumnResolver.Key(bytes: members.nameBytes(at: index), isLiteral: true)
-        }
-        let firstColumn = columns.firstColumn(ofRun: members.identity, count: count, in: node, key: runKey)
-        guard firstColumn == CSVColumnResolver.unplaced else {
-            guard firstColumn >= 0 else { return }  // none is a column
-            for index in 0..<count where !cells.buffer[Int(firstColumn) + index].isWritten {
-                let start = text.count
-                text.commit(DecimalDigits.write(values[index], to: text.freeSpace(atLeast: DecimalDigits.maximumIntegerCount)))
-                cells.buffer[Int(firstColumn) + index] = Cell(start: start, end: text.count, quoted: false)
-            }
-            return
-        }
+        guard node != CSVColumnResolver.dead else { return }  // none is a column
+        let firstColumn = columns.columns(ofRun: members, in: node)
         for index in 0..<count {
-            pendingKey = runKey(index)
-            hasKey = true
-            integer(values[index])
+            let column = Int(columns.runColumn(at: firstColumn &+ index))
+            guard column >= 0, !cells.buffer[column].isWritten else { continue }
+            let start = text.count
+            text.commit(DecimalDigits.write(values[index], to: text.freeSpace(atLeast: DecimalDigits.maximumIntegerCount)))
+            cells.buffer[column] = Cell(start: start, end: text.count, quoted: false)
         }
     }
 

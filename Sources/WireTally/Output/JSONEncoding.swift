@@ -16,6 +16,8 @@ protocol JSONEncoding {
     /// An array whose elements `body` writes.
     mutating func array(_ body: (inout Self) -> Void)
     mutating func string(_ value: String)
+    /// A member whose value is the string `value`, a literal with nothing JSON would escape (`"type":"http"`).
+    mutating func field(_ name: StaticString, literal value: StaticString)
     mutating func integer(_ value: Int)
     /// A number already formatted.
     mutating func number(_ literal: String)
@@ -40,6 +42,11 @@ protocol JSONEncoding {
 }
 
 extension JSONEncoding {
+    mutating func field(_ name: StaticString, literal value: StaticString) {
+        key(name)
+        string(value.description)
+    }
+
     mutating func integerField(_ name: StaticString, _ value: Int) {
         key(name)
         integer(value)

@@ -33,6 +33,23 @@ struct JSONTextEncoder: JSONEncoding {
         }
     }
 
+    mutating func field(_ name: StaticString, literal value: StaticString) {
+        guard name.hasPointerRepresentation, value.hasPointerRepresentation else {
+            key(name)
+            return value.withUTF8Buffer { [buffer, followsValue] in Self.appendString($0, afterComma: followsValue, to: buffer) }
+        }
+        let nameCount = name.utf8CodeUnitCount, valueCount = value.utf8CodeUnitCount
+        let comma = followsValue ? 1 : 0
+        let space = buffer.freeSpace(atLeast: 1 &+ nameCount &+ 3 &+ valueCount &+ 2)
+        space.pointee = UInt8(ascii: ",")
+        let keyEnd = comma &+ Self.storeKey(UnsafeBufferPointer(start: name.utf8Start, count: nameCount), at: space + comma)
+        space[keyEnd] = UInt8(ascii: "\"")
+        (space + (keyEnd &+ 1)).storeBytes(of: UnsafeBufferPointer(start: value.utf8Start, count: valueCount))
+        space[keyEnd &+ 1 &+ valueCount] = UInt8(ascii: "\"")
+        buffer.commit(keyEnd &+ valueCount &+ 2)
+        followsValue = true
+    }
+
     mutating func dynamicKey(_ name: String) {
         string(name)
         buffer.append(UInt8(ascii: ":"))
@@ -126,7 +143,7 @@ struct JSONTextEncoder: JSONEncoding {
     @inline(__always)
     private mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
         let comma = followsValue ? 1 : 0
-        let space = buffer.freeSpace(atLeast: 1 + name.count + 3)
+        let space = buffer.freeSpace(atLeast: 1 &+ name.count &+ 3)
         space.pointee = UInt8(ascii: ",")
         buffer.commit(comma &+ Self.storeKey(name, at: space + comma))
         followsValue = false
@@ -140,7 +157,7 @@ struct JSONTextEncoder: JSONEncoding {
         }
         let count = name.utf8CodeUnitCount
         let comma = followsValue ? 1 : 0
-        let space = buffer.freeSpace(atLeast: 1 + count + 3 + DecimalDigits.maximumIntegerCount)
+        let space = buffer.freeSpace(atLeast: 1 &+ count &+ 3 &+ DecimalDigits.maximumIntegerCount)
         space.pointee = UInt8(ascii: ",")
         let keyEnd = comma &+ Self.storeKey(UnsafeBufferPointer(start: name.utf8Start, count: count), at: space + comma)
         buffer.commit(keyEnd &+ DecimalDigits.write(value, to: space + keyEnd))
@@ -157,7 +174,7 @@ struct JSONTextEncoder: JSONEncoding {
         buffer.commit(
             allZero
                 ? members.writeZeros(afterComma: followsValue, to: space)
-                : members.write(afterComma: followsValue, to: space) { DecimalDigits.write(values[$0], to: $1) }
+                : members.write(afterComma: followsValue, to: space, values: values) { DecimalDigits.write($0, to: $1) }
         )
         followsValue = true
     }
@@ -165,8 +182,8 @@ struct JSONTextEncoder: JSONEncoding {
     mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
         let space = buffer.freeSpace(atLeast: members.maximumCount(valuesOfAtMost: DecimalDigits.maximumMillisecondsCount))
         buffer.commit(
-            members.write(afterComma: followsValue, to: space) { index, destination in
-                guard let duration = nanoseconds[index] else {
+            members.write(afterComma: followsValue, to: space, values: nanoseconds) { nanoseconds, destination in
+                guard let duration = nanoseconds else {
                     destination[0] = UInt8(ascii: "-")
                     destination[1] = UInt8(ascii: "1")
                     return 2

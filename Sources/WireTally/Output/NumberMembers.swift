@@ -1,7 +1,37 @@
+/// A member of a run of number members: a number, or an object of members
+/// (`.object("setup", ["packets", "ip_bytes"])`); a name literal is a number.
+indirect enum NumberMember: ExpressibleByStringLiteral, Sendable {
+    case number(StaticString)
+    case object(StaticString, [NumberMember])
+
+    init(stringLiteral name: StaticString) { self = .number(name) }
+
+    /// How many numbers it holds.
+    var numberCount: Int {
+        switch self {
+        case .number: return 1
+        case let .object(_, members): return members.reduce(0) { $0 + $1.numberCount }
+        }
+    }
+}
+
+/// A step of a walk through a run of number members (`NumberMembers.steps`), in document order: `open`
+/// an object member, a `number` (the index of its value), `close` the object. Each name with the run's
+/// own copy of its UTF-8 (stored as long as the run, so its address names it).
+enum NumberRunStep {
+    case open(StaticString, UnsafeBufferPointer<UInt8>)
+    case number(Int, StaticString, UnsafeBufferPointer<UInt8>)
+    case close
+
+    /// Room for what a walk keeps per object it is inside: runs nest at most `count` objects.
+    typealias PerOpenObject<Element> = InlineArray<8, Element>
+}
+
 /// A run of number members of a JSON object (`packets`, `ip_bytes`, …; `blocked`, `dns`, … in
 /// milliseconds), in order — written into the current object, as an object value, or as a member that
-/// is such an object (`"setup":{…}`) — with the text JSON puts before each number built once, so
-/// `JSONTextEncoder` writes the whole run with one room check and one copy per member, or one copy in
+/// is such an object (`"setup":{…}`), objects of numbers inside it included (a direction's
+/// `"categories":{"setup":{…},…}`) — with the text JSON puts before each number built once, so
+/// `JSONTextEncoder` writes the whole run with one room check and one copy per number, or one copy in
 /// all when every integer is zero, as most of an exchange's counters are (no setup, retransmission or
 /// teardown packets on a kept-alive connection).
 ///
@@ -12,69 +42,89 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
     private let storage: UnsafePointer<Storage>
 
     private struct Storage {
-        let names: InlineArray<count, StaticString>
         let memberName: StaticString?
         let isObject: Bool
-        /// `,"name":` of each member, one after the other; the first after the run's opening
-        /// (`{` of an object, `"setup":{` of a member).
+        let steps: [NumberRunStep]
+        /// The run's text without its values: `,` then `"name":{` of a member, `{` of an object, then
+        /// each number's `"name":` (after a comma, object openings and closings as the layout has them),
+        /// then the closings after the last number.
         let pieces: UnsafePointer<UInt8>
-        /// Where each member's piece ends in `pieces`, and where the name in it starts.
+        /// Where the text before each number ends in `pieces`, and where the whole text ends.
         let pieceEnds: InlineArray<count, Int32>
-        let nameStarts: InlineArray<count, Int32>
-        /// `}` of an object, nothing otherwise.
-        let closing: UInt8?
+        let end: Int32
         /// The whole run with every value zero (its leading comma included).
         let zeros: UnsafeBufferPointer<UInt8>
     }
 
     /// Members named `names` of the current object (literals with nothing JSON would escape).
-    init(_ names: InlineArray<count, StaticString>) {
+    init(_ names: [NumberMember]) {
         self.init(names, memberName: nil, isObject: false)
     }
 
-    /// An object value whose members are named `names`.
-    init(object names: InlineArray<count, StaticString>) {
+    /// An object value whose members are `names`.
+    init(object names: [NumberMember]) {
         self.init(names, memberName: nil, isObject: true)
     }
 
-    /// A member named `memberName` that is an object whose members are named `names`.
-    init(member memberName: StaticString, object names: InlineArray<count, StaticString>) {
+    /// A member named `memberName` that is an object whose members are `names`.
+    init(member memberName: StaticString, object names: [NumberMember]) {
         self.init(names, memberName: memberName, isObject: true)
     }
 
-    private init(_ names: InlineArray<count, StaticString>, memberName: StaticString?, isObject: Bool) {
-        func quoted(_ name: StaticString) -> [UInt8] {
-            [UInt8(ascii: "\"")] + name.withUTF8Buffer { Array($0) } + [UInt8(ascii: "\"")]
-        }
+    private init(_ members: [NumberMember], memberName: StaticString?, isObject: Bool) {
+        precondition(members.reduce(0) { $0 + $1.numberCount } == count, "a run's count is its numbers'")
+        func bytes(_ name: StaticString) -> [UInt8] { name.withUTF8Buffer { Array($0) } }
+        func quoted(_ name: StaticString) -> [UInt8] { [UInt8(ascii: "\"")] + bytes(name) + [UInt8(ascii: "\"")] }
         var pieces: [UInt8] = [UInt8(ascii: ",")]
         if let memberName { pieces += quoted(memberName) + [UInt8(ascii: ":")] }
         if isObject { pieces.append(UInt8(ascii: "{")) }
         var zeros = pieces
         var pieceEnds = InlineArray<count, Int32>(repeating: 0)
-        var nameStarts = InlineArray<count, Int32>(repeating: 0)
-        for index in names.indices {
-            let piece = (index == 0 ? [] : [UInt8(ascii: ",")]) + quoted(names[index]) + [UInt8(ascii: ":")]
-            nameStarts[index] = Int32(pieces.count + (index == 0 ? 1 : 2))
-            pieces += piece
-            pieceEnds[index] = Int32(pieces.count)
-            zeros += piece + [UInt8(ascii: "0")]
+        var steps: [NumberRunStep] = []
+        var numbers = 0
+        func add(_ members: [NumberMember], depth: Int) {
+            precondition(depth <= NumberRunStep.PerOpenObject<Int32>.count, "runs nest at most 8 objects")
+            for (index, member) in members.enumerated() {
+                let separator: [UInt8] = index == 0 ? [] : [UInt8(ascii: ",")]
+                switch member {
+                case let .number(name):
+                    let piece = separator + quoted(name) + [UInt8(ascii: ":")]
+                    pieces += piece
+                    zeros += piece + [UInt8(ascii: "0")]
+                    pieceEnds[numbers] = Int32(pieces.count)
+                    steps.append(.number(numbers, name, Self.immortalCopy(of: bytes(name))))
+                    numbers += 1
+                case let .object(name, inner):
+                    let piece = separator + quoted(name) + [UInt8(ascii: ":"), UInt8(ascii: "{")]
+                    pieces += piece
+                    zeros += piece
+                    steps.append(.open(name, Self.immortalCopy(of: bytes(name))))
+                    add(inner, depth: depth + 1)
+                    pieces.append(UInt8(ascii: "}"))
+                    zeros.append(UInt8(ascii: "}"))
+                    steps.append(.close)
+                }
+            }
         }
-        let closing: UInt8? = isObject ? UInt8(ascii: "}") : nil
-        if let closing { zeros.append(closing) }
+        add(members, depth: 0)
+        if isObject {
+            pieces.append(UInt8(ascii: "}"))
+            zeros.append(UInt8(ascii: "}"))
+        }
         let storage = UnsafeMutablePointer<Storage>.allocate(capacity: 1)
         storage.initialize(
             to: Storage(
-                names: names, memberName: memberName, isObject: isObject, pieces: Self.immortalCopy(of: pieces).baseAddress!,
-                pieceEnds: pieceEnds, nameStarts: nameStarts, closing: closing, zeros: Self.immortalCopy(of: zeros)
+                memberName: memberName, isObject: isObject, steps: steps, pieces: Self.immortalCopy(of: pieces + [UInt8](repeating: 0, count: Self.pieceSlack)).baseAddress!,
+                pieceEnds: pieceEnds, end: Int32(pieces.count), zeros: Self.immortalCopy(of: zeros)
             )
         )
         self.storage = UnsafePointer(storage)
     }
 
     private static func immortalCopy(of bytes: [UInt8]) -> UnsafeBufferPointer<UInt8> {
-        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: bytes.count)
+        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
         _ = copy.initialize(from: bytes)
-        return UnsafeBufferPointer(copy)
+        return UnsafeBufferPointer(rebasing: copy[..<bytes.count])
     }
 
     /// The name of the member the run is (`"setup"` of `"setup":{…}`), nil for members or an object value.
@@ -83,21 +133,27 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
     var isObject: Bool { storage.pointee.isObject }
     /// What tells this run from the others (the same for its copies).
     var identity: UnsafeRawPointer { UnsafeRawPointer(storage) }
-    /// The name of the run's member at `index`.
-    func name(at index: Int) -> StaticString { storage.pointee.names[index] }
-    /// The UTF-8 of that name, stored for as long as the run (so its address names it).
-    func nameBytes(at index: Int) -> UnsafeBufferPointer<UInt8> {
-        let start = Int(storage.pointee.nameStarts[index])
-        return UnsafeBufferPointer(start: storage.pointee.pieces + start, count: Int(storage.pointee.pieceEnds[index]) - 2 - start)
-    }
-
-    /// Writes the run one member at a time, `value` writing the value of the member at an index, for
+    /// The run's members in document order (inside the run's own object, if it is one).
+    var steps: [NumberRunStep] { storage.pointee.steps }
+    /// Writes the run one member at a time, `value` writing the value of the number at an index, for
     /// encoders without a text of their own.
     func encode<Encoder: JSONEncoding>(to encoder: inout Encoder, value: (Int, inout Encoder) -> Void) {
+        let steps = self.steps
+        var next = 0
+        // the members up to the end of the current object
         func members(_ encoder: inout Encoder) {
-            for index in 0..<count {
-                encoder.key(name(at: index))
-                value(index, &encoder)
+            while next < steps.count {
+                let step = steps[next]
+                next += 1
+                switch step {
+                case let .open(name, _):
+                    encoder.key(name)
+                    encoder.object(members)
+                case let .number(index, name, _):
+                    encoder.key(name)
+                    value(index, &encoder)
+                case .close: return
+                }
             }
         }
         if let memberName { encoder.key(memberName) }
@@ -107,7 +163,22 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
     /// The most bytes `write(afterComma:to:maximumValueCount:value:)` stores when each value takes at
     /// most `maximumValueCount`.
     func maximumCount(valuesOfAtMost maximumValueCount: Int) -> Int {
-        storage.pointee.zeros.count + count * maximumValueCount
+        storage.pointee.zeros.count + count * maximumValueCount + Self.pieceSlack
+    }
+
+    /// The bytes a piece is copied by at least, whatever its length: `pieces` has that many more after
+    /// its end, and the room a run asks for too.
+    private static var pieceSlack: Int { 32 }
+
+    /// Copies the piece of `count` bytes at `source` to `destination`: its first `pieceSlack` bytes
+    /// (whatever follows a shorter piece is copied too, and overwritten by what is written next) in four
+    /// moves without a test of the length, the rest of a longer one after them.
+    @inline(__always)
+    private static func copyPiece(_ source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt8>) {
+        let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
+        to.storeBytes(of: from.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
+        to.storeBytes(of: from.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self), toByteOffset: 16, as: SIMD16<UInt8>.self)
+        if count > pieceSlack { (to + pieceSlack).copyMemory(from: from + pieceSlack, byteCount: count &- pieceSlack) }
     }
 
     /// Stores the run with every value zero at `destination` (room for `maximumCount`), after a comma
@@ -119,27 +190,27 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         return text.count
     }
 
-    /// Stores the run at `destination` (room for `maximumCount`), after a comma when `afterComma`,
-    /// `value` storing the value of the member at an index at the address it is given and returning how
-    /// many bytes it stored; returns how many bytes the run took.
+    /// Stores the run at `destination` (room for `maximumCount`), after a comma when `afterComma`, with
+    /// `values`: `value` stores one at the address it is given and returns how many bytes it stored (it
+    /// gets the value, not its index: a closure reading an index of the array would copy the array at
+    /// each call); returns how many bytes the run took.
     @inline(__always)
-    func write(
-        afterComma: Bool, to destination: UnsafeMutablePointer<UInt8>, value: (Int, UnsafeMutablePointer<UInt8>) -> Int
+    func write<Value>(
+        afterComma: Bool, to destination: UnsafeMutablePointer<UInt8>, values: borrowing InlineArray<count, Value>,
+        value: (Value, UnsafeMutablePointer<UInt8>) -> Int
     ) -> Int {
         let pieces = storage.pointee.pieces
         var written = 0
         var pieceStart = afterComma ? 0 : 1
         for index in 0..<count {
             let pieceEnd = Int(storage.pointee.pieceEnds[index])
-            (destination + written).storeBytes(of: UnsafeBufferPointer(start: pieces + pieceStart, count: pieceEnd &- pieceStart))
+            Self.copyPiece(pieces + pieceStart, count: pieceEnd &- pieceStart, to: destination + written)
             written &+= pieceEnd &- pieceStart
-            written &+= value(index, destination + written)
+            written &+= value(values[index], destination + written)
             pieceStart = pieceEnd
         }
-        if let closing = storage.pointee.closing {
-            destination[written] = closing
-            written &+= 1
-        }
-        return written
+        let closing = Int(storage.pointee.end) &- pieceStart
+        Self.copyPiece(pieces + pieceStart, count: closing, to: destination + written)
+        return written &+ closing
     }
 }

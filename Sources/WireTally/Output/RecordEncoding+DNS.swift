@@ -48,7 +48,7 @@ extension RecordEncoding {
         let question = transaction.question
         let chain = transaction.chain
         encoder.object { encoder in
-            encoder.field("type", "dns")
+            encoder.field("type", literal: "dns")
             encoder.field("id", transaction.id)
             encoder.field("dns_id", Int(transaction.messageID))
             encoder.field("client", transaction.client.description)

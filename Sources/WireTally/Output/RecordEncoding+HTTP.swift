@@ -14,8 +14,9 @@ extension RecordEncoding {
         // the host of a request without a Host header (the closures below capture these, not the
         // exchange and connection: those would be copied)
         let serverName = exchange.serverName, server = connection.server
+        let http2 = http2Stream(of: exchange), http3 = http3Stream(of: exchange)
         encoder.object { encoder in
-            encoder.field("type", "http")
+            encoder.field("type", literal: "http")
             encoder.field("id", id)
             encoder.object("conn") { encoder in
                 encoder.field("id", connection.id)
@@ -34,16 +35,16 @@ extension RecordEncoding {
             }
             encoder.object("response", exchange.response) { response($1, digits: digits, to: &$0) }
             encoder.object("wire") { encoder in
-                encoder.field("up") { exchangeDirection(wire, .up, cancelled: exchange.cancelledAt != nil, to: &$0) }
-                encoder.field("down") { exchangeDirection(wire, .down, cancelled: exchange.cancelledAt != nil, to: &$0) }
+                exchangeDirection(wire, .up, cancelled: exchange.cancelledAt != nil, to: &encoder)
+                exchangeDirection(wire, .down, cancelled: exchange.cancelledAt != nil, to: &encoder)
                 encoder.field("dns_ip_bytes", exchange.dnsIPBytes)
             }
             encoder.object("cancel", exchange.cancelledAt) { encoder, at in
-                encoder.field("by", "client")
+                encoder.field("by", literal: "client")
                 encoder.field("ts", timestamp: at, digits: digits)
             }
             encoder.field("timing") { timing(exchange.timing, to: &$0) }
-            encoder.object("http2", http2Stream(of: exchange)) { encoder, stream in
+            encoder.object("http2", http2) { encoder, stream in
                 encoder.field("stream_id", Int(stream.streamID))
                 encoder.field("scheme", stream.scheme)
                 encoder.field("pushed_by", stream.pushedBy.map(Int.init))
@@ -56,7 +57,7 @@ extension RecordEncoding {
                     encoder.field("down", exchange.connectionShareBytes.down)
                 }
             }
-            encoder.object("http3", http3Stream(of: exchange)) { encoder, stream in
+            encoder.object("http3", http3) { encoder, stream in
                 encoder.field("stream_id", Int(clamping: stream.streamID))
                 encoder.field("scheme", stream.scheme)
                 encoder.field("reset_error_code", stream.resetErrorCode.map { Int(clamping: $0) })
@@ -74,7 +75,10 @@ extension RecordEncoding {
                     encoder.field("down") { tlsRecordBytes(records.down, to: &$0) }
                 }
             }
-            encoder.field("flags", strings: flags(of: exchange, on: connection))
+            encoder.key("flags")
+            encoder.array { encoder in
+                forEachFlag(of: exchange, on: connection, http2: http2, http3: http3) { encoder.string($0) }
+            }
         }
     }
 
@@ -142,23 +146,29 @@ extension RecordEncoding {
     /// TLS records or QUIC packets.
     package static func flags(of exchange: HTTPExchange, on connection: ExchangeConnection) -> [String] {
         var flags: [String] = []
-        forEachFlag(of: exchange, on: connection) { flags.append($0) }
+        forEachFlag(of: exchange, on: connection, http2: http2Stream(of: exchange), http3: http3Stream(of: exchange)) {
+            flags.append($0)
+        }
         return flags
     }
 
-    /// `body` run on each flag name of `flags(of:on:)`, in order.
-    private static func forEachFlag(of exchange: HTTPExchange, on connection: ExchangeConnection, _ body: (String) -> Void) {
+    /// `body` run on each flag name of `flags(of:on:)`, in order; `http2` and `http3` are the exchange's
+    /// `http2Stream(of:)` and `http3Stream(of:)`.
+    private static func forEachFlag(
+        of exchange: HTTPExchange, on connection: ExchangeConnection, http2: HTTP2StreamInfo?, http3: HTTP3StreamInfo?,
+        _ body: (String) -> Void
+    ) {
         if exchange.request == nil { body("no_request") }
         if exchange.response == nil { body("no_response") }
         if exchange.upgraded { body("upgraded") }
         if exchange.cancelledAt != nil { body("cancelled") }
-        if let stream = http2Stream(of: exchange) {
+        if let stream = http2 {
             if stream.pushedBy != nil { body("pushed") }
             if stream.resetErrorCode != nil && !stream.resetAfterEnd { body("reset") }
             if stream.refused { body("refused") }
             if stream.hpackError { body("hpack_error") }
         }
-        if let stream = http3Stream(of: exchange) {
+        if let stream = http3 {
             if stream.resetErrorCode != nil { body("reset") }
             if stream.qpackError { body("qpack_error") }
         }
@@ -219,27 +229,31 @@ extension RecordEncoding {
         encoder.field("stream_id", message.http2.map { Int($0.streamID) } ?? message.http3.map { Int(clamping: $0.streamID) })
         encoder.field("ts_first", timestamp: message.firstOrigin.timestamp, digits: digits)
         encoder.field("ts_last", timestamp: message.lastOrigin.timestamp, digits: digits)
+        let total = bytes.total + message.interimBytes
+        // HTTP/2 and HTTP/3: control frames, the decoded header list and the compression ratio (null when
+        // the header blocks were not decoded) before the total; HTTP/1.x: the byte counts are one run
+        guard let decoded = message.http2?.headersDecodedBytes ?? message.http3?.headersDecodedBytes else {
+            return encoder.integerMembers(
+                messageBytesMember, [bytes.startLine, bytes.headers, bytes.body, bytes.framing, total])
+        }
         encoder.object("bytes") { encoder in
             encoder.integerMembers(messageByteMembers, [bytes.startLine, bytes.headers, bytes.body, bytes.framing])
-            // HTTP/2 and HTTP/3: control frames, the decoded header list and the compression ratio
-            // (null when the header blocks were not decoded)
-            if let decoded = message.http2?.headersDecodedBytes ?? message.http3?.headersDecodedBytes {
-                encoder.field("control", bytes.control)
-                encoder.field("headers_decoded", decoded)
-                func ratio(_ name: StaticString, to encoder: inout Encoder) {
-                    encoder.key(name)
-                    if decoded > 0 { encoder.number(thousandths(bytes.headers, of: decoded)) } else { encoder.null() }
-                }
-                if message.http2 != nil { ratio("hpack_ratio", to: &encoder) }
-                if message.http3 != nil { ratio("qpack_ratio", to: &encoder) }
+            encoder.field("control", bytes.control)
+            encoder.field("headers_decoded", decoded)
+            func ratio(_ name: StaticString, to encoder: inout Encoder) {
+                encoder.key(name)
+                if decoded > 0 { encoder.number(thousandths(bytes.headers, of: decoded)) } else { encoder.null() }
             }
-            encoder.field("total", bytes.total + message.interimBytes)
+            if message.http2 != nil { ratio("hpack_ratio", to: &encoder) }
+            if message.http3 != nil { ratio("qpack_ratio", to: &encoder) }
+            encoder.field("total", total)
         }
     }
 
-    private static let messageByteMembers = NumberMembers<4>(["start_line", "headers", "body", "framing"])
+    private static let messageByteNames: [NumberMember] = ["start_line", "headers", "body", "framing"]
+    private static let messageByteMembers = NumberMembers<4>(messageByteNames)
+    private static let messageBytesMember = NumberMembers<5>(member: "bytes", object: messageByteNames + ["total"])
     private static let interimMember = NumberMembers<2>(member: "interim", object: ["count", "bytes"])
-    private static let afterCancelMember = NumberMembers<4>(member: "after_cancel", object: counterNames)
 
     /// `part / whole` with three decimals (`0.187`).
     static func thousandths(_ part: Int, of whole: Int) -> String {
@@ -254,19 +268,23 @@ extension RecordEncoding {
         encoder.field("decoded_body", message.decodedBodyBytes)
     }
 
-    /// One direction of an exchange's wire cost: the connection direction fields (without
-    /// `missing_bytes`) plus upgraded bytes and, of a cancelled exchange, what came after the cancel
-    /// (zero otherwise).
+    /// One direction of an exchange's wire cost, the member `up` or `down`: the connection direction
+    /// fields (without `missing_bytes`) plus upgraded bytes and, of a cancelled exchange, what came after
+    /// the cancel (zero otherwise).
     private static func exchangeDirection<Encoder: JSONEncoding>(
         _ wire: ExchangeWire, _ direction: FlowDirection, cancelled: Bool, to encoder: inout Encoder
     ) {
-        encoder.object { encoder in
-            directionFields(wire.tally(direction), missingBytes: false, to: &encoder)
-            encoder.field("upgraded_payload_bytes", wire.upgradedPayloadBytes[direction.rawValue])
-            counters(
-                cancelled ? wire.afterClientClose[direction.rawValue].total : TrafficCounters(), as: afterCancelMember, to: &encoder
-            )
-        }
+        var values = InlineArray<35, Int>(repeating: 0)
+        let index = storeDirection(wire.tally(direction), missingBytes: false, into: &values)
+        values[index] = wire.upgradedPayloadBytes[direction.rawValue]
+        if cancelled { _ = store(wire.afterClientClose[direction.rawValue].total, into: &values, at: index + 1) }
+        encoder.integerMembers(direction == .up ? exchangeUp : exchangeDown, values)
+    }
+
+    private static let exchangeUp = NumberMembers<35>(member: "up", object: exchangeDirectionMembers)
+    private static let exchangeDown = NumberMembers<35>(member: "down", object: exchangeDirectionMembers)
+    private static var exchangeDirectionMembers: [NumberMember] {
+        directionMembers(missingBytes: false) + ["upgraded_payload_bytes", .object("after_cancel", counterNames)]
     }
 
     private static let messageFlagNames: [(HTTPMessageFlags, String)] = [

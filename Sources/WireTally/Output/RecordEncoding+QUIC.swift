@@ -6,8 +6,8 @@ extension RecordEncoding {
         _ connection: QUICConnection, timestampDigits digits: Int, to encoder: inout Encoder
     ) {
         encoder.object { encoder in
-            encoder.field("type", "connection")
-            encoder.field("transport", "quic")
+            encoder.field("type", literal: "connection")
+            encoder.field("transport", literal: "quic")
             encoder.field("id", connection.id)
             encoder.field("client", connection.clientEndpoint)
             encoder.field("server", connection.serverEndpoint)

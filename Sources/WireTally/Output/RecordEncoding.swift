@@ -42,8 +42,8 @@ package enum RecordEncoding {
     ) {
         let ledger = connection.ledger
         encoder.object { encoder in
-            encoder.field("type", "connection")
-            encoder.field("transport", "tcp")
+            encoder.field("type", literal: "connection")
+            encoder.field("transport", literal: "tcp")
             encoder.field("id", connection.id)
             encoder.field("client", connection.clientEndpoint)
             encoder.field("server", connection.serverEndpoint)
@@ -73,7 +73,7 @@ package enum RecordEncoding {
 
     static func flow<Encoder: JSONEncoding>(_ flow: IPFlow, timestampDigits digits: Int, to encoder: inout Encoder) {
         encoder.object { encoder in
-            encoder.field("type", "flow")
+            encoder.field("type", literal: "flow")
             encoder.field("id", flow.id)
             encoder.field("proto", flow.protocolName)
             encoder.field("client", flow.clientEndpoint)
@@ -96,7 +96,7 @@ package enum RecordEncoding {
     static func summary<Encoder: JSONEncoding>(_ summary: CaptureSummary, files: [String], to encoder: inout Encoder) {
         let digits = summary.timestampDigits
         encoder.object { encoder in
-            encoder.field("type", "summary")
+            encoder.field("type", literal: "summary")
             encoder.field("files", strings: files)
             encoder.field("ts_first", timestamp: summary.firstTimestamp, digits: digits)
             encoder.field("ts_last", timestamp: summary.lastTimestamp, digits: digits)
@@ -172,42 +172,66 @@ package enum RecordEncoding {
     }
 
     private static let counterObject = NumberMembers<4>(object: counterNames)
-    static let counterNames: InlineArray<4, StaticString> = ["packets", "ip_bytes", "frame_bytes", "payload_bytes"]
-    /// The members of `categories`, by `PacketCategory.rawValue`.
-    private static let categoryMembers = InlineArray<5, NumberMembers<4>> { rawValue in
-        NumberMembers(member: PacketCategory.allCases[rawValue].key, object: counterNames)
-    }
+    static let counterNames: [NumberMember] = ["packets", "ip_bytes", "frame_bytes", "payload_bytes"]
 
     /// One direction of a connection: totals, the contract's shortcut fields, and every category.
     static func direction<Encoder: JSONEncoding>(_ tally: DirectionTally, to encoder: inout Encoder) {
-        encoder.object { directionFields(tally, missingBytes: true, to: &$0) }
+        var values = InlineArray<31, Int>(repeating: 0)
+        _ = storeDirection(tally, missingBytes: true, into: &values)
+        encoder.integerMembers(connectionDirection, values)
     }
 
-    /// The members of `direction` (`missing_bytes` only when asked: exchanges leave it out).
-    static func directionFields<Encoder: JSONEncoding>(
-        _ tally: DirectionTally, missingBytes: Bool, to encoder: inout Encoder
-    ) {
+    private static let connectionDirection = NumberMembers<31>(object: directionMembers(missingBytes: true))
+
+    /// The members of a direction: its totals, `missing_bytes` only when asked (exchanges leave it out),
+    /// then `"categories":{"setup":{…},…}`; the values `storeDirection` stores.
+    static func directionMembers(missingBytes: Bool) -> [NumberMember] {
+        [
+            "packets", "ip_bytes", "frame_bytes", "payload_bytes", "setup_ip_bytes", "teardown_ip_bytes", "ack_packets",
+            "ack_ip_bytes", "retransmitted_packets", "retransmitted_bytes",
+        ] + (missingBytes ? ["missing_bytes"] : [])
+            + [.object("categories", PacketCategory.allCases.map { .object($0.key, counterNames) })]
+    }
+
+    /// Stores the values of `directionMembers(missingBytes:)` into `values` from the start; returns how
+    /// many it stored.
+    @inline(__always)
+    static func storeDirection<let count: Int>(
+        _ tally: DirectionTally, missingBytes: Bool, into values: inout InlineArray<count, Int>
+    ) -> Int {
         let total = tally.total
-        encoder.integerMembers(
-            directionMembers,
-            [
-                total.packets, total.ipBytes, total.frameBytes, total.payloadBytes, tally.setup.ipBytes,
-                tally.teardown.ipBytes, tally.ack.packets, tally.ack.ipBytes, tally.retransmission.packets,
-                tally.retransmittedPayloadBytes,
-            ]
-        )
-        if missingBytes { encoder.field("missing_bytes", tally.missingBytes) }
-        encoder.object("categories") { encoder in
-            for category in PacketCategory.allCases {
-                counters(tally[category], as: categoryMembers[category.rawValue], to: &encoder)
-            }
+        values[0] = total.packets
+        values[1] = total.ipBytes
+        values[2] = total.frameBytes
+        values[3] = total.payloadBytes
+        values[4] = tally.setup.ipBytes
+        values[5] = tally.teardown.ipBytes
+        values[6] = tally.ack.packets
+        values[7] = tally.ack.ipBytes
+        values[8] = tally.retransmission.packets
+        values[9] = tally.retransmittedPayloadBytes
+        var index = 10
+        if missingBytes {
+            values[index] = tally.missingBytes
+            index += 1
         }
+        // in `PacketCategory.allCases`' order
+        index = store(tally.setup, into: &values, at: index)
+        index = store(tally.payload, into: &values, at: index)
+        index = store(tally.retransmission, into: &values, at: index)
+        index = store(tally.ack, into: &values, at: index)
+        return store(tally.teardown, into: &values, at: index)
     }
 
-    private static let directionMembers = NumberMembers<10>([
-        "packets", "ip_bytes", "frame_bytes", "payload_bytes", "setup_ip_bytes", "teardown_ip_bytes", "ack_packets",
-        "ack_ip_bytes", "retransmitted_packets", "retransmitted_bytes",
-    ])
+    /// Stores the four values of `counterNames` into `values` at `index`; returns the index after them.
+    @inline(__always)
+    static func store<let count: Int>(_ counters: TrafficCounters, into values: inout InlineArray<count, Int>, at index: Int) -> Int {
+        values[index] = counters.packets
+        values[index + 1] = counters.ipBytes
+        values[index + 2] = counters.frameBytes
+        values[index + 3] = counters.payloadBytes
+        return index + 4
+    }
 
     /// Milliseconds with microsecond resolution, e.g. `12.345`.
     static func milliseconds(_ nanoseconds: Int64) -> String {

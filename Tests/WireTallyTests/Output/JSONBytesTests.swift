@@ -25,6 +25,28 @@ import Testing
         #expect(JSONValue.string("\u{1}\u{1f}\"\\\n\r\t").serialized == #""\u0001\u001f\"\\\n\r\t""#)
     }
 
+    /// A member with a literal string value (`"type":"http"`) reads as the key and the string written apart,
+    /// first or after a member, a one-scalar literal (held by value, not by address) included.
+    @Test func literalFieldsReadAsKeyAndString() {
+        var text = JSONTextEncoder()
+        text.object { encoder in
+            encoder.field("type", literal: "http")
+            encoder.field("by", literal: "client")
+            encoder.field("x", literal: "y")
+            encoder.field("e", literal: "")
+        }
+        let tree = JSONValue { encoder in
+            encoder.object { encoder in
+                encoder.field("type", literal: "http")
+                encoder.field("by", literal: "client")
+                encoder.field("x", literal: "y")
+                encoder.field("e", literal: "")
+            }
+        }
+        #expect(text.buffer.text == #"{"type":"http","by":"client","x":"y","e":""}"#)
+        #expect(tree.serialized == text.buffer.text)
+    }
+
     @Test func documentsKeepTheirShape() {
         let value = JSONValue.object([
             ("a", .integer(-5)), ("b", .array([.bool(true), .bool(false), .null])), ("c", .number("1.50")),

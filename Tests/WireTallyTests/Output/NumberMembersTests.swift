@@ -9,6 +9,10 @@ private let members = NumberMembers<3>(["packets", "ip_bytes", "a"])
 private let object = NumberMembers<3>(object: ["packets", "ip_bytes", "a"])
 private let member = NumberMembers<3>(member: "setup", object: ["packets", "ip_bytes", "a"])
 private let single = NumberMembers<1>(member: "only", object: ["x"])
+/// Objects inside a run: first, in the middle, last, nested two deep, one after the other.
+private let nested = NumberMembers<7>(
+    member: "nest", object: [.object("first", ["packets"]), "b", .object("mid", [.object("deep", ["c", "d"]), "e"]),
+                             .object("x", ["f"]), .object("last", ["g"])])
 
 @Suite struct NumberMembersTests {
 
@@ -35,6 +39,7 @@ private let single = NumberMembers<1>(member: "only", object: ["x"])
                 encoder.key("value")
                 encoder.integerMembers(object, values)
                 encoder.integerMembers(single, [values[0]])
+                encoder.integerMembers(nested, [values[0], values[1], values[2], values[0], values[1], values[2], values[0]])
                 encoder.field("after", "end")
             }
         }
@@ -101,22 +106,77 @@ private let single = NumberMembers<1>(member: "only", object: ["x"])
         }
     }
 
-    /// A run names its members with its own copy of their UTF-8 (CSV columns are found by it).
+    /// A run names its members with its own copy of their UTF-8 (CSV columns are found by it), in
+    /// document order with its objects opened and closed.
     @Test func runsKeepTheirNames() {
-        for run in [members, object, member] {
-            let names = (0..<3).map { String(decoding: run.nameBytes(at: $0), as: UTF8.self) }
-            #expect(names == ["packets", "ip_bytes", "a"])
+        func names(_ steps: [NumberRunStep]) -> [String] {
+            steps.map { step in
+                switch step {
+                case let .open(name, bytes): return "{" + String(decoding: bytes, as: UTF8.self) + (name.description == String(decoding: bytes, as: UTF8.self) ? "" : "!")
+                case let .number(index, name, bytes): return "\(index)" + String(decoding: bytes, as: UTF8.self) + (name.description == String(decoding: bytes, as: UTF8.self) ? "" : "!")
+                case .close: return "}"
+                }
+            }
         }
-        #expect(String(decoding: single.nameBytes(at: 0), as: UTF8.self) == "x")
+        for run in [members, object, member] {
+            #expect(names(run.steps) == ["0packets", "1ip_bytes", "2a"])
+        }
+        #expect(names(single.steps) == ["0x"])
+        #expect(names(nested.steps) == ["{first", "0packets", "}", "1b", "{mid", "{deep", "2c", "3d", "}", "4e", "}", "{x", "5f", "}", "{last", "6g", "}"])
+    }
+
+    @Test func nestedRunText() {
+        var encoder = JSONTextEncoder()
+        encoder.object { $0.integerMembers(nested, [1, 0, 22, 333, 4_444, 55_555, 666_666]) }
+        #expect(encoder.buffer.text == #"{"nest":{"first":{"packets":1},"b":0,"mid":{"deep":{"c":22,"d":333},"e":4444},"x":{"f":55555},"last":{"g":666666}}}"#)
+        var zeros = JSONTextEncoder()
+        zeros.object { encoder in
+            encoder.integerField("a", 1)
+            encoder.integerMembers(nested, [0, 0, 0, 0, 0, 0, 0])
+        }
+        #expect(zeros.buffer.text == #"{"a":1,"nest":{"first":{"packets":0},"b":0,"mid":{"deep":{"c":0,"d":0},"e":0},"x":{"f":0},"last":{"g":0}}}"#)
+    }
+
+    /// Pieces longer than the 32 bytes copied at once (a long name, an object opened after another closed),
+    /// with values at every power of ten, one below it, negative and at the extremes: the text reads as the
+    /// members written one at a time.
+    @Test func longPiecesAndEveryPowerOfTen() {
+        var values: [Int] = [0, -1, Int.max, Int.min]
+        var power = 1
+        for _ in 0..<18 {
+            power *= 10
+            values += [power, power - 1, -power]
+        }
+        for value in values {
+            let written = bothTexts(LongPieces(values: [value, 0, value]))
+            #expect(written.text == written.tree, "\(value)")
+        }
+        #expect(bothTexts(LongPieces(values: [7, 0, 12])).text == #"{"first":1,"a_member_name_well_over_thirty_two_bytes_long":{"deep":{"packets":7},"another_object_whose_piece_is_over_sixty_four_bytes_long_in_all":{"x":0,"y":12}}}"#)
+    }
+
+    private static let longPieces = NumberMembers<3>(
+        member: "a_member_name_well_over_thirty_two_bytes_long",
+        object: [.object("deep", ["packets"]), .object("another_object_whose_piece_is_over_sixty_four_bytes_long_in_all", ["x", "y"])])
+
+    struct LongPieces: Document {
+        let values: InlineArray<3, Int>
+        func write<Encoder: JSONEncoding>(to encoder: inout Encoder) {
+            encoder.object { encoder in
+                encoder.integerField("first", 1)
+                encoder.integerMembers(NumberMembersTests.longPieces, values)
+            }
+        }
     }
 
     /// CSV cells of runs — their columns one after the other, in another order, some missing or none
     /// there — are the flattened values of the same members, row after row (the run's placement kept).
     @Test func csvCellsOfRunsAreTheFlattenedMembers() {
         let allColumns = ["packets", "ip_bytes", "a", "setup_packets", "setup_ip_bytes", "setup_a", "value_packets",
-                          "value_ip_bytes", "value_a", "only_x", "after"]
+                          "value_ip_bytes", "value_a", "only_x", "nest_first_packets", "nest_b", "nest_mid_deep_c",
+                          "nest_mid_deep_d", "nest_mid_e", "nest_x_f", "nest_last_g", "after"]
         let columnLists = [allColumns, allColumns.reversed(), allColumns.filter { !$0.hasPrefix("setup") },
-                           ["value_a", "after", "value_packets", "only_x"], ["after"]]
+                           ["value_a", "after", "value_packets", "only_x"], ["after"],
+                           allColumns.filter { !$0.hasPrefix("nest_mid") }, ["nest_mid_deep_d", "nest_b", "after"]]
         for columns in columnLists {
             var row = CSVRowEncoder(columns: columns)
             for values: InlineArray<3, Int> in [[1, 0, 22], [0, 0, 0], [-5, 333, 4]] {
