@@ -69,7 +69,7 @@ extension RecordEncoding {
                 encoder.field("unknown_frames", stream.unknownFrames)
             }
             encoder.object("tls", connection.tlsSession) { encoder, session in
-                tlsSummaryFields(session, to: &encoder)
+                tlsSummaryFields(session.info, to: &encoder)
                 if let records = exchange.tlsRecords {
                     encoder.field("up") { tlsRecordBytes(records.up, to: &$0) }
                     encoder.field("down") { tlsRecordBytes(records.down, to: &$0) }

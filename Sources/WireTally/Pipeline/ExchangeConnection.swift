@@ -34,13 +34,13 @@ package struct ExchangeConnection: Sendable {
     /// The packets the exchange owns: its share of the connection's ledger.
     package var wire: ExchangeWire
     /// The TLS session the exchange was protected by (TLS over TCP, or QUIC's handshake), nil for
-    /// cleartext.
-    package var tlsSession: TLSSessionInfo?
+    /// cleartext; by reference, so that the record carries a pointer, not the session.
+    package var tlsSession: TLSSessionSnapshot?
     package var protection: Protection
 
     package init(
         transport: Transport, id: Int, client: IPAddress, clientPort: UInt16, server: IPAddress, serverPort: UInt16,
-        firstTimestamp: Timestamp, owner: TrafficOwner?, wire: ExchangeWire, tlsSession: TLSSessionInfo?,
+        firstTimestamp: Timestamp, owner: TrafficOwner?, wire: ExchangeWire, tlsSession: TLSSessionSnapshot?,
         protection: Protection
     ) {
         self.transport = transport
@@ -74,9 +74,9 @@ package struct ExchangeConnection: Sendable {
         owner = connection.owner
         wire = connection.ledger.exchanges.wire(exchange.index)
         if let tls {
-            tlsSession = tls.session
+            tlsSession = tls.sharedSession
             protection = tls.isEstimated ? .estimated : exchange.tlsRecords != nil ? .decrypted : .encrypted
-        } else {  // set as nil, not as `tls?.session`: that built the optional session aside and copied it
+        } else {
             tlsSession = nil
             protection = .cleartext
         }
@@ -87,7 +87,7 @@ package struct ExchangeConnection: Sendable {
         self.init(
             transport: .quic, id: connection.id, client: connection.client, clientPort: connection.clientPort,
             server: connection.server, serverPort: connection.serverPort, firstTimestamp: connection.firstTimestamp,
-            owner: connection.owner, wire: connection.ledger.exchange(index), tlsSession: connection.tlsSession,
+            owner: connection.owner, wire: connection.ledger.exchange(index), tlsSession: connection.tlsSession.map(TLSSessionSnapshot.init),
             protection: connection.isDecrypted ? .decrypted : .estimated)
     }
 

@@ -25,7 +25,19 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
         case session
     }
 
-    package private(set) var session = TLSSessionInfo()
+    package private(set) var session = TLSSessionInfo() {
+        didSet { shared = nil }  // no `oldValue`: the session is still changed in place
+    }
+    /// The session as last shared, until it changes.
+    private var shared: TLSSessionSnapshot?
+    /// The session as it is now, by reference: one object shared by the exchanges reported while the
+    /// session does not change.
+    package var sharedSession: TLSSessionSnapshot {
+        if let shared { return shared }
+        let snapshot = TLSSessionSnapshot(session)
+        shared = snapshot
+        return snapshot
+    }
     package private(set) var mode = Mode.undecided
 
     /// True when `exchanges` are estimates from record bursts (the integrator flags them
