@@ -23,7 +23,7 @@ enum NumberRunStep {
     case number(Int, StaticString, UnsafeBufferPointer<UInt8>)
     case close
 
-    /// Room for what a walk keeps per object it is inside: runs nest at most `count` objects.
+    /// Room for what a walk keeps per object it is inside: runs nest at most 8 objects (its `count`).
     typealias PerOpenObject<Element> = InlineArray<8, Element>
 }
 
@@ -171,8 +171,8 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
     private static var pieceSlack: Int { 32 }
 
     /// Copies the piece of `count` bytes at `source` to `destination`: its first `pieceSlack` bytes
-    /// (whatever follows a shorter piece is copied too, and overwritten by what is written next) in four
-    /// moves without a test of the length, the rest of a longer one after them.
+    /// (whatever follows a shorter piece is copied too, and overwritten by what is written next) as two
+    /// 16-byte loads and stores without a test of the length, the rest of a longer one after them.
     @inline(__always)
     private static func copyPiece(_ source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt8>) {
         let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)

@@ -6,6 +6,8 @@ enum HTTP1Syntax {
     static let lf: UInt8 = 0x0a
     static let space: UInt8 = 0x20
     static let tab: UInt8 = 0x09
+    /// The longest method a start line may have: a longer run of method bytes is not a request line.
+    static let maxMethodLength = 32
 
     /// `tchar` of RFC 9110 §5.6.2.
     static func isTokenChar(_ byte: UInt8) -> Bool {
@@ -236,7 +238,7 @@ extension HTTP1Syntax {
     /// empty line before it, `HTTP/1.` without its digit, or a line `StartLineSniffer` rejects), which
     /// the sniffer then checks byte by byte. A line taken here is one the sniffer accepts with the same
     /// length, from its reset state (`StartLineSnifferTests` checks every single-byte change of such
-    /// lines): the same byte classes, the same 32-byte method cap, the same length cap.
+    /// lines): the same byte classes, the same method cap (`maxMethodLength`), the same length cap.
     static func wholeStartLine(_ p: UnsafePointer<UInt8>, _ n: Int, isResponse: Bool, strict: Bool, maxLength: Int) -> StartLineTokens? {
         let n = min(n, maxLength)
         var i = 0
@@ -249,7 +251,7 @@ extension HTTP1Syntax {
                 while i < n, p[i] >= 0x20 || p[i] == tab { i += 1 }
             }
         } else {
-            while i < n, i < 32, strict ? isStrictMethodChar(p[i]) : isTokenChar(p[i]) { i += 1 }
+            while i < n, i < maxMethodLength, strict ? isStrictMethodChar(p[i]) : isTokenChar(p[i]) { i += 1 }
             guard i > 0, i < n, p[i] == space else { return nil }
             methodEnd = i
             i += 1
@@ -435,7 +437,7 @@ struct StartLineSniffer {
             if byte == HTTP1Syntax.space {
                 phase = .target
                 count = 0
-            } else if count < 32, strict ? HTTP1Syntax.isStrictMethodChar(byte) : HTTP1Syntax.isTokenChar(byte) {
+            } else if count < HTTP1Syntax.maxMethodLength, strict ? HTTP1Syntax.isStrictMethodChar(byte) : HTTP1Syntax.isTokenChar(byte) {
                 count += 1
             } else {
                 return .rejected
