@@ -215,12 +215,8 @@ package enum RecordEncoding {
             values[index] = tally.missingBytes
             index += 1
         }
-        // in `PacketCategory.allCases`' order
-        index = store(tally.setup, into: &values, at: index)
-        index = store(tally.payload, into: &values, at: index)
-        index = store(tally.retransmission, into: &values, at: index)
-        index = store(tally.ack, into: &values, at: index)
-        return store(tally.teardown, into: &values, at: index)
+        for category in PacketCategory.allCases { index = store(tally[category], into: &values, at: index) }
+        return index
     }
 
     /// Stores the four values of `counterNames` into `values` at `index`; returns the index after them.
