@@ -23,6 +23,8 @@ struct CSVRowEncoder: JSONEncoding {
     /// Writing an object or array inside an array cell as JSON: how deep, and the encoder doing it.
     private var jsonDepth = 0
     private var json: JSONTextEncoder
+    /// The timestamps' formatter, which keeps the text of the last one's second.
+    private var timestamps = TimestampFormatter()
 
     init(columns: [String]) {
         self.columns = CSVColumnResolver(columns: columns)
@@ -78,8 +80,9 @@ struct CSVRowEncoder: JSONEncoding {
         body(UnsafeBufferPointer(cells.buffer), text.bytes)
     }
 
-    mutating func key(_ name: StaticString) {
-        if jsonDepth > 0 { return json.key(name) }
+    mutating func key(_ key: JSONKey) {
+        if jsonDepth > 0 { return json.key(key) }
+        let name = key.name
         guard name.hasPointerRepresentation else {  // made from one Unicode scalar, held by value
             return name.withUTF8Buffer { setDynamicKey($0) }
         }
@@ -142,7 +145,7 @@ struct CSVRowEncoder: JSONEncoding {
     /// resolver found for the run's leaves.
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
         guard jsonDepth == 0, !inArray else { return members.encode(to: &self) { $1.integer(values[$0]) } }
-        if let memberName = members.memberName { key(memberName) }
+        if let memberName = members.memberName { key(JSONKey(memberName)) }
         let outer = members.isObject ? enterObject() : node
         defer { node = outer }
         guard node != CSVColumnResolver.dead else { return }  // none is a column
@@ -166,7 +169,9 @@ struct CSVRowEncoder: JSONEncoding {
 
     mutating func timestamp(_ timestamp: Timestamp, digits: Int) {
         if jsonDepth > 0 { return json.timestamp(timestamp, digits: digits) }
-        plain(maximumCount: Timestamp.maximumFormattedCount) { timestamp.write(digits: digits, to: $0) }
+        let start = startLeaf()
+        text.commit(timestamps.write(timestamp, digits: digits, to: text.freeSpace(atLeast: Timestamp.maximumFormattedCount)))
+        endLeaf(startingAt: start, mayNeedQuotes: false)
     }
 
     mutating func milliseconds(_ nanoseconds: Int64) {

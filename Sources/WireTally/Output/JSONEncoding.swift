@@ -8,7 +8,7 @@
 /// per field).
 protocol JSONEncoding {
     /// The name of the next member of the current object: a literal with nothing JSON would escape.
-    mutating func key(_ name: StaticString)
+    mutating func key(_ name: JSONKey)
     /// The name of the next member of the current object, computed at run time (escaped as needed).
     mutating func dynamicKey(_ name: String)
     /// An object whose members `body` writes.
@@ -17,7 +17,7 @@ protocol JSONEncoding {
     mutating func array(_ body: (inout Self) -> Void)
     mutating func string(_ value: String)
     /// A member whose value is the string `value`, a literal with nothing JSON would escape (`"type":"http"`).
-    mutating func field(_ name: StaticString, literal value: StaticString)
+    mutating func field(_ name: JSONKey, literal value: StaticString)
     mutating func integer(_ value: Int)
     /// A number already formatted.
     mutating func number(_ literal: String)
@@ -31,7 +31,7 @@ protocol JSONEncoding {
     mutating func null()
     /// A member with an integer value: `key(name)` then `integer(value)`, in one call (records have
     /// a hundred or more; the text encoder makes room for both at once).
-    mutating func integerField(_ name: StaticString, _ value: Int)
+    mutating func integerField(_ name: JSONKey, _ value: Int)
     /// The run of members `members` with the integers `values`, in order (members of the current
     /// object, an object value or a member that is an object, as `members` says): the text encoder
     /// writes it at once.
@@ -42,12 +42,12 @@ protocol JSONEncoding {
 }
 
 extension JSONEncoding {
-    mutating func field(_ name: StaticString, literal value: StaticString) {
+    mutating func field(_ name: JSONKey, literal value: StaticString) {
         key(name)
         string(value.description)
     }
 
-    mutating func integerField(_ name: StaticString, _ value: Int) {
+    mutating func integerField(_ name: JSONKey, _ value: Int) {
         key(name)
         integer(value)
     }
@@ -69,7 +69,7 @@ extension JSONEncoding {
 
 /// Members written in one call: a key and its value (null for a missing optional).
 extension JSONEncoding {
-    mutating func field(_ name: StaticString, _ value: Int?) {
+    mutating func field(_ name: JSONKey, _ value: Int?) {
         guard let value else {
             key(name)
             return null()
@@ -77,28 +77,28 @@ extension JSONEncoding {
         integerField(name, value)
     }
 
-    mutating func field(_ name: StaticString, _ value: String?) {
+    mutating func field(_ name: JSONKey, _ value: String?) {
         key(name)
         if let value { string(value) } else { null() }
     }
 
-    mutating func field(_ name: StaticString, _ value: Bool) {
+    mutating func field(_ name: JSONKey, _ value: Bool) {
         key(name)
         bool(value)
     }
 
-    mutating func field(_ name: StaticString, timestamp value: Timestamp?, digits: Int) {
+    mutating func field(_ name: JSONKey, timestamp value: Timestamp?, digits: Int) {
         key(name)
         if let value { timestamp(value, digits: digits) } else { null() }
     }
 
-    mutating func field(_ name: StaticString, milliseconds value: Int64?) {
+    mutating func field(_ name: JSONKey, milliseconds value: Int64?) {
         key(name)
         if let value { milliseconds(value) } else { null() }
     }
 
     /// An array of strings.
-    mutating func field(_ name: StaticString, strings: [String]) {
+    mutating func field(_ name: JSONKey, strings: [String]) {
         key(name)
         array { encoder in
             for string in strings { encoder.string(string) }
@@ -106,19 +106,19 @@ extension JSONEncoding {
     }
 
     /// A member whose value `body` writes.
-    mutating func field(_ name: StaticString, _ body: (inout Self) -> Void) {
+    mutating func field(_ name: JSONKey, _ body: (inout Self) -> Void) {
         key(name)
         body(&self)
     }
 
     /// A member that is an object `body` writes.
-    mutating func object(_ name: StaticString, _ body: (inout Self) -> Void) {
+    mutating func object(_ name: JSONKey, _ body: (inout Self) -> Void) {
         key(name)
         object(body)
     }
 
     /// A member that is an object `body` writes from `value`, or null without one.
-    mutating func object<Value>(_ name: StaticString, _ value: Value?, _ body: (inout Self, Value) -> Void) {
+    mutating func object<Value>(_ name: JSONKey, _ value: Value?, _ body: (inout Self, Value) -> Void) {
         key(name)
         guard let value else { return null() }
         object { body(&$0, value) }

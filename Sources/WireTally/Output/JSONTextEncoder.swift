@@ -9,6 +9,8 @@ struct JSONTextEncoder: JSONEncoding {
     let buffer: ByteBuffer
     /// Whether the next member or element follows another in its container, so needs a comma.
     private var followsValue = false
+    /// The timestamps' formatter, which keeps the text of the last one's second.
+    private var timestamps = TimestampFormatter()
 
     init(capacity: Int = 256) {
         buffer = ByteBuffer(capacity: capacity)
@@ -25,24 +27,21 @@ struct JSONTextEncoder: JSONEncoding {
         followsValue = false
     }
 
-    mutating func key(_ name: StaticString) {
-        if name.hasPointerRepresentation {
-            appendKey(UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
-        } else {
-            name.withUTF8Buffer { appendKey($0) }  // made from one Unicode scalar, held by value
-        }
+    mutating func key(_ name: JSONKey) {
+        buffer.commit(storeKey(name, at: buffer.freeSpace(atLeast: Self.maximumKeyCount(name))))
+        followsValue = false
     }
 
-    mutating func field(_ name: StaticString, literal value: StaticString) {
-        guard name.hasPointerRepresentation, value.hasPointerRepresentation else {
+    mutating func field(_ name: JSONKey, literal value: StaticString) {
+        guard value.hasPointerRepresentation else {
             key(name)
-            return value.withUTF8Buffer { [buffer, followsValue] in Self.appendString($0, afterComma: followsValue, to: buffer) }
+            value.withUTF8Buffer { [buffer] in Self.appendString($0, afterComma: false, to: buffer) }
+            followsValue = true
+            return
         }
-        let nameCount = name.utf8CodeUnitCount, valueCount = value.utf8CodeUnitCount
-        let comma = followsValue ? 1 : 0
-        let space = buffer.freeSpace(atLeast: 1 &+ nameCount &+ 3 &+ valueCount &+ 2)
-        space.pointee = UInt8(ascii: ",")
-        let keyEnd = comma &+ Self.storeKey(UnsafeBufferPointer(start: name.utf8Start, count: nameCount), at: space + comma)
+        let valueCount = value.utf8CodeUnitCount
+        let space = buffer.freeSpace(atLeast: Self.maximumKeyCount(name) &+ valueCount &+ 2)
+        let keyEnd = storeKey(name, at: space)
         space[keyEnd] = UInt8(ascii: "\"")
         (space + (keyEnd &+ 1)).storeBytes(of: UnsafeBufferPointer(start: value.utf8Start, count: valueCount))
         space[keyEnd &+ 1 &+ valueCount] = UInt8(ascii: "\"")
@@ -83,7 +82,8 @@ struct JSONTextEncoder: JSONEncoding {
     }
 
     mutating func timestamp(_ timestamp: Timestamp, digits: Int) {
-        appendValue(maximumCount: Timestamp.maximumFormattedCount) { timestamp.write(digits: digits, to: $0) }
+        let space = valueSpace(maximumCount: Timestamp.maximumFormattedCount)
+        commitValue(timestamps.write(timestamp, digits: digits, to: space))
     }
 
     mutating func milliseconds(_ nanoseconds: Int64) {
@@ -123,10 +123,22 @@ struct JSONTextEncoder: JSONEncoding {
     /// how many it stored; preceded by a comma when it follows another value.
     @inline(__always)
     private mutating func appendValue(maximumCount: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
-        let comma = followsValue ? 1 : 0
+        commitValue(write(valueSpace(maximumCount: maximumCount)))
+    }
+
+    /// Where the next value is stored, with room for `maximumCount` bytes (the comma before it, when it
+    /// follows another value, stored already); `commitValue` adds what was stored there.
+    @inline(__always)
+    private func valueSpace(maximumCount: Int) -> UnsafeMutablePointer<UInt8> {
         let space = buffer.freeSpace(atLeast: 1 + maximumCount)
         space.pointee = UInt8(ascii: ",")
-        buffer.commit(comma + write(space + comma))
+        return followsValue ? space + 1 : space
+    }
+
+    /// Adds the value of `count` bytes stored at the last `valueSpace`, with its comma.
+    @inline(__always)
+    private mutating func commitValue(_ count: Int) {
+        buffer.commit((followsValue ? 1 : 0) &+ count)
         followsValue = true
     }
 
@@ -139,27 +151,10 @@ struct JSONTextEncoder: JSONEncoding {
         followsValue = true
     }
 
-    /// `"name":`, after a comma when it follows a value.
-    @inline(__always)
-    private mutating func appendKey(_ name: UnsafeBufferPointer<UInt8>) {
-        let comma = followsValue ? 1 : 0
-        let space = buffer.freeSpace(atLeast: 1 &+ name.count &+ 3)
-        space.pointee = UInt8(ascii: ",")
-        buffer.commit(comma &+ Self.storeKey(name, at: space + comma))
-        followsValue = false
-    }
-
     /// A member with an integer value, key and number made room for at once.
-    mutating func integerField(_ name: StaticString, _ value: Int) {
-        guard name.hasPointerRepresentation else {
-            key(name)
-            return integer(value)
-        }
-        let count = name.utf8CodeUnitCount
-        let comma = followsValue ? 1 : 0
-        let space = buffer.freeSpace(atLeast: 1 &+ count &+ 3 &+ DecimalDigits.maximumIntegerCount)
-        space.pointee = UInt8(ascii: ",")
-        let keyEnd = comma &+ Self.storeKey(UnsafeBufferPointer(start: name.utf8Start, count: count), at: space + comma)
+    mutating func integerField(_ name: JSONKey, _ value: Int) {
+        let space = buffer.freeSpace(atLeast: Self.maximumKeyCount(name) &+ DecimalDigits.maximumIntegerCount)
+        let keyEnd = storeKey(name, at: space)
         buffer.commit(keyEnd &+ DecimalDigits.write(value, to: space + keyEnd))
         followsValue = true
     }
@@ -194,14 +189,32 @@ struct JSONTextEncoder: JSONEncoding {
         followsValue = true
     }
 
-    /// Stores `"name":` at `destination`; returns its length.
+    /// The room `storeKey` needs for `name`.
     @inline(__always)
-    private static func storeKey(_ name: UnsafeBufferPointer<UInt8>, at destination: UnsafeMutablePointer<UInt8>) -> Int {
-        destination.pointee = UInt8(ascii: "\"")
-        (destination + 1).storeBytes(of: name)
-        destination[name.count &+ 1] = UInt8(ascii: "\"")
-        destination[name.count &+ 2] = UInt8(ascii: ":")
-        return name.count &+ 3
+    private static func maximumKeyCount(_ name: JSONKey) -> Int {
+        name.textCount &+ PaddedText.slack
+    }
+
+    /// Stores `"name":` at `destination` (room for `maximumKeyCount(name)`), after a comma when it
+    /// follows a value; returns how many bytes it stored.
+    @inline(__always)
+    private func storeKey(_ name: JSONKey, at destination: UnsafeMutablePointer<UInt8>) -> Int {
+        let skipped = followsValue ? 0 : 1  // the comma of the text `,"name":`
+        if let text = name.text {
+            PaddedText.copy(text + skipped, count: name.textCount &- skipped, to: destination)
+            return name.textCount &- skipped
+        }
+        destination.pointee = UInt8(ascii: ",")
+        let start = destination + (1 &- skipped)
+        start.pointee = UInt8(ascii: "\"")
+        // (withUTF8Buffer also reads a literal made from one Unicode scalar, held by value)
+        let count = name.name.withUTF8Buffer { utf8 in
+            (start + 1).storeBytes(of: utf8)
+            return utf8.count
+        }
+        start[count &+ 1] = UInt8(ascii: "\"")
+        start[count &+ 2] = UInt8(ascii: ":")
+        return count &+ 4 &- skipped
     }
 
     /// `literal` as it is, after a comma when `afterComma`.
@@ -227,6 +240,7 @@ struct JSONTextEncoder: JSONEncoding {
     /// escapes, other control characters `\u00XX`; every other byte (UTF-8 included) is copied as is.
     private static func appendString(_ utf8: UnsafeBufferPointer<UInt8>, afterComma: Bool, to buffer: ByteBuffer) {
         let count = utf8.count
+        if count < 8, appendShortString(utf8, afterComma: afterComma, to: buffer) { return }
         // Room for the comma, the quotes and the string when nothing in it needs escaping.
         var space = buffer.freeSpace(atLeast: 1 + count + 2)
         space.pointee = UInt8(ascii: ",")
@@ -247,6 +261,27 @@ struct JSONTextEncoder: JSONEncoding {
         }
         space[written] = UInt8(ascii: "\"")
         buffer.commit(written + 1)
+    }
+
+    /// A string of fewer than 8 bytes (`GET`, `OK`, `gzip`…) as `appendString` writes it, when none of its
+    /// bytes needs escaping: copied, then tested as one word where it was copied (the bytes after it
+    /// taken as spaces); returns false, having written nothing, when one needs escaping.
+    @inline(__always)
+    private static func appendShortString(_ utf8: UnsafeBufferPointer<UInt8>, afterComma: Bool, to buffer: ByteBuffer) -> Bool {
+        let count = utf8.count
+        let space = buffer.freeSpace(atLeast: 1 + 1 + 8 + 1)
+        space.pointee = UInt8(ascii: ",")
+        let quote = afterComma ? 1 : 0
+        space[quote] = UInt8(ascii: "\"")
+        let text = space + quote + 1
+        text.storeBytes(of: utf8)
+        let stringBytes: UInt64 = (1 << (UInt64(truncatingIfNeeded: count) &* 8)) &- 1
+        let spaces: UInt64 = 0x2020_2020_2020_2020
+        let word = UInt64(littleEndian: UnsafeRawPointer(text).loadUnaligned(as: UInt64.self))
+        guard !anyNeedsEscape(word & stringBytes | spaces & ~stringBytes) else { return false }
+        text[count] = UInt8(ascii: "\"")
+        buffer.commit(quote &+ count &+ 2)
+        return true
     }
 
     /// The index of the first byte from `start` that a JSON string cannot hold as it is, or the

@@ -8,7 +8,7 @@ struct JSONTreeBuilder: JSONEncoding {
     /// The key of the next member, when building an object.
     private var pendingKey: String?
 
-    mutating func key(_ name: StaticString) { pendingKey = name.description }
+    mutating func key(_ name: JSONKey) { pendingKey = name.name.description }
 
     mutating func dynamicKey(_ name: String) { pendingKey = name }
 

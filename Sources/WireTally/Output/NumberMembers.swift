@@ -92,13 +92,13 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
                     pieces += piece
                     zeros += piece + [UInt8(ascii: "0")]
                     pieceEnds[numbers] = Int32(pieces.count)
-                    steps.append(.number(numbers, name, Self.immortalCopy(of: bytes(name))))
+                    steps.append(.number(numbers, name, PaddedText.immortalCopy(of: bytes(name))))
                     numbers += 1
                 case let .object(name, inner):
                     let piece = separator + quoted(name) + [UInt8(ascii: ":"), UInt8(ascii: "{")]
                     pieces += piece
                     zeros += piece
-                    steps.append(.open(name, Self.immortalCopy(of: bytes(name))))
+                    steps.append(.open(name, PaddedText.immortalCopy(of: bytes(name))))
                     add(inner, depth: depth + 1)
                     pieces.append(UInt8(ascii: "}"))
                     zeros.append(UInt8(ascii: "}"))
@@ -114,17 +114,11 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         let storage = UnsafeMutablePointer<Storage>.allocate(capacity: 1)
         storage.initialize(
             to: Storage(
-                memberName: memberName, isObject: isObject, steps: steps, pieces: Self.immortalCopy(of: pieces + [UInt8](repeating: 0, count: Self.pieceSlack)).baseAddress!,
-                pieceEnds: pieceEnds, end: Int32(pieces.count), zeros: Self.immortalCopy(of: zeros)
+                memberName: memberName, isObject: isObject, steps: steps, pieces: PaddedText.make(pieces),
+                pieceEnds: pieceEnds, end: Int32(pieces.count), zeros: PaddedText.immortalCopy(of: zeros)
             )
         )
         self.storage = UnsafePointer(storage)
-    }
-
-    private static func immortalCopy(of bytes: [UInt8]) -> UnsafeBufferPointer<UInt8> {
-        let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(bytes.count, 1))
-        _ = copy.initialize(from: bytes)
-        return UnsafeBufferPointer(rebasing: copy[..<bytes.count])
     }
 
     /// The name of the member the run is (`"setup"` of `"setup":{…}`), nil for members or an object value.
@@ -147,38 +141,23 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
                 next += 1
                 switch step {
                 case let .open(name, _):
-                    encoder.key(name)
+                    encoder.key(JSONKey(name))
                     encoder.object(members)
                 case let .number(index, name, _):
-                    encoder.key(name)
+                    encoder.key(JSONKey(name))
                     value(index, &encoder)
                 case .close: return
                 }
             }
         }
-        if let memberName { encoder.key(memberName) }
+        if let memberName { encoder.key(JSONKey(memberName)) }
         if isObject { encoder.object(members) } else { members(&encoder) }
     }
 
     /// The most bytes `write(afterComma:to:maximumValueCount:value:)` stores when each value takes at
     /// most `maximumValueCount`.
     func maximumCount(valuesOfAtMost maximumValueCount: Int) -> Int {
-        storage.pointee.zeros.count + count * maximumValueCount + Self.pieceSlack
-    }
-
-    /// The bytes a piece is copied by at least, whatever its length: `pieces` has that many more after
-    /// its end, and the room a run asks for too.
-    private static var pieceSlack: Int { 32 }
-
-    /// Copies the piece of `count` bytes at `source` to `destination`: its first `pieceSlack` bytes
-    /// (whatever follows a shorter piece is copied too, and overwritten by what is written next) as two
-    /// 16-byte loads and stores without a test of the length, the rest of a longer one after them.
-    @inline(__always)
-    private static func copyPiece(_ source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt8>) {
-        let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)
-        to.storeBytes(of: from.loadUnaligned(as: SIMD16<UInt8>.self), as: SIMD16<UInt8>.self)
-        to.storeBytes(of: from.loadUnaligned(fromByteOffset: 16, as: SIMD16<UInt8>.self), toByteOffset: 16, as: SIMD16<UInt8>.self)
-        if count > pieceSlack { (to + pieceSlack).copyMemory(from: from + pieceSlack, byteCount: count &- pieceSlack) }
+        storage.pointee.zeros.count + count * maximumValueCount + PaddedText.slack
     }
 
     /// Stores the run with every value zero at `destination` (room for `maximumCount`), after a comma
@@ -204,13 +183,13 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         var pieceStart = afterComma ? 0 : 1
         for index in 0..<count {
             let pieceEnd = Int(storage.pointee.pieceEnds[index])
-            Self.copyPiece(pieces + pieceStart, count: pieceEnd &- pieceStart, to: destination + written)
+            PaddedText.copy(pieces + pieceStart, count: pieceEnd &- pieceStart, to: destination + written)
             written &+= pieceEnd &- pieceStart
             written &+= value(values[index], destination + written)
             pieceStart = pieceEnd
         }
         let closing = Int(storage.pointee.end) &- pieceStart
-        Self.copyPiece(pieces + pieceStart, count: closing, to: destination + written)
+        PaddedText.copy(pieces + pieceStart, count: closing, to: destination + written)
         return written &+ closing
     }
 }

@@ -17,34 +17,34 @@ extension RecordEncoding {
         let http2 = http2Stream(of: exchange), http3 = http3Stream(of: exchange)
         encoder.object { encoder in
             encoder.field("type", literal: "http")
-            encoder.field("id", id)
-            encoder.object("conn") { encoder in
-                encoder.field("id", connection.id)
-                encoder.field("transport", connection.transportName)
-                encoder.key("client")
+            encoder.field(.id, id)
+            encoder.object(.conn) { encoder in
+                encoder.field(.id, connection.id)
+                encoder.field(.transport, connection.transportName)
+                encoder.key(.client)
                 encoder.endpoint(connection.client, port: connection.clientPort)
-                encoder.key("server")
+                encoder.key(.server)
                 encoder.endpoint(connection.server, port: connection.serverPort)
-                encoder.field("index", exchange.index)
+                encoder.field(.index, exchange.index)
             }
             ownerField(connection.owner, to: &encoder)
-            encoder.object("request", exchange.request) { encoder, message in
+            encoder.object(.request, exchange.request) { encoder, message in
                 request(
                     message, fallbackHost: ExchangeConnection.fallbackHost(serverName: serverName, server: server),
                     digits: digits, to: &encoder)
             }
-            encoder.object("response", exchange.response) { response($1, digits: digits, to: &$0) }
-            encoder.object("wire") { encoder in
+            encoder.object(.response, exchange.response) { response($1, digits: digits, to: &$0) }
+            encoder.object(.wire) { encoder in
                 exchangeDirection(wire, .up, cancelled: exchange.cancelledAt != nil, to: &encoder)
                 exchangeDirection(wire, .down, cancelled: exchange.cancelledAt != nil, to: &encoder)
-                encoder.field("dns_ip_bytes", exchange.dnsIPBytes)
+                encoder.field(.dnsIPBytes, exchange.dnsIPBytes)
             }
-            encoder.object("cancel", exchange.cancelledAt) { encoder, at in
+            encoder.object(.cancel, exchange.cancelledAt) { encoder, at in
                 encoder.field("by", literal: "client")
                 encoder.field("ts", timestamp: at, digits: digits)
             }
-            encoder.field("timing") { timing(exchange.timing, to: &$0) }
-            encoder.object("http2", http2) { encoder, stream in
+            encoder.field(.timing) { timing(exchange.timing, to: &$0) }
+            encoder.object(.http2, http2) { encoder, stream in
                 encoder.field("stream_id", Int(stream.streamID))
                 encoder.field("scheme", stream.scheme)
                 encoder.field("pushed_by", stream.pushedBy.map(Int.init))
@@ -57,7 +57,7 @@ extension RecordEncoding {
                     encoder.field("down", exchange.connectionShareBytes.down)
                 }
             }
-            encoder.object("http3", http3) { encoder, stream in
+            encoder.object(.http3, http3) { encoder, stream in
                 encoder.field("stream_id", Int(clamping: stream.streamID))
                 encoder.field("scheme", stream.scheme)
                 encoder.field("reset_error_code", stream.resetErrorCode.map { Int(clamping: $0) })
@@ -68,14 +68,14 @@ extension RecordEncoding {
                 encoder.field("frames", stream.frames)
                 encoder.field("unknown_frames", stream.unknownFrames)
             }
-            encoder.object("tls", connection.tlsSession) { encoder, session in
+            encoder.object(.tls, connection.tlsSession) { encoder, session in
                 tlsSummaryFields(session.info, to: &encoder)
                 if let records = exchange.tlsRecords {
                     encoder.field("up") { tlsRecordBytes(records.up, to: &$0) }
                     encoder.field("down") { tlsRecordBytes(records.down, to: &$0) }
                 }
             }
-            encoder.key("flags")
+            encoder.key(.flags)
             encoder.array { encoder in
                 forEachFlag(of: exchange, on: connection, http2: http2, http3: http3) { encoder.string($0) }
             }
@@ -204,18 +204,18 @@ extension RecordEncoding {
     private static func request<Encoder: JSONEncoding>(
         _ message: HTTPMessage, fallbackHost: @autoclosure () -> String, digits: Int, to encoder: inout Encoder
     ) {
-        encoder.field("method", message.method)
-        encoder.field("target", message.target)
-        encoder.field("host", host(of: message, fallback: fallbackHost()))
-        encoder.field("version", message.version)
+        encoder.field(.method, message.method)
+        encoder.field(.target, message.target)
+        encoder.field(.host, host(of: message, fallback: fallbackHost()))
+        encoder.field(.version, message.version)
         messageTimesAndBytes(message, digits: digits, to: &encoder)
         messageBody(message, to: &encoder)
     }
 
     private static func response<Encoder: JSONEncoding>(_ message: HTTPMessage, digits: Int, to encoder: inout Encoder) {
-        encoder.field("status", message.status)
-        encoder.field("reason", message.reason)
-        encoder.field("version", message.version)
+        encoder.field(.status, message.status)
+        encoder.field(.reason, message.reason)
+        encoder.field(.version, message.version)
         messageTimesAndBytes(message, digits: digits, to: &encoder)
         encoder.integerMembers(interimMember, [message.interimCount, message.interimBytes])
         messageBody(message, to: &encoder)
@@ -226,9 +226,9 @@ extension RecordEncoding {
         _ message: HTTPMessage, digits: Int, to encoder: inout Encoder
     ) {
         let bytes = message.bytes
-        encoder.field("stream_id", message.http2.map { Int($0.streamID) } ?? message.http3.map { Int(clamping: $0.streamID) })
-        encoder.field("ts_first", timestamp: message.firstOrigin.timestamp, digits: digits)
-        encoder.field("ts_last", timestamp: message.lastOrigin.timestamp, digits: digits)
+        encoder.field(.streamId, message.http2.map { Int($0.streamID) } ?? message.http3.map { Int(clamping: $0.streamID) })
+        encoder.field(.tsFirst, timestamp: message.firstOrigin.timestamp, digits: digits)
+        encoder.field(.tsLast, timestamp: message.lastOrigin.timestamp, digits: digits)
         let total = bytes.total + message.interimBytes
         // HTTP/2 and HTTP/3: control frames, the decoded header list and the compression ratio (null when
         // the header blocks were not decoded) before the total; HTTP/1.x: the byte counts are one run
@@ -240,7 +240,7 @@ extension RecordEncoding {
             encoder.integerMembers(messageByteMembers, [bytes.startLine, bytes.headers, bytes.body, bytes.framing])
             encoder.field("control", bytes.control)
             encoder.field("headers_decoded", decoded)
-            func ratio(_ name: StaticString, to encoder: inout Encoder) {
+            func ratio(_ name: JSONKey, to encoder: inout Encoder) {
                 encoder.key(name)
                 if decoded > 0 { encoder.number(thousandths(bytes.headers, of: decoded)) } else { encoder.null() }
             }
@@ -264,8 +264,8 @@ extension RecordEncoding {
 
     /// `content_encoding`, `decoded_body` of a request or response.
     private static func messageBody<Encoder: JSONEncoding>(_ message: HTTPMessage, to encoder: inout Encoder) {
-        encoder.field("content_encoding", message.contentEncoding)
-        encoder.field("decoded_body", message.decodedBodyBytes)
+        encoder.field(.contentEncoding, message.contentEncoding)
+        encoder.field(.decodedBody, message.decodedBodyBytes)
     }
 
     /// One direction of an exchange's wire cost, the member `up` or `down`: the connection direction
@@ -295,4 +295,35 @@ extension RecordEncoding {
 
     private static let requestFlagNames = messageFlagNames.map { ($0.0, "request_" + $0.1) }
     private static let responseFlagNames = messageFlagNames.map { ($0.0, "response_" + $0.1) }
+}
+
+/// The keys of the members every `http` record has, made once: the text encoder copies each in one move.
+extension JSONKey {
+    static let id = JSONKey(prebuilt: "id")
+    static let conn = JSONKey(prebuilt: "conn")
+    static let transport = JSONKey(prebuilt: "transport")
+    static let client = JSONKey(prebuilt: "client")
+    static let server = JSONKey(prebuilt: "server")
+    static let index = JSONKey(prebuilt: "index")
+    static let request = JSONKey(prebuilt: "request")
+    static let response = JSONKey(prebuilt: "response")
+    static let wire = JSONKey(prebuilt: "wire")
+    static let dnsIPBytes = JSONKey(prebuilt: "dns_ip_bytes")
+    static let cancel = JSONKey(prebuilt: "cancel")
+    static let timing = JSONKey(prebuilt: "timing")
+    static let http2 = JSONKey(prebuilt: "http2")
+    static let http3 = JSONKey(prebuilt: "http3")
+    static let tls = JSONKey(prebuilt: "tls")
+    static let flags = JSONKey(prebuilt: "flags")
+    static let method = JSONKey(prebuilt: "method")
+    static let target = JSONKey(prebuilt: "target")
+    static let host = JSONKey(prebuilt: "host")
+    static let version = JSONKey(prebuilt: "version")
+    static let streamId = JSONKey(prebuilt: "stream_id")
+    static let tsFirst = JSONKey(prebuilt: "ts_first")
+    static let tsLast = JSONKey(prebuilt: "ts_last")
+    static let status = JSONKey(prebuilt: "status")
+    static let reason = JSONKey(prebuilt: "reason")
+    static let contentEncoding = JSONKey(prebuilt: "content_encoding")
+    static let decodedBody = JSONKey(prebuilt: "decoded_body")
 }

@@ -5,7 +5,7 @@ extension RecordEncoding {
     }
 
     /// Frame type names of the connection record's `http2.frames`, by type number.
-    private static let frameTypeNames: [StaticString] = [
+    private static let frameTypeNames: [JSONKey] = [
         "data", "headers", "priority", "rst_stream", "settings", "push_promise", "ping", "goaway", "window_update",
         "continuation",
     ]

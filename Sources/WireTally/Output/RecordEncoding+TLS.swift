@@ -36,7 +36,7 @@ extension RecordEncoding {
                 encoder.field("down", Int(plaintext.down))
             }
         }
-        func tally(_ name: StaticString, _ tally: TLSRecordTally, to encoder: inout Encoder) {
+        func tally(_ name: JSONKey, _ tally: TLSRecordTally, to encoder: inout Encoder) {
             encoder.object(name) { encoder in
                 encoder.field("records", tally.records)
                 encoder.field("bytes", tally.bytes)
