@@ -7,12 +7,16 @@ enum DecimalDigits {
     static let maximumIntegerCount = 20
 
     /// Stores `value` in decimal (with `-` when negative) at `destination`; returns how many bytes
-    /// it stored (at most `maximumIntegerCount`).
+    /// it stored (at most `maximumIntegerCount`; the 4 bytes at `destination` may be written for a
+    /// shorter number).
     @inline(__always)
     static func write(_ value: Int, to destination: UnsafeMutablePointer<UInt8>) -> Int {
         if UInt(bitPattern: value) < 10 {  // the most frequent integers: counts of nothing or a few
             destination.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: value)
             return 1
+        }
+        if UInt(bitPattern: value) < 10_000 {  // most byte counts of small exchanges
+            return writeTwoToFourDigits(UInt32(truncatingIfNeeded: value), to: destination)
         }
         let magnitude = UInt64(value.magnitude)
         destination.pointee = UInt8(ascii: "-")
@@ -38,6 +42,23 @@ enum DecimalDigits {
         destination[whole] = UInt8(ascii: ".")
         writePadded(magnitude % 1000, width: 3, endingAt: destination + whole + 4)
         return whole + 4
+    }
+
+    /// Stores `value` (10...9999) at `destination` with one 4-byte store, whatever its length: its two
+    /// digit pairs, the leading zero digits shifted out (what follows a shorter number is overwritten
+    /// by what is written next); returns how many digits it has.
+    @inline(__always)
+    private static func writeTwoToFourDigits(_ value: UInt32, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        let pairs = UnsafeRawPointer(digitPairs.utf8Start)
+        func pair(_ value: UInt32) -> UInt32 {
+            UInt32(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: 2 &* Int(value), as: UInt16.self)))
+        }
+        let digits = value >= 1000 ? 4 : value >= 100 ? 3 : 2
+        // the text in memory order from the lowest byte: the high pair, then the low pair
+        let text = pair(value / 100) | pair(value % 100) &<< 16
+        UnsafeMutableRawPointer(destination).storeBytes(
+            of: (text &>> (8 &* UInt32(truncatingIfNeeded: 4 &- digits))).littleEndian, as: UInt32.self)
+        return digits
     }
 
     /// How many decimal digits `value` has (1 for zero).

@@ -27,7 +27,18 @@ struct JSONTextEncoder: JSONEncoding {
         followsValue = false
     }
 
+    /// Inlined for a prebuilt key (a few moves); a literal's text is made by a call.
+    @inline(__always)
     mutating func key(_ name: JSONKey) {
+        if name.text == nil { return literalKey(name) }
+        appendKey(name)
+    }
+
+    @inline(never)
+    private mutating func literalKey(_ name: JSONKey) { appendKey(name) }
+
+    @inline(__always)
+    private mutating func appendKey(_ name: JSONKey) {
         buffer.commit(storeKey(name, at: buffer.freeSpace(atLeast: Self.maximumKeyCount(name))))
         followsValue = false
     }

@@ -14,6 +14,7 @@ extension RecordEncoding {
         // the host of a request without a Host header (the closures below capture these, not the
         // exchange and connection: those would be copied)
         let serverName = exchange.serverName, server = connection.server
+        let connectionShareBytes = exchange.connectionShareBytes
         let http2 = http2Stream(of: exchange), http3 = http3Stream(of: exchange)
         encoder.object { encoder in
             encoder.field("type", literal: "http")
@@ -53,8 +54,8 @@ extension RecordEncoding {
                 encoder.field("reset_after_end", stream.resetAfterEnd)
                 encoder.field("refused", stream.refused)
                 encoder.object("connection_share") { encoder in
-                    encoder.field("up", exchange.connectionShareBytes.up)
-                    encoder.field("down", exchange.connectionShareBytes.down)
+                    encoder.field("up", connectionShareBytes.up)
+                    encoder.field("down", connectionShareBytes.down)
                 }
             }
             encoder.object(.http3, http3) { encoder, stream in
