@@ -16,6 +16,8 @@ protocol JSONEncoding {
     /// An array whose elements `body` writes.
     mutating func array(_ body: (inout Self) -> Void)
     mutating func string(_ value: String)
+    /// A string given as its UTF-8.
+    mutating func string(utf8: UnsafeRawBufferPointer)
     /// A member whose value is the string `value`, a literal with nothing JSON would escape (`"type":"http"`).
     mutating func field(_ name: JSONKey, literal value: StaticString)
     mutating func integer(_ value: Int)
@@ -54,6 +56,10 @@ extension JSONEncoding {
 
     mutating func endpoint(_ address: IPAddress, port: UInt16) {
         string(address.endpoint(port: port))
+    }
+
+    mutating func string(utf8: UnsafeRawBufferPointer) {
+        string(String(decoding: utf8, as: UTF8.self))
     }
 
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {

@@ -81,6 +81,11 @@ struct JSONTextEncoder: JSONEncoding {
         followsValue = true
     }
 
+    mutating func string(utf8: UnsafeRawBufferPointer) {
+        Self.appendString(utf8.assumingMemoryBound(to: UInt8.self), afterComma: followsValue, to: buffer)
+        followsValue = true
+    }
+
     mutating func integer(_ value: Int) {
         appendValue(maximumCount: DecimalDigits.maximumIntegerCount) { DecimalDigits.write(value, to: $0) }
     }

@@ -194,12 +194,27 @@ extension RecordEncoding {
     /// The host a request was for: its Host header, else the authority of an absolute target, else
     /// the server address.
     package static func host(of request: HTTPMessage, fallback: @autoclosure () -> String) -> String {
-        if let host = request.header("Host"), !host.isEmpty { return host }
+        withHost(of: request, fallback: fallback()) { String(decoding: $0, as: UTF8.self) }
+    }
+
+    /// `body` run on the UTF-8 of `host(of:fallback:)`: a Host header's read where the message keeps it,
+    /// without a `String` made for it.
+    static func withHost<Result>(
+        of request: HTTPMessage, fallback: @autoclosure () -> String, _ body: (UnsafeRawBufferPointer) -> Result
+    ) -> Result {
+        let fields = request.headerFields
+        if let position = fields.indices.first(where: { fields.nameEquals(at: $0, "host") }),
+            let host = fields.withValue(at: position, { $0.isEmpty ? nil : body($0) }) {
+            return host
+        }
+        var host: String
         if let target = request.target, let schemeEnd = target.firstRange(of: "://") {
             let rest = target[schemeEnd.upperBound...]
-            return String(rest.prefix { $0 != "/" && $0 != "?" })
+            host = String(rest.prefix { $0 != "/" && $0 != "?" })
+        } else {
+            host = fallback()
         }
-        return fallback()
+        return host.withUTF8 { body(UnsafeRawBufferPointer($0)) }
     }
 
     private static func request<Encoder: JSONEncoding>(
@@ -207,7 +222,8 @@ extension RecordEncoding {
     ) {
         encoder.field(.method, message.method)
         encoder.field(.target, message.target)
-        encoder.field(.host, host(of: message, fallback: fallbackHost()))
+        encoder.key(.host)
+        withHost(of: message, fallback: fallbackHost()) { encoder.string(utf8: $0) }
         encoder.field(.version, message.version)
         messageTimesAndBytes(message, digits: digits, to: &encoder)
         messageBody(message, to: &encoder)
