@@ -35,8 +35,12 @@ struct TimestampFormatter {
         let (start, overflow) = timestamp.nanoseconds.subtractingReportingOverflow(
             remainder < 0 ? remainder + Self.nanosecondsPerSecond : remainder)
         let textCount = count - min(digits, 9)
-        // (the 16 bytes loaded lie in the room `destination` has: `maximumFormattedCount` is more)
-        guard digits > 0, !overflow, textCount <= MemoryLayout<SIMD16<UInt8>>.size else {
+        // (the 16 bytes loaded lie in the room `destination` has: `maximumFormattedCount` is more; a
+        // second kept ends before `Int64.max`, so `write`'s wrapping difference cannot match a timestamp
+        // of another second)
+        guard digits > 0, !overflow, start <= Int64.max - Self.nanosecondsPerSecond,
+            textCount <= MemoryLayout<SIMD16<UInt8>>.size
+        else {
             prefixCount = 0
             return count
         }

@@ -14,6 +14,43 @@ import Testing
         }
     }
 
+    /// Every integer of up to four digits (written with one 4-byte store whatever its length), alone and
+    /// followed by more text, which overwrites what the store left after a shorter number.
+    @Test func shortIntegersAsTheStandardLibraryPrintsThem() {
+        for value in -10_001...10_001 {
+            #expect(JSONValue.integer(value).serialized == String(value))
+            #expect(JSONValue.array([.integer(value), .null]).serialized == "[\(value),null]")
+        }
+    }
+
+    /// A prebuilt key (`JSONKey(prebuilt:)`) writes what its literal writes: first in an object or after a
+    /// member, before every kind of value, a name longer than the 32 bytes copied at once included; the
+    /// tree builder reads it as its name.
+    @Test func prebuiltKeysWriteWhatTheirLiteralsWrite() {
+        let short = JSONKey(prebuilt: "ts_first")
+        let long = JSONKey(prebuilt: "a_member_name_longer_than_thirty_two_bytes")
+        func members<Encoder: JSONEncoding>(_ first: JSONKey, _ second: JSONKey, to encoder: inout Encoder) {
+            encoder.object { encoder in
+                encoder.field(first, 7)
+                encoder.field(second, "text")
+                encoder.key(first)
+                encoder.null()
+                encoder.object(second) { $0.field(first, true) }
+                encoder.field(second, literal: "literal")
+            }
+        }
+        var literal = JSONTextEncoder()
+        members("ts_first", "a_member_name_longer_than_thirty_two_bytes", to: &literal)
+        var prebuilt = JSONTextEncoder()
+        members(short, long, to: &prebuilt)
+        let tree = JSONValue { members(short, long, to: &$0) }
+        let name = "a_member_name_longer_than_thirty_two_bytes"
+        #expect(literal.buffer.text
+            == #"{"ts_first":7,"\#(name)":"text","ts_first":null,"\#(name)":{"ts_first":true},"\#(name)":"literal"}"#)
+        #expect(prebuilt.buffer.text == literal.buffer.text)
+        #expect(tree.serialized == literal.buffer.text)
+    }
+
     @Test func stringsRoundTripThroughFoundation() throws {
         let controls = String((0..<0x20).map { Character(Unicode.Scalar(UInt8($0))) })
         let strings = ["", "plain", "quote \" backslash \\ slash /", controls, "é ü 日本 🎉 \u{7f}", "\r\n\t", "a\u{0}b"]
