@@ -158,7 +158,8 @@ struct JSONTextEncoder: JSONEncoding {
         followsValue = true
     }
 
-    /// A value whose text is `literal` as it is.
+    /// A value whose text is `literal` as it is (inlined: `null`, `true` and `false` are a few moves).
+    @inline(__always)
     private mutating func appendLiteral(_ literal: StaticString) {
         Self.appendLiteral(
             UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount), afterComma: followsValue,
