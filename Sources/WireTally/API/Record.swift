@@ -10,8 +10,8 @@ public enum Record: Hashable, Sendable {
     /// (flows: their packets are in ``Summary/otherIP``).
     init?(_ record: AnalysisRecord, keepsSources: Bool) {
         switch record {
-        case let .exchange(exchange, id, connection):
-            self = .exchange(Exchange(exchange, id: id, connection: connection, keepsSource: keepsSources))
+        case let .exchange(record):
+            self = .exchange(Exchange(record.exchange, id: record.id, connection: record.connection, keepsSource: keepsSources))
         case let .connection(connection): self = .connection(Connection(connection))
         case let .quicConnection(connection): self = .connection(Connection(connection))
         case let .dns(transaction): self = .dns(DNSLookup(transaction))

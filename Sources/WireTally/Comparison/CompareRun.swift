@@ -91,13 +91,7 @@ extension CompareRun.Result {
 /// Feeds each exchange to the estimators and the endpoint summary, and keeps it with its connection
 /// when app logs are to be matched (only then: kept exchanges make memory grow with the capture).
 final class ExchangeCollector: RecordWriter {
-    struct Collected {
-        var exchange: HTTPExchange
-        var id: Int
-        var connection: ExchangeConnection
-    }
-
-    private(set) var exchanges: [Collected] = []
+    private(set) var exchanges: [ExchangeRecord] = []
     let estimators: EstimatorRun
     let endpoints = EndpointAggregator()
     private let keepsExchanges: Bool
@@ -108,10 +102,10 @@ final class ExchangeCollector: RecordWriter {
     }
 
     func write(_ record: AnalysisRecord, timestampDigits: Int) {
-        guard case let .exchange(exchange, id, connection) = record else { return }
-        estimators.add(exchange, connection)
+        guard case let .exchange(exchangeRecord) = record else { return }
+        estimators.add(exchangeRecord.exchange, exchangeRecord.connection)
         endpoints.add(record)
-        if keepsExchanges { exchanges.append(Collected(exchange: exchange, id: id, connection: connection)) }
+        if keepsExchanges { exchanges.append(exchangeRecord) }
     }
 
     func finish(summary: CaptureSummary, files: [String]) {}

@@ -83,7 +83,7 @@ package final class EndpointAggregator {
 
     /// Takes the exchanges of a record stream; other records are ignored.
     package func add(_ record: AnalysisRecord) {
-        if case let .exchange(exchange, _, connection) = record { add(exchange, connection: connection) }
+        if case let .exchange(exchangeRecord) = record { add(exchangeRecord.exchange, connection: exchangeRecord.connection) }
     }
 
     /// Adds one exchange: its endpoint, time (first request packet, else first response packet) and

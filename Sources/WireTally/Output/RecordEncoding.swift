@@ -31,8 +31,8 @@ package enum RecordEncoding {
         case let .connection(connection): self.connection(connection, timestampDigits: digits, to: &encoder)
         case let .quicConnection(connection): quicConnection(connection, timestampDigits: digits, to: &encoder)
         case let .flow(flow): self.flow(flow, timestampDigits: digits, to: &encoder)
-        case let .exchange(exchange, id, connection):
-            http(exchange, id: id, connection: connection, timestampDigits: digits, to: &encoder)
+        case let .exchange(exchangeRecord):
+            http(exchangeRecord.exchange, id: exchangeRecord.id, connection: exchangeRecord.connection, timestampDigits: digits, to: &encoder)
         case let .dns(transaction): dns(transaction, timestampDigits: digits, to: &encoder)
         }
     }

@@ -43,8 +43,8 @@ package final class TableWriter: OffThreadRecordWriter {
 
     package func write(_ record: AnalysisRecord, timestampDigits: Int) {
         switch (record, view) {
-        case let (.exchange(exchange, id, connection), .exchanges):
-            writeExchange(exchange, id: id, connection: connection, digits: timestampDigits)
+        case let (.exchange(exchangeRecord), .exchanges):
+            writeExchange(exchangeRecord.exchange, id: exchangeRecord.id, connection: exchangeRecord.connection, digits: timestampDigits)
         case let (.connection(connection), .connections):
             writeConnection(connection)
         case let (.quicConnection(connection), .connections):

@@ -361,7 +361,7 @@ package final class CaptureAnalyzer {
         }
         connection.exchangesReported = exchange.index + 1
         let carrier = ExchangeConnection(connection, tls: application.tls, exchange: exchange)
-        emit(consume exchange, on: carrier, resolution: application.resolution, connectedAt: connection.synTime,
+        emit(consume exchange, on: consume carrier, resolution: application.resolution, connectedAt: connection.synTime,
              connect: connect, tls: handshake, serverFIN: connection.serverFINTime)
     }
 
@@ -403,8 +403,8 @@ package final class CaptureAnalyzer {
             of: exchange, wire: connection.wire, dns: lookup, connect: connect, tls: tls, serverFIN: serverFIN)
         lastExchangeID += 1
         summary.exchanges += 1
-        summary.attributedIPBytes += connection.wire.tally(.up).total.ipBytes + connection.wire.tally(.down).total.ipBytes
-        emit(.exchange(consume exchange, id: lastExchangeID, connection: consume connection))
+        summary.attributedIPBytes += connection.wire.tallies.up.total.ipBytes + connection.wire.tallies.down.total.ipBytes
+        emit(.exchange(ExchangeRecord(consume exchange, id: lastExchangeID, connection: consume connection)))
     }
 
     /// The most recent DNS answer that gave `address`, unless an earlier connection already used it

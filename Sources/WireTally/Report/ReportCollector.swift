@@ -18,9 +18,9 @@ final class ReportCollector: RecordWriter {
 
     func write(_ record: AnalysisRecord, timestampDigits digits: Int) {
         switch record {
-        case let .exchange(exchange, id, connection):
-            endpoints?.add(exchange, connection: connection)
-            addExchange(exchange, id: id, connection: connection, digits: digits)
+        case let .exchange(record):
+            endpoints?.add(record.exchange, connection: record.connection)
+            addExchange(record.exchange, id: record.id, connection: record.connection, digits: digits)
         case let .connection(connection):
             addConnection(
                 RecordEncoding.connection(connection, timestampDigits: digits), from: connection.firstTimestamp,

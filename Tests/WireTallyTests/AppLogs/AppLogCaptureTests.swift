@@ -7,8 +7,8 @@ final class ExchangeCollector: RecordWriter {
     private(set) var exchanges: [(exchange: HTTPExchange, id: Int, connection: ExchangeConnection)] = []
 
     func write(_ record: AnalysisRecord, timestampDigits: Int) {
-        if case let .exchange(exchange, id, connection) = record, connection.transport == .tcp {
-            exchanges.append((exchange, id, connection))
+        if case let .exchange(exchangeRecord) = record, exchangeRecord.connection.transport == .tcp {
+            exchanges.append((exchangeRecord.exchange, exchangeRecord.id, exchangeRecord.connection))
         }
     }
 

@@ -13,8 +13,10 @@ import Testing
         let analyzer = CaptureAnalyzer { record in
             switch record {
             case let .connection(connection): connections.append(connection)
-            case let .exchange(exchange, _, connection):
-                if let request = exchange.request { hosts[connection.id] = RecordEncoding.host(of: request, fallback: "") }
+            case let .exchange(exchangeRecord):
+                if let request = exchangeRecord.exchange.request {
+                    hosts[exchangeRecord.connection.id] = RecordEncoding.host(of: request, fallback: "")
+                }
             default: break
             }
         }

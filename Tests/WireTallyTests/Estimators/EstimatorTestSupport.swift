@@ -13,7 +13,8 @@ final class EstimatorCollector: RecordWriter {
     private(set) var connections: [Int: TCPConnection] = [:]
 
     func write(_ record: AnalysisRecord, timestampDigits: Int) {
-        if case let .exchange(exchange, id, connection) = record {
+        if case let .exchange(exchangeRecord) = record {
+            let (exchange, id, connection) = (exchangeRecord.exchange, exchangeRecord.id, exchangeRecord.connection)
             allExchanges.append((exchange, connection))
             if connection.transport == .tcp {
                 exchanges.append((exchange, connection))

@@ -13,9 +13,9 @@ import Testing
             init(output: TextOutput) { summary = EndpointSummaryWriter(output: output, format: .json) }
             func write(_ record: AnalysisRecord, timestampDigits: Int) {
                 summary.aggregator.add(record)
-                if case let .exchange(exchange, _, _) = record {
-                    if let request = exchange.request { requests.append(request) }
-                    if let response = exchange.response { responses.append(response) }
+                if case let .exchange(exchangeRecord) = record {
+                    if let request = exchangeRecord.exchange.request { requests.append(request) }
+                    if let response = exchangeRecord.exchange.response { responses.append(response) }
                 }
             }
             func finish(summary: CaptureSummary, files: [String]) {}

@@ -45,7 +45,8 @@ import Testing
         var keptExchanges = Int.max, mostRuns = 0, conserved = false, flags: ConnectionFlags = []
         func write(_ record: AnalysisRecord, timestampDigits: Int) {
             switch record {
-            case let .exchange(exchange, _, _):
+            case let .exchange(exchangeRecord):
+                let exchange = exchangeRecord.exchange
                 if exchange.index != exchanges || exchange.response?.status != 200 || exchange.request?.target != "/poll/\(exchange.index)"
                     || exchange.response?.bytes.body != 300 { inOrder = false }
                 let http2 = analysis?.anyHTTP2

@@ -32,7 +32,8 @@ import Testing
         var conserved = false, indicesInOrder = true
         func write(_ record: AnalysisRecord, timestampDigits: Int) {
             switch record {
-            case let .exchange(exchange, _, connection):
+            case let .exchange(exchangeRecord):
+                let (exchange, connection) = (exchangeRecord.exchange, exchangeRecord.connection)
                 if exchange.index != exchanges || exchange.response?.status != 200 { indicesInOrder = false }
                 // Read as the outputs do, while the record is written.
                 if connection.wire.tally(.up).payload.packets != 1 { indicesInOrder = false }

@@ -28,7 +28,8 @@ import Testing
         var exchanges = 0, connections = 0, keptExchanges = Int.max, conserved = false, recordsAsExpected = true
         func write(_ record: AnalysisRecord, timestampDigits: Int) {
             switch record {
-            case let .exchange(exchange, _, connection):
+            case let .exchange(exchangeRecord):
+                let (exchange, connection) = (exchangeRecord.exchange, exchangeRecord.connection)
                 let expected = 5 + 100 + exchanges % 7
                 if exchange.index != exchanges || exchange.request?.bytes.total != expected
                     || exchange.response?.bytes.total != 305

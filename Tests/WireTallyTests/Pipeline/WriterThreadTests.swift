@@ -86,7 +86,7 @@ extension ThreadedRunTests {
         func write(_ record: AnalysisRecord, timestampDigits: Int) {
             recordThreads.insert(UInt(pthread_self()))
             records += 1
-            if case let .exchange(_, id, _) = record { exchangeIDs.append(id) }
+            if case let .exchange(exchangeRecord) = record { exchangeIDs.append(exchangeRecord.id) }
             jsonl.write(record, timestampDigits: timestampDigits)
         }
 

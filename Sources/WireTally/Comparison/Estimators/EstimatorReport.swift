@@ -8,7 +8,7 @@ import Glibc
 ///     var options = CaptureAnalyzer.Options()
 ///     options.http = EstimatorRun.requiredHTTPLimits(options.http)
 ///     let run = EstimatorRun(level: .ip)
-///     // in the RecordWriter: case let .exchange(exchange, _, connection): run.add(exchange, connection)
+///     // in the RecordWriter: case let .exchange(record): run.add(record.exchange, record.connection)
 ///     let json = run.reports().map(\.json)          // one object per estimator
 package final class EstimatorRun {
     /// Decoded bytes of each body kept for the re-encoding of `rebuilt` (bodies larger than this are

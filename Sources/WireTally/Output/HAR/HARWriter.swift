@@ -39,10 +39,11 @@ package final class HARWriter: RecordWriter {
     }
 
     package func write(_ record: AnalysisRecord, timestampDigits: Int) {
-        guard case let .exchange(exchange, id, connection) = record else { return }
+        guard case let .exchange(exchangeRecord) = record else { return }
         let entry = HAREntry.entry(
-            exchange, id: id, connection: connection, timing: timing(exchange, connection), pageref: Self.pageID)
-        entries.append((entry.start, id, entry.json.serialized))
+            exchangeRecord.exchange, id: exchangeRecord.id, connection: exchangeRecord.connection,
+            timing: timing(exchangeRecord.exchange, exchangeRecord.connection), pageref: Self.pageID)
+        entries.append((entry.start, exchangeRecord.id, entry.json.serialized))
     }
 
     package func finish(summary: CaptureSummary, files: [String]) {

@@ -1,0 +1,22 @@
+/// An HTTP exchange's record (`AnalysisRecord.exchange`): the exchange, its record id and its
+/// connection as they were when it was emitted.
+///
+/// A reference, so that the record — about 1.45 KB of values, the exchange's wire share alone 784
+/// bytes — is built once in its own memory and then moves from the analyzer through a `RecordBatch` to
+/// a writer as one pointer. It does not change once made, so a writer may read it on another thread;
+/// the last reference to it is dropped on the analysing thread (`RecordBatch.reuse()`), as for every
+/// record.
+package final class ExchangeRecord {
+    /// The exchange, with its timing as emitted.
+    package let exchange: HTTPExchange
+    /// The record id: 1, 2, … in emission order.
+    package let id: Int
+    /// The exchange's connection as it was at emission.
+    package let connection: ExchangeConnection
+
+    package init(_ exchange: consuming HTTPExchange, id: Int, connection: consuming ExchangeConnection) {
+        self.exchange = exchange
+        self.id = id
+        self.connection = connection
+    }
+}
