@@ -651,7 +651,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             var contentEnd = end &- 1
             if contentEnd > i && p[contentEnd &- 1] == HTTP1Syntax.cr { contentEnd &-= 1 }
             if contentEnd == i {
-                headersComplete(side)
+                headersComplete(side, message)
                 return end
             }
             headerField(side, message, UnsafeRawBufferPointer(start: p + i, count: contentEnd &- i))
@@ -666,7 +666,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         message.bytes.headers += line.count
         let text = HTTP1Syntax.content(line)
         if text.isEmpty {
-            headersComplete(side)
+            headersComplete(side, message)
             return
         }
         headerField(side, message, text)
@@ -745,8 +745,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         return isRequest ? .none : .closeDelimited
     }
 
-    private func headersComplete(_ side: Side) {
-        guard let message = side.message else { return }
+    /// The header block of `message`, the side's message, ended. Its callers hold the builder, so it is
+    /// passed (reading `side.message` again would retain and release it).
+    private func headersComplete(_ side: Side, _ message: Builder) {
         var body: Framing
         if message.kind == .request {
             body = framing(message, isRequest: true)
