@@ -145,8 +145,20 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
     private struct PendingRequest {
         var index: Int
-        var method: String?
+        var method = FramingMethod.other
         var end: Int64?
+    }
+
+    /// What a request's method means for the framing of its response (RFC 9112 §6.3): a response to
+    /// `HEAD` has no body, a 2xx response to `CONNECT` switches the connection. Read once from the
+    /// method's bytes, so the response compares no strings.
+    private enum FramingMethod {
+        case head, connect, other
+
+        /// The case of `method` (its bytes as sent: methods are case-sensitive).
+        init(_ method: UnsafeRawBufferPointer) {
+            if HTTP1Syntax.equals(method, "HEAD") { self = .head } else if HTTP1Syntax.equals(method, "CONNECT") { self = .connect } else { self = .other }
+        }
     }
 
     private enum Held {
@@ -168,6 +180,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var announced = false
         var exchangeIndex = -1
         var method: String?
+        /// The request's method read for framing (`.other` for responses).
+        var framingMethod = FramingMethod.other
         var target: String?
         var status: Int?
         var reason: String?
@@ -204,21 +218,22 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
 
         /// Makes the builder a new message's, exactly as `init` and the properties' initial values make
-        /// it. Every stored property is set here: `restartSetsEveryProperty` counts them, so a property added
-        /// without its line here fails the assertion (debug builds, the tests).
+        /// it, once `finishMessage` has moved its message out (`isMovedOut`): the properties holding
+        /// references are already at their initial values then, so only the others are set here (setting
+        /// those again would release each one's empty value, a call apiece). Every stored property is
+        /// either set here or checked by `isMovedOut`: `restartSetsEveryProperty` counts them, so a property
+        /// added without its line in one of the two fails the assertion (debug builds, the tests).
         func restart(kind: HTTPMessage.Kind, start: Int64, origin: PacketOrigin) {
             assert(Self.restartSetsEveryProperty, "Builder.restart: a stored property was added without being reset")
+            assert(isMovedOut, "Builder.restart: the finished message was not moved out")
             self.kind = kind
             self.start = start
             firstOrigin = origin
             lastOrigin = origin
             announced = false
             exchangeIndex = -1
-            method = nil
-            target = nil
+            framingMethod = .other
             status = nil
-            reason = nil
-            version = ""
             // The fields' storage is kept for the next message (a message copies its fields into its
             // own allocation), unless an outsized header block grew it.
             if headerFields.capacity > Self.keptHeaderCapacity { headerFields = HTTPHeaderFields() } else { headerFields.removeAll() }
@@ -226,26 +241,30 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             contentLengthHeaders = nil
             contentEncodingHeader = nil
             hasUpgradeHeader = false
-            trailers = []
             bytes = HTTPByteCounts()
             interimCount = 0
             interimBytes = 0
-            contentEncoding = nil
-            decoder = nil
-            retained = nil
             flags = []
             trailerBytes = 0
             mayUpgrade = false
             request = nil
         }
 
+        /// Whether the 8 properties holding references that `restart` leaves alone are at their initial
+        /// values (`finishMessage` moves them out; read in debug builds only).
+        private var isMovedOut: Bool {
+            method == nil && target == nil && reason == nil && version.isEmpty && trailers.isEmpty
+                && contentEncoding == nil && decoder == nil && retained == nil
+        }
+
         /// The largest header storage a finished builder keeps for its direction's next message.
         static var keptHeaderCapacity: Int { 16 << 10 }
 
-        /// Whether the builder has the 27 stored properties `restart` sets (checked once, in debug builds).
+        /// Whether the builder has the 28 stored properties `restart` sets or `isMovedOut` checks (checked
+        /// once, in debug builds).
         private static let restartSetsEveryProperty =
             Mirror(reflecting: Builder(kind: .request, start: 0, origin: PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))))
-                .children.count == 27
+                .children.count == 28
 
         var end: Int64 { start + Int64(interimBytes + bytes.total) }
 
@@ -571,9 +590,10 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                     last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
                 }
                 message.method = HTTP1Syntax.token(text, 0..<first)
+                message.framingMethod = FramingMethod(UnsafeRawBufferPointer(rebasing: text[0..<first]))
                 message.target = HTTP1Syntax.string(text, (first + 1)..<max(first + 1, last))
                 message.version = HTTP1Syntax.token(text, min(last + 1, text.count)..<text.count)
-                if let index = pendingIndex(message.exchangeIndex) { pending[index].method = message.method }
+                if let index = pendingIndex(message.exchangeIndex) { pending[index].method = message.framingMethod }
             } else {
                 message.version = HTTP1Syntax.token(text, 0..<8)
                 // Three digits (the sniffer checked them).
@@ -631,7 +651,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             var contentEnd = end &- 1
             if contentEnd > i && p[contentEnd &- 1] == HTTP1Syntax.cr { contentEnd &-= 1 }
             if contentEnd == i {
-                headersComplete(side)
+                headersComplete(side, message)
                 return end
             }
             headerField(side, message, UnsafeRawBufferPointer(start: p + i, count: contentEnd &- i))
@@ -646,7 +666,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         message.bytes.headers += line.count
         let text = HTTP1Syntax.content(line)
         if text.isEmpty {
-            headersComplete(side)
+            headersComplete(side, message)
             return
         }
         headerField(side, message, text)
@@ -725,12 +745,13 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         return isRequest ? .none : .closeDelimited
     }
 
-    private func headersComplete(_ side: Side) {
-        guard let message = side.message else { return }
+    /// The header block of `message`, the side's message, ended. Its callers hold the builder, so it is
+    /// passed (reading `side.message` again would retain and release it).
+    private func headersComplete(_ side: Side, _ message: Builder) {
         var body: Framing
         if message.kind == .request {
             body = framing(message, isRequest: true)
-            message.mayUpgrade = message.method == "CONNECT" || message.hasUpgradeHeader
+            message.mayUpgrade = message.framingMethod == .connect || message.hasUpgradeHeader
         } else {
             let status = message.status ?? 0
             if status >= 100 && status < 200 && status != 101 {
@@ -746,8 +767,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 return
             }
             let request = message.request
-            let method = request?.method
-            if status == 101 || (method == "CONNECT" && status >= 200 && status < 300) {
+            let method = request?.method ?? .other
+            if status == 101 || (method == .connect && status >= 200 && status < 300) {
                 message.flags.insert(.upgrade)
                 let end = finishMessage(side, adding: [])
                 side.state = .upgraded
@@ -755,7 +776,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 upgradeClient(message.exchangeIndex, requestEnd: request?.end)
                 return
             }
-            if method == "HEAD" || status == 204 || status == 304 {
+            if method == .head || status == 204 || status == 304 {
                 body = .none
             } else {
                 body = framing(message, isRequest: false)
@@ -825,7 +846,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
         var decoded: Int?
         var retained = built.retained.take()
-        if let decoder = built.decoder {
+        if let decoder = built.decoder.take() {
             let result = decoder.result(bodyBytes: built.bytes.body)
             decoded = result.decoded
             built.flags.formUnion(result.flags)
@@ -833,9 +854,9 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         }
         if built.flags.contains(.gap) { retained = nil }
         let end = built.end
-        // The builder is restarted after this: its strings are moved out, not copied (no retain here, no
-        // release when it restarts); its header fields are copied into the message's allocation and
-        // their storage kept for the next message.
+        // The builder is restarted after this: everything holding a reference is moved out, not copied (no
+        // retain here, no release when it restarts: `restart` leaves these alone); its header fields are
+        // copied into the message's allocation and their storage kept for the next message.
         var version = "", trailers: [HTTPHeader] = []
         swap(&version, &built.version)
         swap(&trailers, &built.trailers)

@@ -106,6 +106,11 @@ enum HTTP1Syntax {
         return String(decoding: token, as: UTF8.self)
     }
 
+    /// Byte-for-byte equality with a literal (case-sensitive, lengths compared first).
+    static func equals(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
+        bytes.count == literal.utf8CodeUnitCount && same(bytes, literal)
+    }
+
     /// Byte-for-byte equality with a literal of the same length.
     private static func same(_ bytes: UnsafeRawBufferPointer, _ literal: StaticString) -> Bool {
         memcmp(bytes.baseAddress!, literal.utf8Start, bytes.count) == 0
