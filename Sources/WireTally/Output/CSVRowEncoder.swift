@@ -9,8 +9,10 @@ struct CSVRowEncoder: JSONEncoding {
     /// The cells' text, one after the other (and that of dropped leaves).
     let text: ByteBuffer
     private var columns: CSVColumnResolver
-    /// Per column, its cell in this row.
+    /// Per column, its cell (of this row if stamped with `row`).
     private let cells: Cells
+    /// The row being written: cells stamped with another are empty, so a new row clears none.
+    private var row: UInt32 = 1
     /// The object being written (`CSVColumnResolver`'s node), and the key of the next member.
     private var node: Int32 = 0
     private var pendingKey = CSVColumnResolver.Key(bytes: UnsafeBufferPointer(start: nil, count: 0), isLiteral: false)
@@ -37,19 +39,23 @@ struct CSVRowEncoder: JSONEncoding {
     /// Forgets the last row's cells.
     mutating func reset() {
         text.removeAll()
-        cells.buffer.update(repeating: .none)
+        row &+= 1
+        if row == 0 {  // the stamps wrapped around: no stale cell may look current
+            cells.buffer.update(repeating: .none)
+            row = 1
+        }
         node = 0
         hasKey = false
     }
 
-    /// A column's cell: where its text starts and ends in `text` (both -1 without a cell: empty), and
+    /// A column's cell in the row it is stamped with: where its text starts and ends in `text`, and
     /// whether it must be quoted.
     struct Cell {
-        var start: Int
-        var end: Int
+        var start: Int32
+        var end: Int32
+        var row: UInt32
         var quoted: Bool
-        var isWritten: Bool { start >= 0 }
-        static let none = Cell(start: -1, end: -1, quoted: false)
+        static let none = Cell(start: 0, end: 0, row: 0, quoted: false)
     }
 
     /// A row's cells, one per column, in memory of their own: a leaf's cell is stored without the
@@ -68,20 +74,60 @@ struct CSVRowEncoder: JSONEncoding {
     /// The text of `column`'s cell (empty without one), valid until the next write.
     func cell(_ column: Int) -> UnsafeRawBufferPointer {
         let cell = cells.buffer[column]
-        guard cell.isWritten else { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        return UnsafeRawBufferPointer(rebasing: text.bytes[cell.start..<cell.end])
+        guard cell.row == row else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(rebasing: text.bytes[Int(cell.start)..<Int(cell.end)])
     }
 
     var columnCount: Int { cells.buffer.count }
 
-    /// Runs `body` on the cells in column order and on the text they are in, valid until the next write.
-    @inline(__always)
-    func withCells<Result>(_ body: (UnsafeBufferPointer<Cell>, UnsafeRawBufferPointer) -> Result) -> Result {
-        body(UnsafeBufferPointer(cells.buffer), text.bytes)
+    /// The most bytes `storeRow(at:)` stores: every cell quoted with every byte doubled, its comma or
+    /// the LF, and the slack of the last cell's copy.
+    var maximumRowCount: Int { 2 &* text.count &+ 3 &* columnCount &+ 1 &+ PaddedText.slack }
+
+    /// Stores the row's line at `destination` (room for `maximumRowCount` bytes): the cells in column
+    /// order, separated by commas, quoted where marked, and an LF; returns the address after it.
+    func storeRow(at destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        // Every cell is copied as `PaddedText` is, which reads `slack` bytes from its start.
+        let text = UnsafePointer(self.text.freeSpace(atLeast: PaddedText.slack) - self.text.count)
+        var destination = destination
+        for cell in UnsafeBufferPointer(cells.buffer) {
+            if cell.row == row {
+                let start = text + Int(cell.start), count = Int(cell.end &- cell.start)
+                if cell.quoted {
+                    destination = Self.storeQuoted(UnsafeBufferPointer(start: start, count: count), at: destination)
+                } else {
+                    PaddedText.copy(start, count: count, to: destination)
+                    destination += count
+                }
+            }
+            destination.pointee = UInt8(ascii: ",")
+            destination += 1
+        }
+        (destination - 1).pointee = UInt8(ascii: "\n")  // in place of the last comma
+        return destination
     }
 
+    /// Stores `cell` in RFC 4180 quotes (its quotes doubled) at `destination`; returns the address
+    /// after it.
+    private static func storeQuoted(_ cell: UnsafeBufferPointer<UInt8>, at destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+        var destination = destination
+        destination.pointee = UInt8(ascii: "\"")
+        destination += 1
+        for byte in cell {
+            if byte == UInt8(ascii: "\"") {
+                destination.pointee = byte
+                destination += 1
+            }
+            destination.pointee = byte
+            destination += 1
+        }
+        destination.pointee = UInt8(ascii: "\"")
+        return destination + 1
+    }
+
+    @inline(__always)  // ~47 calls a record
     mutating func key(_ key: JSONKey) {
-        if jsonDepth > 0 { return json.key(key) }
+        if jsonDepth > 0 { return jsonKey(key) }
         let name = key.name
         guard name.hasPointerRepresentation else {  // made from one Unicode scalar, held by value
             return name.withUTF8Buffer { setDynamicKey($0) }
@@ -90,6 +136,10 @@ struct CSVRowEncoder: JSONEncoding {
             bytes: UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount), isLiteral: true)
         hasKey = true
     }
+
+    /// A key inside an array cell's JSON (out of line: `key` is inlined everywhere).
+    @inline(never)
+    private mutating func jsonKey(_ key: JSONKey) { json.key(key) }
 
     mutating func dynamicKey(_ name: String) {
         if jsonDepth > 0 { return json.dynamicKey(name) }
@@ -130,9 +180,29 @@ struct CSVRowEncoder: JSONEncoding {
 
     mutating func string(_ value: String) {
         if jsonDepth > 0 { return json.string(value) }
-        let start = startLeaf()
         var value = value
-        value.withUTF8 { utf8 in text.freeSpace(atLeast: utf8.count).storeBytes(of: utf8); text.commit(utf8.count) }
+        value.withUTF8 { storeString($0) }
+    }
+
+    mutating func string(utf8: UnsafeRawBufferPointer) {
+        if jsonDepth > 0 { return json.string(utf8: utf8) }
+        let bytes = utf8.assumingMemoryBound(to: UInt8.self)
+        // Other bytes than ASCII go through a `String`, which replaces what is not UTF-8 (as `JSONValue` does).
+        guard bytes.allSatisfy({ $0 < 0x80 }) else { return string(String(decoding: bytes, as: UTF8.self)) }
+        storeString(bytes)
+    }
+
+    mutating func field(_ name: JSONKey, literal value: StaticString) {
+        if jsonDepth > 0 { return json.field(name, literal: value) }
+        key(name)
+        value.withUTF8Buffer { storeString($0) }
+    }
+
+    /// A string leaf's plain text: its bytes.
+    private mutating func storeString(_ utf8: UnsafeBufferPointer<UInt8>) {
+        let start = startLeaf()
+        text.freeSpace(atLeast: utf8.count).storeBytes(of: utf8)
+        text.commit(utf8.count)
         endLeaf(startingAt: start, mayNeedQuotes: true)
     }
 
@@ -150,13 +220,17 @@ struct CSVRowEncoder: JSONEncoding {
         defer { node = outer }
         guard node != CSVColumnResolver.dead else { return }  // none is a column
         let firstColumn = columns.columns(ofRun: members, in: node)
+        // Room for the whole run once; the numbers are stored one after the other from `end`.
+        let textStart = text.freeSpace(atLeast: count &* DecimalDigits.maximumIntegerCount) - text.count
+        var end = text.count
         for index in 0..<count {
             let column = Int(columns.runColumn(at: firstColumn &+ index))
-            guard column >= 0, !cells.buffer[column].isWritten else { continue }
-            let start = text.count
-            text.commit(DecimalDigits.write(values[index], to: text.freeSpace(atLeast: DecimalDigits.maximumIntegerCount)))
-            cells.buffer[column] = Cell(start: start, end: text.count, quoted: false)
+            guard column >= 0, cells.buffer[column].row != row else { continue }
+            let start = end
+            end &+= DecimalDigits.write(values[index], to: textStart + start)
+            cells.buffer[column] = Cell(start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end), row: row, quoted: false)
         }
+        text.commit(end &- text.count)
     }
 
     mutating func number(_ literal: String) {
@@ -229,16 +303,25 @@ struct CSVRowEncoder: JSONEncoding {
         guard !inArray, hasKey else { return }
         hasKey = false
         let column = Int(columns.column(of: pendingKey, in: node))
-        guard column >= 0, !cells.buffer[column].isWritten else { return }
+        guard column >= 0, cells.buffer[column].row != row else { return }
         cells.buffer[column] = Cell(
-            start: start, end: text.count,
+            start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: text.count), row: row,
             quoted: mayNeedQuotes && Self.needsQuotes(UnsafeRawBufferPointer(rebasing: text.bytes[start...])))
     }
 
     /// Whether a cell holds a comma, a quote, CR or LF (RFC 4180: it must be quoted).
     private static func needsQuotes(_ cell: UnsafeRawBufferPointer) -> Bool {
-        // `,` `"` LF and CR are all below `-`: digits, letters and `.` are told apart in one comparison.
-        for byte in cell where byte < UInt8(ascii: "-") {
+        // `,` `"` LF and CR are all below `-`: digits, letters and `.` are told apart in one comparison,
+        // eight bytes at a time up to the first word holding such a byte, then one by one from there.
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        var wordStart = 0
+        while wordStart &+ 8 <= cell.count {
+            let word = cell.loadUnaligned(fromByteOffset: wordStart, as: UInt64.self)
+            // non-zero exactly when a byte is below `-` (the bit trick is exact for bounds up to 128)
+            if (word &- ones &* UInt64(UInt8(ascii: "-"))) & ~word & (ones &* 0x80) != 0 { break }
+            wordStart &+= 8
+        }
+        for byte in cell[wordStart...] where byte < UInt8(ascii: "-") {
             if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
                 return true
             }

@@ -7,7 +7,11 @@
 package final class CSVWriter: OffThreadRecordWriter {
     private let output: TextOutput
     private let view: RecordView
-    private var row: CSVRowEncoder?
+    private let columns: [String]
+    /// The row every record is written into (not optional: a call on an unwrapped optional copies it).
+    private var row: CSVRowEncoder
+    /// Whether the header line is written (before the first record: a run without records writes nothing).
+    private var hasHeader = false
     private let buffer = ByteBuffer(capacity: flushThreshold + (64 << 10))
     /// Buffered bytes beyond which the buffer goes to the output.
     private static let flushThreshold = 256 << 10
@@ -15,6 +19,8 @@ package final class CSVWriter: OffThreadRecordWriter {
     package init(output: TextOutput, view: RecordView = .exchanges) {
         self.output = output
         self.view = view
+        columns = Self.columns(for: view)
+        row = CSVRowEncoder(columns: columns)
     }
 
     package func write(_ record: AnalysisRecord, timestampDigits: Int) {
@@ -22,33 +28,15 @@ package final class CSVWriter: OffThreadRecordWriter {
         case (.exchange, .exchanges), (.connection, .connections), (.quicConnection, .connections): break
         default: return
         }
-        if row == nil {
-            let columns = Self.columns(for: view)
-            row = CSVRowEncoder(columns: columns)
+        if !hasHeader {
             Self.append(columns.joined(separator: ","), to: buffer)
             buffer.append(UInt8(ascii: "\n"))
+            hasHeader = true
         }
-        row!.reset()
-        RecordEncoding.record(record, timestampDigits: timestampDigits, to: &row!)
-        // Room for the whole row at once: every cell quoted with every byte doubled, its comma, the LF.
-        let rowStart = buffer.freeSpace(atLeast: 2 * row!.text.count + 3 * row!.columnCount + 1)
-        let rowEnd = row!.withCells { cells, text in
-            var destination = rowStart
-            for (column, cell) in cells.enumerated() {
-                destination.pointee = UInt8(ascii: ",")
-                destination += column == 0 ? 0 : 1
-                let bytes = UnsafeBufferPointer(start: text.baseAddress?.assumingMemoryBound(to: UInt8.self).advanced(by: cell.start),
-                                                count: cell.end - cell.start)
-                if cell.quoted {
-                    destination = Self.storeQuoted(bytes, at: destination)
-                } else {
-                    destination.storeBytes(of: bytes)
-                    destination += bytes.count
-                }
-            }
-            destination.pointee = UInt8(ascii: "\n")
-            return destination + 1
-        }
+        row.reset()
+        RecordEncoding.record(record, timestampDigits: timestampDigits, to: &row)
+        let rowStart = buffer.freeSpace(atLeast: row.maximumRowCount)
+        let rowEnd = row.storeRow(at: rowStart)
         buffer.commit(rowEnd - rowStart)
         if buffer.count >= Self.flushThreshold { drain() }
     }
@@ -79,23 +67,5 @@ package final class CSVWriter: OffThreadRecordWriter {
     private static func append(_ text: String, to buffer: ByteBuffer) {
         var text = text
         text.withUTF8 { buffer.freeSpace(atLeast: $0.count).storeBytes(of: $0); buffer.commit($0.count) }
-    }
-
-    /// Stores `cell` in RFC 4180 quotes (its quotes doubled) at `destination`; returns the address
-    /// after it.
-    private static func storeQuoted(_ cell: UnsafeBufferPointer<UInt8>, at destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
-        var destination = destination
-        destination.pointee = UInt8(ascii: "\"")
-        destination += 1
-        for byte in cell {
-            if byte == UInt8(ascii: "\"") {
-                destination.pointee = byte
-                destination += 1
-            }
-            destination.pointee = byte
-            destination += 1
-        }
-        destination.pointee = UInt8(ascii: "\"")
-        return destination + 1
     }
 }

@@ -18,9 +18,10 @@ enum PaddedText {
         return UnsafeBufferPointer(rebasing: copy[..<bytes.count])
     }
 
-    /// Copies the `count` bytes at `source` (inside text of `make`) to `destination`: their first `slack`
-    /// bytes (whatever follows a shorter piece is copied too, and overwritten by what is written next)
-    /// as two 16-byte loads and stores without a test of the length, the rest of a longer one after them.
+    /// Copies the `count` bytes at `source` (inside text of `make`, or any with `slack` readable bytes
+    /// after them) to `destination`: their first `slack` bytes (whatever follows a shorter piece is
+    /// copied too, and overwritten by what is written next) as two 16-byte loads and stores without a
+    /// test of the length, the rest of a longer one after them.
     @inline(__always)
     static func copy(_ source: UnsafePointer<UInt8>, count: Int, to destination: UnsafeMutablePointer<UInt8>) {
         let from = UnsafeRawPointer(source), to = UnsafeMutableRawPointer(destination)

@@ -65,6 +65,59 @@ import Testing
         #expect(rows > 500)
     }
 
+    /// A row's line: cells of every length up to 80 with a comma, quote, CR, LF, space or `-` at any
+    /// place (or none) quoted exactly when RFC 4180 asks (a comma, quote, CR or LF; quotes doubled), an
+    /// integer, an empty cell of a missing leaf, and an LF; stale cells of the last row not repeated.
+    @Test func rowLinesQuoteExactlyTheCellsThatNeedIt() {
+        var row = CSVRowEncoder(columns: ["text", "number", "missing", "last"])
+        func line(text: String) -> String {
+            row.reset()
+            row.object { row in
+                row.key("text")
+                row.string(text)
+                row.key("number")
+                row.integer(-1234)
+                row.key("last")
+                row.null()
+            }
+            let buffer = ByteBuffer(capacity: 16)
+            let start = buffer.freeSpace(atLeast: row.maximumRowCount)
+            buffer.commit(row.storeRow(at: start) - start)
+            return buffer.text
+        }
+        for length in 0...80 {
+            for special in [nil, ",", "\"", "\r", "\n", " ", "-"] as [Character?] {
+                for place in 0..<max(length, 1) where special == nil ? place == 0 : place < length {
+                    var text = String((0..<length).map { Character(UnicodeScalar(UInt8(ascii: "a") + UInt8($0 % 26))) })
+                    if let special, length > 0 {
+                        text = String(text.prefix(place)) + String(special) + String(text.dropFirst(place + 1))
+                    }
+                    let needsQuotes = text.contains { $0 == "," || $0 == "\"" || $0 == "\r" || $0 == "\n" || $0 == "\r\n" }
+                    let cell = needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+                    #expect(line(text: text) == cell + ",-1234,,\n", "\(length) \(place) \(String(describing: special))")
+                }
+            }
+        }
+    }
+
+    /// Strings given as bytes or as literals: their text, bytes that are not UTF-8 replaced as a `String`
+    /// replaces them (what the cells were when these went through one).
+    @Test func stringsFromBytesAndLiteralsAreTheirText() {
+        var row = CSVRowEncoder(columns: ["ascii", "utf8", "invalid", "literal"])
+        row.reset()
+        row.object { row in
+            for (name, bytes) in [("ascii", Array("example.com:8080".utf8)), ("utf8", Array("bücher.example".utf8)),
+                                  ("invalid", [0x68, 0xFF, 0x6F, 0xC3])] as [(JSONKey, [UInt8])] {
+                row.key(name)
+                bytes.withUnsafeBytes { row.string(utf8: $0) }
+            }
+            row.field("literal", literal: "http")
+        }
+        let cells = (0..<row.columnCount).map { String(decoding: row.cell($0), as: UTF8.self) }
+        #expect(cells == ["example.com:8080", "bücher.example", "h\u{FFFD}o\u{FFFD}", "http"])
+        #expect(Array(row.cell(2)) == Array("h\u{FFFD}o\u{FFFD}".utf8))
+    }
+
     /// The same records written as the CSV writer writes them: by `RecordEncoding` with its key
     /// literals (the resolver's remembered steps, not the names of `JSONValue`'s keys), into one row
     /// per view reused across every record of every capture, so records of every shape (HTTP/1.1,
