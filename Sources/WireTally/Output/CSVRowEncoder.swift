@@ -80,13 +80,17 @@ struct CSVRowEncoder: JSONEncoding {
 
     var columnCount: Int { cells.buffer.count }
 
-    /// The most bytes `storeRow(at:)` stores: every cell quoted with every byte doubled, its comma or
-    /// the LF, and the slack of the last cell's copy.
-    var maximumRowCount: Int { 2 &* text.count &+ 3 &* columnCount &+ 1 &+ PaddedText.slack }
+    /// Appends the row's line to `buffer`: the cells in column order, separated by commas, quoted where
+    /// marked, and an LF. Mutating, so that it is called on the writer's row in place, not on a copy.
+    mutating func appendRow(to buffer: ByteBuffer) {
+        // Room for every cell quoted with every byte doubled, its comma or the LF, and the slack of the
+        // last cell's copy.
+        let start = buffer.freeSpace(atLeast: 2 &* text.count &+ 3 &* columnCount &+ 1 &+ PaddedText.slack)
+        buffer.commit(storeRow(at: start) - start)
+    }
 
-    /// Stores the row's line at `destination` (room for `maximumRowCount` bytes): the cells in column
-    /// order, separated by commas, quoted where marked, and an LF; returns the address after it.
-    func storeRow(at destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
+    /// Stores the row's line at `destination` (room as `appendRow` makes); returns the address after it.
+    private func storeRow(at destination: UnsafeMutablePointer<UInt8>) -> UnsafeMutablePointer<UInt8> {
         // Every cell is copied as `PaddedText` is, which reads `slack` bytes from its start.
         let text = UnsafePointer(self.text.freeSpace(atLeast: PaddedText.slack) - self.text.count)
         var destination = destination

@@ -35,9 +35,7 @@ package final class CSVWriter: OffThreadRecordWriter {
         }
         row.reset()
         RecordEncoding.record(record, timestampDigits: timestampDigits, to: &row)
-        let rowStart = buffer.freeSpace(atLeast: row.maximumRowCount)
-        let rowEnd = row.storeRow(at: rowStart)
-        buffer.commit(rowEnd - rowStart)
+        row.appendRow(to: buffer)
         if buffer.count >= Self.flushThreshold { drain() }
     }
 

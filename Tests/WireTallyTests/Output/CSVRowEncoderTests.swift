@@ -81,8 +81,7 @@ import Testing
                 row.null()
             }
             let buffer = ByteBuffer(capacity: 16)
-            let start = buffer.freeSpace(atLeast: row.maximumRowCount)
-            buffer.commit(row.storeRow(at: start) - start)
+            row.appendRow(to: buffer)
             return buffer.text
         }
         for length in 0...80 {
