@@ -39,15 +39,22 @@ package struct Timestamp: Hashable, Comparable, Sendable {
     @inline(__always)
     func write(digits: Int, to destination: UnsafeMutablePointer<UInt8>) -> Int {
         let digits = max(0, min(9, digits))
-        var whole = nanoseconds / 1_000_000_000
-        var fraction = nanoseconds % 1_000_000_000
-        if fraction < 0 { fraction += 1_000_000_000; whole -= 1 }
+        let (whole, fraction) = secondAndFraction
         let wholeCount = DecimalDigits.write(Int(whole), to: destination)
         guard digits > 0 else { return wholeCount }
         destination[wholeCount] = UInt8(ascii: ".")
         // All nine decimals are stored; the first `digits` are kept (truncated, not rounded).
         DecimalDigits.writePadded(UInt64(fraction), width: 9, endingAt: destination + wholeCount + 1 + 9)
         return wholeCount + 1 + digits
+    }
+
+    /// The whole seconds since the epoch rounded toward the past (before the epoch too) and the
+    /// nanoseconds after that second's start (0 ..< 1,000,000,000).
+    @inline(__always)
+    var secondAndFraction: (second: Int64, fraction: Int64) {
+        let second = nanoseconds / 1_000_000_000
+        let remainder = nanoseconds % 1_000_000_000
+        return remainder < 0 ? (second &- 1, remainder &+ 1_000_000_000) : (second, remainder)
     }
 
     /// The time from `earlier` to `self`, in milliseconds.

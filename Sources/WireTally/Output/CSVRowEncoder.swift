@@ -317,12 +317,9 @@ struct CSVRowEncoder: JSONEncoding {
     private static func needsQuotes(_ cell: UnsafeRawBufferPointer) -> Bool {
         // `,` `"` LF and CR are all below `-`: digits, letters and `.` are told apart in one comparison,
         // eight bytes at a time up to the first word holding such a byte, then one by one from there.
-        let ones: UInt64 = 0x0101_0101_0101_0101
         var wordStart = 0
-        while wordStart &+ 8 <= cell.count {
-            let word = cell.loadUnaligned(fromByteOffset: wordStart, as: UInt64.self)
-            // non-zero exactly when a byte is below `-` (the bit trick is exact for bounds up to 128)
-            if (word &- ones &* UInt64(UInt8(ascii: "-"))) & ~word & (ones &* 0x80) != 0 { break }
+        while wordStart &+ 8 <= cell.count,
+            cell.loadUnaligned(fromByteOffset: wordStart, as: UInt64.self).bytesBelow(UInt8(ascii: "-")) == 0 {
             wordStart &+= 8
         }
         for byte in cell[wordStart...] where byte < UInt8(ascii: "-") {

@@ -326,17 +326,12 @@ struct JSONTextEncoder: JSONEncoding {
         return index
     }
 
-    /// Whether any of the eight bytes of `word` is a control character, `"` or `\` (the exact
-    /// "has a byte less than n" and "has a zero byte" tests of Bit Twiddling Hacks).
+    /// Whether any of the eight bytes of `word` is a control character, `"` or `\`.
     @inline(__always)
     private static func anyNeedsEscape(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101
-        let highBits: UInt64 = 0x8080_8080_8080_8080
-        func hasZeroByte(_ word: UInt64) -> UInt64 { (word &- ones) & ~word & highBits }
-        let control = (word &- ones &* 0x20) & ~word & highBits
-        let quote = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\""))))
-        let backslash = hasZeroByte(word ^ (ones &* UInt64(UInt8(ascii: "\\"))))
-        return control | quote | backslash != 0
+        let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\""))), backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
+        return word.bytesBelow(0x20) | quotes.bytesBelow(1) | backslashes.bytesBelow(1) != 0
     }
 
     /// Stores the escape of `byte` at `destination`; returns its length (2 or 6).

@@ -31,9 +31,7 @@ struct TimestampFormatter {
         _ timestamp: Timestamp, digits: Int, to destination: UnsafeMutablePointer<UInt8>
     ) -> Int {
         let count = timestamp.write(digits: digits, to: destination)
-        let remainder = timestamp.nanoseconds % Self.nanosecondsPerSecond
-        let (start, overflow) = timestamp.nanoseconds.subtractingReportingOverflow(
-            remainder < 0 ? remainder + Self.nanosecondsPerSecond : remainder)
+        let (start, overflow) = timestamp.nanoseconds.subtractingReportingOverflow(timestamp.secondAndFraction.fraction)
         let textCount = count - min(digits, 9)
         // (the 16 bytes loaded lie in the room `destination` has: `maximumFormattedCount` is more; a
         // second kept ends before `Int64.max`, so `write`'s wrapping difference cannot match a timestamp
