@@ -104,7 +104,7 @@ struct CSVColumnResolver {
     }
 
     /// Where the columns of the leaves of `run` written next in `node` are kept — its `steps`, under the
-    /// run's own copies of their names: `runColumn(at:)` from the index returned, one
+    /// run's own copies of their names: `withRunColumns(from:count:_:)` from the index returned, one
     /// per leaf in order. Worked out by looking up each leaf (and object) the first time, then kept: the
     /// cursor moves past the run's steps as if each had been looked up.
     mutating func columns<let count: Int>(ofRun run: NumberMembers<count>, in node: Int32) -> Int {
@@ -141,10 +141,12 @@ struct CSVColumnResolver {
         return firstColumn
     }
 
-    /// The column of a placed run's leaf (-1: none): `index` counts from what `columns(ofRun:in:)`
-    /// returned.
+    /// `body` run on the columns of a placed run's `count` leaves (-1: none), from the index
+    /// `columns(ofRun:in:)` returned.
     @inline(__always)
-    func runColumn(at index: Int) -> Int32 { runColumns[index] }
+    func withRunColumns<Result>(from firstColumn: Int, count: Int, _ body: (UnsafeBufferPointer<Int32>) -> Result) -> Result {
+        runColumns.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[firstColumn..<(firstColumn + count)])) }
+    }
 
     /// Where the placement of `run` in `node` is kept: the expected one, else found among all.
     @inline(__always)

@@ -184,8 +184,13 @@ struct CSVRowEncoder: JSONEncoding {
 
     mutating func string(_ value: String) {
         if jsonDepth > 0 { return json.string(value) }
-        var value = value
-        value.withUTF8 { storeString($0) }
+        JSONTextEncoder.withUTF8(of: value) { storeString($0) }
+    }
+
+    /// An IPv4 endpoint's text stored as it is made (`1.2.3.4:80`: nothing to quote), without a `String`.
+    mutating func endpoint(_ address: IPAddress, port: UInt16) {
+        guard jsonDepth == 0, !address.isIPv6 else { return string(address.endpoint(port: port)) }
+        plain(maximumCount: IPAddress.maximumIPv4EndpointCount) { address.writeIPv4Text(port: port, to: $0) }
     }
 
     mutating func string(utf8: UnsafeRawBufferPointer) {
@@ -218,21 +223,42 @@ struct CSVRowEncoder: JSONEncoding {
     /// A run's members straight into their cells (as `object` and `integer` would), into the columns the
     /// resolver found for the run's leaves.
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
-        guard jsonDepth == 0, !inArray else { return members.encode(to: &self) { $1.integer(values[$0]) } }
+        guard jsonDepth == 0, !inArray else { return integerMembersOneByOne(members, values) }
+        storeRun(members, values, valuesOfAtMost: DecimalDigits.maximumIntegerCount) { DecimalDigits.write($0, to: $1) }
+    }
+
+    /// A run of durations straight into their cells (as `object` and `milliseconds` would; -1 for nil).
+    mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
+        guard jsonDepth == 0, !inArray else { return durationMembersOneByOne(members, nanoseconds: nanoseconds) }
+        storeRun(members, nanoseconds, valuesOfAtMost: DecimalDigits.maximumMillisecondsCount) { nanoseconds, destination in
+            DecimalDigits.writeDuration(nanoseconds, to: destination)
+        }
+    }
+
+    /// The cells of `members` with `values`, which `write` stores (in at most `maximumValueCount` bytes
+    /// each, returning how many), into the columns the resolver found for the run's leaves; no quotes.
+    @inline(__always)
+    private mutating func storeRun<let count: Int, Value>(
+        _ members: NumberMembers<count>, _ values: InlineArray<count, Value>, valuesOfAtMost maximumValueCount: Int,
+        _ write: (Value, UnsafeMutablePointer<UInt8>) -> Int
+    ) {
         if let memberName = members.memberName { key(JSONKey(memberName)) }
         let outer = members.isObject ? enterObject() : node
         defer { node = outer }
         guard node != CSVColumnResolver.dead else { return }  // none is a column
         let firstColumn = columns.columns(ofRun: members, in: node)
-        // Room for the whole run once; the numbers are stored one after the other from `end`.
-        let textStart = text.freeSpace(atLeast: count &* DecimalDigits.maximumIntegerCount) - text.count
+        // Room for the whole run once; the values are stored one after the other from `end`.
+        let textStart = text.freeSpace(atLeast: count &* maximumValueCount) - text.count
         var end = text.count
-        for index in 0..<count {
-            let column = Int(columns.runColumn(at: firstColumn &+ index))
-            guard column >= 0, cells.buffer[column].row != row else { continue }
-            let start = end
-            end &+= DecimalDigits.write(values[index], to: textStart + start)
-            cells.buffer[column] = Cell(start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end), row: row, quoted: false)
+        let cells = self.cells.buffer, row = self.row
+        columns.withRunColumns(from: firstColumn, count: count) { runColumns in
+            for index in 0..<count {
+                let column = Int(runColumns[index])
+                guard column >= 0, cells[column].row != row else { continue }
+                let start = end
+                end &+= write(values[index], textStart + start)
+                cells[column] = Cell(start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end), row: row, quoted: false)
+            }
         }
         text.commit(end &- text.count)
     }

@@ -39,9 +39,24 @@ enum DecimalDigits {
         let sign = microseconds < 0 ? 1 : 0
         let magnitude = microseconds.magnitude
         let whole = sign + write(Int(magnitude / 1000), to: destination + sign)
-        destination[whole] = UInt8(ascii: ".")
-        writePadded(magnitude % 1000, width: 3, endingAt: destination + whole + 4)
+        // the point and the three decimals in one 4-byte store
+        let thousandths = UInt32(truncatingIfNeeded: magnitude % 1000)
+        let text = UInt32(UInt8(ascii: ".")) | digitPair(thousandths / 10) &<< 8
+            | (UInt32(UInt8(ascii: "0")) &+ thousandths % 10) &<< 24
+        UnsafeMutableRawPointer(destination + whole).storeBytes(of: text.littleEndian, as: UInt32.self)
         return whole + 4
+    }
+
+    /// Stores a duration of `nanoseconds` as `writeMilliseconds` does, or `-1` for none (HAR's "does not
+    /// apply"); returns how many bytes it stored (at most `maximumMillisecondsCount`).
+    @inline(__always)
+    static func writeDuration(_ nanoseconds: Int64?, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        guard let nanoseconds else {
+            destination[0] = UInt8(ascii: "-")
+            destination[1] = UInt8(ascii: "1")
+            return 2
+        }
+        return writeMilliseconds(nanoseconds, to: destination)
     }
 
     /// Stores `value` (10...9999) at `destination` with one 4-byte store, whatever its length: its two
@@ -49,16 +64,19 @@ enum DecimalDigits {
     /// by what is written next); returns how many digits it has.
     @inline(__always)
     private static func writeTwoToFourDigits(_ value: UInt32, to destination: UnsafeMutablePointer<UInt8>) -> Int {
-        let pairs = UnsafeRawPointer(digitPairs.utf8Start)
-        func pair(_ value: UInt32) -> UInt32 {
-            UInt32(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: 2 &* Int(value), as: UInt16.self)))
-        }
         let digits = value >= 1000 ? 4 : value >= 100 ? 3 : 2
         // the text in memory order from the lowest byte: the high pair, then the low pair
-        let text = pair(value / 100) | pair(value % 100) &<< 16
+        let text = digitPair(value / 100) | digitPair(value % 100) &<< 16
         UnsafeMutableRawPointer(destination).storeBytes(
             of: (text &>> (8 &* UInt32(truncatingIfNeeded: 4 &- digits))).littleEndian, as: UInt32.self)
         return digits
+    }
+
+    /// The two digits of `value` (below 100) as the word whose two low bytes hold them in memory order.
+    @inline(__always)
+    private static func digitPair(_ value: UInt32) -> UInt32 {
+        let pairs = UnsafeRawPointer(digitPairs.utf8Start)
+        return UInt32(UInt16(littleEndian: pairs.loadUnaligned(fromByteOffset: 2 &* Int(value), as: UInt16.self)))
     }
 
     /// How many decimal digits `value` has (1 for zero).

@@ -63,10 +63,22 @@ extension JSONEncoding {
     }
 
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
-        members.encode(to: &self) { $1.integer(values[$0]) }
+        integerMembersOneByOne(members, values)
     }
 
     mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
+        durationMembersOneByOne(members, nanoseconds: nanoseconds)
+    }
+
+    /// `integerMembers` written a key and a value at a time.
+    mutating func integerMembersOneByOne<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
+        members.encode(to: &self) { $1.integer(values[$0]) }
+    }
+
+    /// `durationMembers` written a key and a value at a time.
+    mutating func durationMembersOneByOne<let count: Int>(
+        _ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>
+    ) {
         members.encode(to: &self) { index, encoder in
             if let duration = nanoseconds[index] { encoder.milliseconds(duration) } else { encoder.integer(-1) }
         }

@@ -116,13 +116,26 @@ struct JSONTextEncoder: JSONEncoding {
         }
     }
 
+    /// Inlined: one 8-byte store of `true` or `false` and what follows (overwritten next).
+    @inline(__always)
     mutating func bool(_ value: Bool) {
-        appendLiteral(value ? "true" : "false")
+        let space = valueSpace(maximumCount: 8)
+        UnsafeMutableRawPointer(space).storeBytes(of: (value ? Self.trueText : Self.falseText).littleEndian, as: UInt64.self)
+        commitValue(value ? 4 : 5)
     }
 
+    /// Inlined: one 4-byte store.
+    @inline(__always)
     mutating func null() {
-        appendLiteral("null")
+        let space = valueSpace(maximumCount: 4)
+        UnsafeMutableRawPointer(space).storeBytes(of: Self.nullText.littleEndian, as: UInt32.self)
+        commitValue(4)
     }
+
+    /// `null`, `true` and `false` as the words whose bytes in memory order (little-endian) they are.
+    private static var nullText: UInt32 { 0x6c6c_756e }
+    private static var trueText: UInt64 { 0x6575_7274 }
+    private static var falseText: UInt64 { 0x65_736c_6166 }
 
     private mutating func container(opening: UInt8, closing: UInt8, _ body: (inout JSONTextEncoder) -> Void) {
         appendValue(maximumCount: 1) { destination in
@@ -158,16 +171,6 @@ struct JSONTextEncoder: JSONEncoding {
         followsValue = true
     }
 
-    /// A value whose text is `literal` as it is (inlined: `null`, `true` and `false` are a few moves).
-    @inline(__always)
-    private mutating func appendLiteral(_ literal: StaticString) {
-        Self.appendLiteral(
-            UnsafeBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount), afterComma: followsValue,
-            to: buffer
-        )
-        followsValue = true
-    }
-
     /// A member with an integer value, key and number made room for at once.
     mutating func integerField(_ name: JSONKey, _ value: Int) {
         let space = buffer.freeSpace(atLeast: Self.maximumKeyCount(name) &+ DecimalDigits.maximumIntegerCount)
@@ -178,30 +181,14 @@ struct JSONTextEncoder: JSONEncoding {
 
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
         let space = buffer.freeSpace(atLeast: members.maximumCount(valuesOfAtMost: DecimalDigits.maximumIntegerCount))
-        var allZero = true
-        for index in values.indices where values[index] != 0 {
-            allZero = false
-            break
-        }
-        buffer.commit(
-            allZero
-                ? members.writeZeros(afterComma: followsValue, to: space)
-                : members.write(afterComma: followsValue, to: space, values: values) { DecimalDigits.write($0, to: $1) }
-        )
+        buffer.commit(members.write(afterComma: followsValue, to: space, integers: values))
         followsValue = true
     }
 
     mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
         let space = buffer.freeSpace(atLeast: members.maximumCount(valuesOfAtMost: DecimalDigits.maximumMillisecondsCount))
         buffer.commit(
-            members.write(afterComma: followsValue, to: space, values: nanoseconds) { nanoseconds, destination in
-                guard let duration = nanoseconds else {
-                    destination[0] = UInt8(ascii: "-")
-                    destination[1] = UInt8(ascii: "1")
-                    return 2
-                }
-                return DecimalDigits.writeMilliseconds(duration, to: destination)
-            }
+            members.write(afterComma: followsValue, to: space, values: nanoseconds) { DecimalDigits.writeDuration($0, to: $1) }
         )
         followsValue = true
     }
@@ -244,8 +231,9 @@ struct JSONTextEncoder: JSONEncoding {
         buffer.commit(comma &+ literal.count)
     }
 
-    /// `body` run on the UTF-8 of `string`, read where it is stored (native strings are contiguous).
-    private static func withUTF8(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
+    /// `body` run on the UTF-8 of `string`, read where it is stored (native strings are contiguous), for
+    /// the text encoders.
+    static func withUTF8(of string: String, _ body: (UnsafeBufferPointer<UInt8>) -> Void) {
         if string.utf8.withContiguousStorageIfAvailable(body) != nil { return }
         var string = string
         string.withUTF8(body)

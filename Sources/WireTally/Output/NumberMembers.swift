@@ -31,9 +31,9 @@ enum NumberRunStep {
 /// milliseconds), in order — written into the current object, as an object value, or as a member that
 /// is such an object (`"setup":{…}`), objects of numbers inside it included (a direction's
 /// `"categories":{"setup":{…},…}`) — with the text JSON puts before each number built once, so
-/// `JSONTextEncoder` writes the whole run with one room check and one copy per number, or one copy in
-/// all when every integer is zero, as most of an exchange's counters are (no setup, retransmission or
-/// teardown packets on a kept-alive connection).
+/// `JSONTextEncoder` writes the whole run with one room check and one copy per number — or one copy
+/// per streak of zero integers, with their zeros, as most of an exchange's counters are (no setup,
+/// retransmission or teardown packets on a kept-alive connection).
 ///
 /// Runs are described once, as static constants (`RecordEncoding`'s), and live as long as the program:
 /// what they hold is allocated once, never freed, and reached through one pointer, so a run is a word to
@@ -52,8 +52,12 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         /// Where the text before each number ends in `pieces`, and where the whole text ends.
         let pieceEnds: InlineArray<count, Int32>
         let end: Int32
-        /// The whole run with every value zero (its leading comma included).
-        let zeros: UnsafeBufferPointer<UInt8>
+        /// The whole run with every value zero (its leading comma included), in `PaddedText`.
+        let zeros: UnsafePointer<UInt8>
+        /// Where the text up to each number, that number's `0` included, ends in `zeros`, and where the
+        /// whole text ends.
+        let zeroEnds: InlineArray<count, Int32>
+        let zerosEnd: Int32
     }
 
     /// Members named `names` of the current object (literals with nothing JSON would escape).
@@ -80,6 +84,7 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         if isObject { pieces.append(UInt8(ascii: "{")) }
         var zeros = pieces
         var pieceEnds = InlineArray<count, Int32>(repeating: 0)
+        var zeroEnds = InlineArray<count, Int32>(repeating: 0)
         var steps: [NumberRunStep] = []
         var numbers = 0
         func add(_ members: [NumberMember], depth: Int) {
@@ -92,6 +97,7 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
                     pieces += piece
                     zeros += piece + [UInt8(ascii: "0")]
                     pieceEnds[numbers] = Int32(pieces.count)
+                    zeroEnds[numbers] = Int32(zeros.count)
                     steps.append(.number(numbers, name, PaddedText.immortalCopy(of: bytes(name))))
                     numbers += 1
                 case let .object(name, inner):
@@ -115,7 +121,8 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         storage.initialize(
             to: Storage(
                 memberName: memberName, isObject: isObject, steps: steps, pieces: PaddedText.make(pieces),
-                pieceEnds: pieceEnds, end: Int32(pieces.count), zeros: PaddedText.immortalCopy(of: zeros)
+                pieceEnds: pieceEnds, end: Int32(pieces.count), zeros: PaddedText.make(zeros), zeroEnds: zeroEnds,
+                zerosEnd: Int32(zeros.count)
             )
         )
         self.storage = UnsafePointer(storage)
@@ -154,19 +161,47 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
         if isObject { encoder.object(members) } else { members(&encoder) }
     }
 
-    /// The most bytes `write(afterComma:to:maximumValueCount:value:)` stores when each value takes at
-    /// most `maximumValueCount`.
+    /// The most bytes `write(afterComma:to:values:value:)` or `write(afterComma:to:integers:)` stores when
+    /// each value takes at most `maximumValueCount`.
     func maximumCount(valuesOfAtMost maximumValueCount: Int) -> Int {
-        storage.pointee.zeros.count + count * maximumValueCount + PaddedText.slack
+        Int(storage.pointee.zerosEnd) + count * maximumValueCount + PaddedText.slack
     }
 
-    /// Stores the run with every value zero at `destination` (room for `maximumCount`), after a comma
-    /// when `afterComma`; returns how many bytes it stored.
+    /// Stores the run at `destination` (room for `maximumCount`), after a comma when `afterComma`, with
+    /// the integers `values`: each streak of zeros copied with the text around it in one piece (from
+    /// the run's text with every value zero), each other value written after its piece; returns how
+    /// many bytes the run took.
     @inline(__always)
-    func writeZeros(afterComma: Bool, to destination: UnsafeMutablePointer<UInt8>) -> Int {
-        let text = UnsafeBufferPointer(rebasing: storage.pointee.zeros[(afterComma ? 0 : 1)...])
-        destination.storeBytes(of: text)
-        return text.count
+    func write(afterComma: Bool, to destination: UnsafeMutablePointer<UInt8>, integers values: borrowing InlineArray<count, Int>) -> Int {
+        let pieces = storage.pointee.pieces, zeros = storage.pointee.zeros
+        var written = 0
+        // where the text after the last number written starts, in `pieces` and in `zeros`
+        var pieceStart = afterComma ? 0 : 1
+        var zeroStart = pieceStart
+        var index = 0
+        while index < count {
+            if values[index] == 0 {
+                var last = index
+                while last &+ 1 < count, values[last &+ 1] == 0 { last &+= 1 }
+                let zeroEnd = Int(storage.pointee.zeroEnds[last])
+                PaddedText.copy(zeros + zeroStart, count: zeroEnd &- zeroStart, to: destination + written)
+                written &+= zeroEnd &- zeroStart
+                pieceStart = Int(storage.pointee.pieceEnds[last])
+                zeroStart = zeroEnd
+                index = last &+ 1
+            } else {
+                let pieceEnd = Int(storage.pointee.pieceEnds[index])
+                PaddedText.copy(pieces + pieceStart, count: pieceEnd &- pieceStart, to: destination + written)
+                written &+= pieceEnd &- pieceStart
+                written &+= DecimalDigits.write(values[index], to: destination + written)
+                pieceStart = pieceEnd
+                zeroStart = Int(storage.pointee.zeroEnds[index])
+                index &+= 1
+            }
+        }
+        let closing = Int(storage.pointee.end) &- pieceStart
+        PaddedText.copy(pieces + pieceStart, count: closing, to: destination + written)
+        return written &+ closing
     }
 
     /// Stores the run at `destination` (room for `maximumCount`), after a comma when `afterComma`, with

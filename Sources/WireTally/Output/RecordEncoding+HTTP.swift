@@ -11,6 +11,7 @@ extension RecordEncoding {
         to encoder: inout Encoder
     ) {
         let wire = connection.wire
+        let layout = HTTPRecordLayout.shared
         // the host of a request without a Host header (the closures below capture these, not the
         // exchange and connection: those would be copied)
         let serverName = exchange.serverName, server = connection.server
@@ -18,34 +19,34 @@ extension RecordEncoding {
         let http2 = http2Stream(of: exchange), http3 = http3Stream(of: exchange)
         encoder.object { encoder in
             encoder.field("type", literal: "http")
-            encoder.field(.id, id)
-            encoder.object(.conn) { encoder in
-                encoder.field(.id, connection.id)
-                encoder.field(.transport, connection.transportName)
-                encoder.key(.client)
+            encoder.field(layout.id, id)
+            encoder.object(layout.conn) { encoder in
+                encoder.field(layout.id, connection.id)
+                encoder.field(layout.transport, connection.transportName)
+                encoder.key(layout.client)
                 encoder.endpoint(connection.client, port: connection.clientPort)
-                encoder.key(.server)
+                encoder.key(layout.server)
                 encoder.endpoint(connection.server, port: connection.serverPort)
-                encoder.field(.index, exchange.index)
+                encoder.field(layout.index, exchange.index)
             }
             ownerField(connection.owner, to: &encoder)
-            encoder.object(.request, exchange.request) { encoder, message in
+            encoder.object(layout.request, exchange.request) { encoder, message in
                 request(
                     message, fallbackHost: ExchangeConnection.fallbackHost(serverName: serverName, server: server),
-                    digits: digits, to: &encoder)
+                    digits: digits, layout: layout, to: &encoder)
             }
-            encoder.object(.response, exchange.response) { response($1, digits: digits, to: &$0) }
-            encoder.object(.wire) { encoder in
-                exchangeDirection(wire, .up, cancelled: exchange.cancelledAt != nil, to: &encoder)
-                exchangeDirection(wire, .down, cancelled: exchange.cancelledAt != nil, to: &encoder)
-                encoder.field(.dnsIPBytes, exchange.dnsIPBytes)
+            encoder.object(layout.response, exchange.response) { response($1, digits: digits, layout: layout, to: &$0) }
+            encoder.object(layout.wire) { encoder in
+                exchangeDirection(wire, .up, cancelled: exchange.cancelledAt != nil, as: layout.exchangeUp, to: &encoder)
+                exchangeDirection(wire, .down, cancelled: exchange.cancelledAt != nil, as: layout.exchangeDown, to: &encoder)
+                encoder.field(layout.dnsIPBytes, exchange.dnsIPBytes)
             }
-            encoder.object(.cancel, exchange.cancelledAt) { encoder, at in
+            encoder.object(layout.cancel, exchange.cancelledAt) { encoder, at in
                 encoder.field("by", literal: "client")
                 encoder.field("ts", timestamp: at, digits: digits)
             }
-            encoder.field(.timing) { timing(exchange.timing, to: &$0) }
-            encoder.object(.http2, http2) { encoder, stream in
+            encoder.field(layout.timing) { timing(exchange.timing, as: layout.timingPhases, to: &$0) }
+            encoder.object(layout.http2, http2) { encoder, stream in
                 encoder.field("stream_id", Int(stream.streamID))
                 encoder.field("scheme", stream.scheme)
                 encoder.field("pushed_by", stream.pushedBy.map(Int.init))
@@ -58,7 +59,7 @@ extension RecordEncoding {
                     encoder.field("down", connectionShareBytes.down)
                 }
             }
-            encoder.object(.http3, http3) { encoder, stream in
+            encoder.object(layout.http3, http3) { encoder, stream in
                 encoder.field("stream_id", Int(clamping: stream.streamID))
                 encoder.field("scheme", stream.scheme)
                 encoder.field("reset_error_code", stream.resetErrorCode.map { Int(clamping: $0) })
@@ -69,14 +70,14 @@ extension RecordEncoding {
                 encoder.field("frames", stream.frames)
                 encoder.field("unknown_frames", stream.unknownFrames)
             }
-            encoder.object(.tls, connection.tlsSession) { encoder, session in
+            encoder.object(layout.tls, connection.tlsSession) { encoder, session in
                 tlsSummaryFields(session.info, to: &encoder)
                 if let records = exchange.tlsRecords {
                     encoder.field("up") { tlsRecordBytes(records.up, to: &$0) }
                     encoder.field("down") { tlsRecordBytes(records.down, to: &$0) }
                 }
             }
-            encoder.key(.flags)
+            encoder.key(layout.flags)
             encoder.array { encoder in
                 forEachFlag(of: exchange, on: connection, http2: http2, http3: http3) { encoder.string($0) }
             }
@@ -85,22 +86,20 @@ extension RecordEncoding {
 
     /// `{"blocked","dns","connect","ssl","send","wait","receive","total"}` in milliseconds (-1: the
     /// phase did not happen or cannot be seen on the wire).
-    static func timing<Encoder: JSONEncoding>(_ timing: ExchangeTiming, to encoder: inout Encoder) {
+    static func timing<Encoder: JSONEncoding>(
+        _ timing: ExchangeTiming, as phases: NumberMembers<8>, to encoder: inout Encoder
+    ) {
         func phase(_ milliseconds: Double) -> Int64? {
             milliseconds < 0 ? nil : Int64((milliseconds * 1_000_000).rounded())
         }
         encoder.durationMembers(
-            timingPhases,
+            phases,
             nanoseconds: [
                 phase(timing.blocked), phase(timing.dns), phase(timing.connect), phase(timing.ssl), phase(timing.send),
                 phase(timing.wait), phase(timing.receive), phase(timing.total),
             ]
         )
     }
-
-    private static let timingPhases = NumberMembers<8>(
-        object: ["blocked", "dns", "connect", "ssl", "send", "wait", "receive", "total"]
-    )
 
     /// What HTTP/2 says of an exchange's stream (nil for HTTP/1.x): its messages' stream facts merged
     /// (the request's push and the response's reset are the stream's).
@@ -218,43 +217,46 @@ extension RecordEncoding {
     }
 
     private static func request<Encoder: JSONEncoding>(
-        _ message: HTTPMessage, fallbackHost: @autoclosure () -> String, digits: Int, to encoder: inout Encoder
+        _ message: HTTPMessage, fallbackHost: @autoclosure () -> String, digits: Int, layout: HTTPRecordLayout,
+        to encoder: inout Encoder
     ) {
-        encoder.field(.method, message.method)
-        encoder.field(.target, message.target)
-        encoder.key(.host)
+        encoder.field(layout.method, message.method)
+        encoder.field(layout.target, message.target)
+        encoder.key(layout.host)
         withHost(of: message, fallback: fallbackHost()) { encoder.string(utf8: $0) }
-        encoder.field(.version, message.version)
-        messageTimesAndBytes(message, digits: digits, to: &encoder)
-        messageBody(message, to: &encoder)
+        encoder.field(layout.version, message.version)
+        messageTimesAndBytes(message, digits: digits, layout: layout, to: &encoder)
+        messageBody(message, layout: layout, to: &encoder)
     }
 
-    private static func response<Encoder: JSONEncoding>(_ message: HTTPMessage, digits: Int, to encoder: inout Encoder) {
-        encoder.field(.status, message.status)
-        encoder.field(.reason, message.reason)
-        encoder.field(.version, message.version)
-        messageTimesAndBytes(message, digits: digits, to: &encoder)
-        encoder.integerMembers(interimMember, [message.interimCount, message.interimBytes])
-        messageBody(message, to: &encoder)
+    private static func response<Encoder: JSONEncoding>(
+        _ message: HTTPMessage, digits: Int, layout: HTTPRecordLayout, to encoder: inout Encoder
+    ) {
+        encoder.field(layout.status, message.status)
+        encoder.field(layout.reason, message.reason)
+        encoder.field(layout.version, message.version)
+        messageTimesAndBytes(message, digits: digits, layout: layout, to: &encoder)
+        encoder.integerMembers(layout.interimMember, [message.interimCount, message.interimBytes])
+        messageBody(message, layout: layout, to: &encoder)
     }
 
     /// `ts_first`, `ts_last`, `bytes` of a request or response.
     private static func messageTimesAndBytes<Encoder: JSONEncoding>(
-        _ message: HTTPMessage, digits: Int, to encoder: inout Encoder
+        _ message: HTTPMessage, digits: Int, layout: HTTPRecordLayout, to encoder: inout Encoder
     ) {
         let bytes = message.bytes
-        encoder.field(.streamId, message.http2.map { Int($0.streamID) } ?? message.http3.map { Int(clamping: $0.streamID) })
-        encoder.field(.tsFirst, timestamp: message.firstOrigin.timestamp, digits: digits)
-        encoder.field(.tsLast, timestamp: message.lastOrigin.timestamp, digits: digits)
+        encoder.field(layout.streamId, message.http2.map { Int($0.streamID) } ?? message.http3.map { Int(clamping: $0.streamID) })
+        encoder.field(layout.tsFirst, timestamp: message.firstOrigin.timestamp, digits: digits)
+        encoder.field(layout.tsLast, timestamp: message.lastOrigin.timestamp, digits: digits)
         let total = bytes.total + message.interimBytes
         // HTTP/2 and HTTP/3: control frames, the decoded header list and the compression ratio (null when
         // the header blocks were not decoded) before the total; HTTP/1.x: the byte counts are one run
         guard let decoded = message.http2?.headersDecodedBytes ?? message.http3?.headersDecodedBytes else {
             return encoder.integerMembers(
-                messageBytesMember, [bytes.startLine, bytes.headers, bytes.body, bytes.framing, total])
+                layout.messageBytesMember, [bytes.startLine, bytes.headers, bytes.body, bytes.framing, total])
         }
         encoder.object("bytes") { encoder in
-            encoder.integerMembers(messageByteMembers, [bytes.startLine, bytes.headers, bytes.body, bytes.framing])
+            encoder.integerMembers(layout.messageByteMembers, [bytes.startLine, bytes.headers, bytes.body, bytes.framing])
             encoder.field("control", bytes.control)
             encoder.field("headers_decoded", decoded)
             func ratio(_ name: JSONKey, to encoder: inout Encoder) {
@@ -267,11 +269,6 @@ extension RecordEncoding {
         }
     }
 
-    private static let messageByteNames: [NumberMember] = ["start_line", "headers", "body", "framing"]
-    private static let messageByteMembers = NumberMembers<4>(messageByteNames)
-    private static let messageBytesMember = NumberMembers<5>(member: "bytes", object: messageByteNames + ["total"])
-    private static let interimMember = NumberMembers<2>(member: "interim", object: ["count", "bytes"])
-
     /// `part / whole` with three decimals (`0.187`).
     static func thousandths(_ part: Int, of whole: Int) -> String {
         let value = (part * 1000 + whole / 2) / whole
@@ -280,28 +277,25 @@ extension RecordEncoding {
     }
 
     /// `content_encoding`, `decoded_body` of a request or response.
-    private static func messageBody<Encoder: JSONEncoding>(_ message: HTTPMessage, to encoder: inout Encoder) {
-        encoder.field(.contentEncoding, message.contentEncoding)
-        encoder.field(.decodedBody, message.decodedBodyBytes)
+    private static func messageBody<Encoder: JSONEncoding>(
+        _ message: HTTPMessage, layout: HTTPRecordLayout, to encoder: inout Encoder
+    ) {
+        encoder.field(layout.contentEncoding, message.contentEncoding)
+        encoder.field(layout.decodedBody, message.decodedBodyBytes)
     }
 
-    /// One direction of an exchange's wire cost, the member `up` or `down`: the connection direction
-    /// fields (without `missing_bytes`) plus upgraded bytes and, of a cancelled exchange, what came after
-    /// the cancel (zero otherwise).
+    /// One direction of an exchange's wire cost, the member `up` or `down` (`run`): the connection
+    /// direction fields (without `missing_bytes`) plus upgraded bytes and, of a cancelled exchange, what
+    /// came after the cancel (zero otherwise).
     private static func exchangeDirection<Encoder: JSONEncoding>(
-        _ wire: ExchangeWire, _ direction: FlowDirection, cancelled: Bool, to encoder: inout Encoder
+        _ wire: ExchangeWire, _ direction: FlowDirection, cancelled: Bool, as run: NumberMembers<35>,
+        to encoder: inout Encoder
     ) {
         var values = InlineArray<35, Int>(repeating: 0)
         let index = storeDirection(wire.tally(direction), missingBytes: false, into: &values)
         values[index] = wire.upgradedPayloadBytes[direction.rawValue]
         if cancelled { _ = store(wire.afterClientClose[direction.rawValue].total, into: &values, at: index + 1) }
-        encoder.integerMembers(direction == .up ? exchangeUp : exchangeDown, values)
-    }
-
-    private static let exchangeUp = NumberMembers<35>(member: "up", object: exchangeDirectionMembers)
-    private static let exchangeDown = NumberMembers<35>(member: "down", object: exchangeDirectionMembers)
-    private static var exchangeDirectionMembers: [NumberMember] {
-        directionMembers(missingBytes: false) + ["upgraded_payload_bytes", .object("after_cancel", counterNames)]
+        encoder.integerMembers(run, values)
     }
 
     private static let messageFlagNames: [(HTTPMessageFlags, String)] = [
@@ -312,35 +306,4 @@ extension RecordEncoding {
 
     private static let requestFlagNames = messageFlagNames.map { ($0.0, "request_" + $0.1) }
     private static let responseFlagNames = messageFlagNames.map { ($0.0, "response_" + $0.1) }
-}
-
-/// The keys of the members every `http` record has, made once: the text encoder copies each in one move.
-extension JSONKey {
-    static let id = JSONKey(prebuilt: "id")
-    static let conn = JSONKey(prebuilt: "conn")
-    static let transport = JSONKey(prebuilt: "transport")
-    static let client = JSONKey(prebuilt: "client")
-    static let server = JSONKey(prebuilt: "server")
-    static let index = JSONKey(prebuilt: "index")
-    static let request = JSONKey(prebuilt: "request")
-    static let response = JSONKey(prebuilt: "response")
-    static let wire = JSONKey(prebuilt: "wire")
-    static let dnsIPBytes = JSONKey(prebuilt: "dns_ip_bytes")
-    static let cancel = JSONKey(prebuilt: "cancel")
-    static let timing = JSONKey(prebuilt: "timing")
-    static let http2 = JSONKey(prebuilt: "http2")
-    static let http3 = JSONKey(prebuilt: "http3")
-    static let tls = JSONKey(prebuilt: "tls")
-    static let flags = JSONKey(prebuilt: "flags")
-    static let method = JSONKey(prebuilt: "method")
-    static let target = JSONKey(prebuilt: "target")
-    static let host = JSONKey(prebuilt: "host")
-    static let version = JSONKey(prebuilt: "version")
-    static let streamId = JSONKey(prebuilt: "stream_id")
-    static let tsFirst = JSONKey(prebuilt: "ts_first")
-    static let tsLast = JSONKey(prebuilt: "ts_last")
-    static let status = JSONKey(prebuilt: "status")
-    static let reason = JSONKey(prebuilt: "reason")
-    static let contentEncoding = JSONKey(prebuilt: "content_encoding")
-    static let decodedBody = JSONKey(prebuilt: "decoded_body")
 }

@@ -91,6 +91,14 @@ private let nested = NumberMembers<7>(
             let written = bothTexts(Durations(nanoseconds: nanoseconds))
             #expect(written.text == written.tree)
         }
+        // every thousandth (the point and three decimals stored at once), whole milliseconds of 1–5 digits
+        for microseconds in Array(-1_000...2_000) + [9_999_999, 10_000_000, 12_345_678_901] {
+            var encoder = JSONTextEncoder()
+            encoder.milliseconds(Int64(microseconds) * 1_000 + (microseconds < 0 ? -999 : 999))  // truncated
+            let magnitude = abs(microseconds), fraction = String(magnitude % 1_000)
+            let expected = (microseconds < 0 ? "-" : "") + "\(magnitude / 1_000)." + String(repeating: "0", count: 3 - fraction.count) + fraction
+            #expect(encoder.buffer.text == expected, "\(microseconds)")
+        }
         let phases = bothTexts(Durations(nanoseconds: [nil, 12_345_678, 0])).text
         #expect(phases == #"{"setup":{"packets":-1,"ip_bytes":12.345,"a":0.000},"value":{"packets":-1,"ip_bytes":12.345,"a":0.000}}"#)
     }
@@ -135,6 +143,37 @@ private let nested = NumberMembers<7>(
             encoder.integerMembers(nested, [0, 0, 0, 0, 0, 0, 0])
         }
         #expect(zeros.buffer.text == #"{"a":1,"nest":{"first":{"packets":0},"b":0,"mid":{"deep":{"c":0,"d":0},"e":0},"x":{"f":0},"last":{"g":0}}}"#)
+    }
+
+    /// Every pattern of zeros and other values — streaks of zeros copied in one piece that start, end or
+    /// cross an object's braces, first in an object or after a member, in pieces longer than the 32 bytes
+    /// copied at once — reads as the members written one at a time.
+    @Test func everyPatternOfZerosReadsAsItsMembers() {
+        for pattern in 0..<(1 << 7) {
+            var values = InlineArray<7, Int>(repeating: 0)
+            for index in 0..<7 where pattern & (1 << index) != 0 { values[index] = (index + 1) * 111 }
+            for leading in [false, true] {
+                let written = bothTexts(NestedRun(values: values, leading: leading))
+                #expect(written.text == written.tree, "\(pattern) \(leading)")
+            }
+        }
+        for pattern in 0..<(1 << 3) {
+            let values: InlineArray<3, Int> = [pattern & 1 == 0 ? 0 : 7, pattern & 2 == 0 ? 0 : 8, pattern & 4 == 0 ? 0 : 9]
+            let written = bothTexts(LongPieces(values: values))
+            #expect(written.text == written.tree, "\(pattern)")
+        }
+    }
+
+    struct NestedRun: Document {
+        let values: InlineArray<7, Int>
+        let leading: Bool
+        func write<Encoder: JSONEncoding>(to encoder: inout Encoder) {
+            encoder.object { encoder in
+                if leading { encoder.integerField("before", 5) }
+                encoder.integerMembers(nested, values)
+                encoder.field("after", "end")
+            }
+        }
     }
 
     /// Pieces longer than the 32 bytes copied at once (a long name, an object opened after another closed),
