@@ -31,6 +31,8 @@ private let nested = NumberMembers<7>(
     struct EveryKindOfRun: Document {
         let values: InlineArray<3, Int>
         let leading: Bool
+        /// The values of the run with objects inside (by default the three values over again).
+        var nestedValues: InlineArray<7, Int>? = nil
         func write<Encoder: JSONEncoding>(to encoder: inout Encoder) {
             encoder.object { encoder in
                 if leading { encoder.integerField("before", 5) }
@@ -39,7 +41,7 @@ private let nested = NumberMembers<7>(
                 encoder.key("value")
                 encoder.integerMembers(object, values)
                 encoder.integerMembers(single, [values[0]])
-                encoder.integerMembers(nested, [values[0], values[1], values[2], values[0], values[1], values[2], values[0]])
+                encoder.integerMembers(nested, nestedValues ?? [values[0], values[1], values[2], values[0], values[1], values[2], values[0]])
                 encoder.field("after", "end")
             }
         }
@@ -153,7 +155,8 @@ private let nested = NumberMembers<7>(
             var values = InlineArray<7, Int>(repeating: 0)
             for index in 0..<7 where pattern & (1 << index) != 0 { values[index] = (index + 1) * 111 }
             for leading in [false, true] {
-                let written = bothTexts(NestedRun(values: values, leading: leading))
+                let run = EveryKindOfRun(values: [values[0], values[1], values[2]], leading: leading, nestedValues: values)
+                let written = bothTexts(run)
                 #expect(written.text == written.tree, "\(pattern) \(leading)")
             }
         }
@@ -161,18 +164,6 @@ private let nested = NumberMembers<7>(
             let values: InlineArray<3, Int> = [pattern & 1 == 0 ? 0 : 7, pattern & 2 == 0 ? 0 : 8, pattern & 4 == 0 ? 0 : 9]
             let written = bothTexts(LongPieces(values: values))
             #expect(written.text == written.tree, "\(pattern)")
-        }
-    }
-
-    struct NestedRun: Document {
-        let values: InlineArray<7, Int>
-        let leading: Bool
-        func write<Encoder: JSONEncoding>(to encoder: inout Encoder) {
-            encoder.object { encoder in
-                if leading { encoder.integerField("before", 5) }
-                encoder.integerMembers(nested, values)
-                encoder.field("after", "end")
-            }
         }
     }
 
