@@ -64,7 +64,7 @@ package struct ExchangeConnection: Sendable {
 
     /// Exchange `exchange` of a TCP connection, as the connection is now; `tls`: its application
     /// layer's TLS analysis, nil for cleartext. The fields are set here, not through the memberwise
-    /// initializer: the 784-byte wire read from the ledger goes straight into `wire` instead of
+    /// initializer: the 440-byte wire read from the ledger goes straight into `wire` instead of
     /// through an argument. Inlined into its one caller (`CaptureAnalyzer`'s TCP reporting), so that
     /// the snapshot is built in the caller's frame (measured together with `RecordBatch`'s two arrays:
     /// "session 17" in BENCHMARKS.md).

@@ -17,7 +17,7 @@
 final class RecordBatch: PipeBatch {
     /// Records a batch holds before it is handed over: enough that hand-overs (a lock, maybe a
     /// wake-up) are rare, few enough that the batches in flight stay small (an `http` record holds
-    /// about 1.45 KB of values, in its `ExchangeRecord`).
+    /// about 1 KB of values, in its `ExchangeRecord`).
     static let capacity = 256
     /// Connection records (TCP or QUIC) a batch holds before it is handed over: an ended connection
     /// keeps its stream history and buffers (up to ~130 KB) until the writer is done with its record,
