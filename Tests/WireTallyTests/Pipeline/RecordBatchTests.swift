@@ -72,7 +72,7 @@ struct RecordBatchTests {
             transport: .tcp, id: 1, client: IPAddress("10.0.0.1")!, clientPort: 5000, server: IPAddress("10.0.0.2")!,
             serverPort: 80, firstTimestamp: Timestamp(nanoseconds: 0), owner: nil, wire: ExchangeWire(), tlsSession: nil,
             protection: .cleartext)
-        return ExchangeRecord(HTTPExchange(), id: id, connection: connection)
+        return ExchangeRecord(HTTPExchange(index: id - 1), id: id, connection: connection)
     }
 
     private static func dnsTransaction() -> DNSTransaction {
