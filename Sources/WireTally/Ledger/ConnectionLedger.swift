@@ -290,9 +290,11 @@ package struct ConnectionLedger: Sendable {
     /// records are written, nothing reads or changes them any more.
     package mutating func discardExchanges(before index: Int) {
         precondition(index <= sealedCount, "exchange \(index - 1) is not sealed")
-        for exchange in exchanges[exchanges.startIndex..<min(index, exchanges.endIndex)] {
+        // The tallies read in place: a copy of each exchange's wire would retain and release its
+        // `afterClientClose` storage.
+        for position in exchanges.startIndex..<min(index, exchanges.endIndex) {
             for direction in FlowDirection.allCases {
-                discardedOwned[direction.rawValue] += exchange.tally(direction).total
+                discardedOwned[direction.rawValue] += exchanges[position].tallies[direction.rawValue].total
             }
         }
         exchanges.discard(before: index)

@@ -398,7 +398,7 @@ package final class CaptureAnalyzer {
             let end = $0.lookupEndTimestamp <= (connectedAt ?? $0.lookupEndTimestamp) ? $0.lookupEndTimestamp : $0.answerTimestamp
             return ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: end)
         }
-        // The connection's wire read where it is (a copy of it is 784 bytes).
+        // The connection's wire read where it is (a copy of it is 440 bytes).
         exchange.timing = ExchangeTimer.timing(
             of: exchange, wire: connection.wire, dns: lookup, connect: connect, tls: tls, serverFIN: serverFIN)
         lastExchangeID += 1

@@ -30,7 +30,13 @@ package struct ExchangeConnection: Sendable {
     package var serverPort: UInt16
     package var firstTimestamp: Timestamp
     /// The process or app the connection belongs to (as known when the exchange was reported).
-    package var owner: TrafficOwner?
+    package var owner: TrafficOwner? {
+        get { sharedOwner?.owner }
+        set { sharedOwner = newValue.map(SharedTrafficOwner.init) }
+    }
+    /// `owner` by reference: inline it was about 150 bytes of every exchange's record, which most
+    /// captures (no owner in them) never fill; with it the record fits the allocator's per-thread cache.
+    private var sharedOwner: SharedTrafficOwner?
     /// The packets the exchange owns: its share of the connection's ledger.
     package var wire: ExchangeWire
     /// The TLS session the exchange was protected by (TLS over TCP, or QUIC's handshake), nil for
@@ -50,7 +56,7 @@ package struct ExchangeConnection: Sendable {
         self.server = server
         self.serverPort = serverPort
         self.firstTimestamp = firstTimestamp
-        self.owner = owner
+        sharedOwner = owner.map(SharedTrafficOwner.init)
         self.wire = wire
         self.tlsSession = tlsSession
         self.protection = protection
@@ -58,7 +64,7 @@ package struct ExchangeConnection: Sendable {
 
     /// Exchange `exchange` of a TCP connection, as the connection is now; `tls`: its application
     /// layer's TLS analysis, nil for cleartext. The fields are set here, not through the memberwise
-    /// initializer: the 784-byte wire read from the ledger goes straight into `wire` instead of
+    /// initializer: the 440-byte wire read from the ledger goes straight into `wire` instead of
     /// through an argument. Inlined into its one caller (`CaptureAnalyzer`'s TCP reporting), so that
     /// the snapshot is built in the caller's frame (measured together with `RecordBatch`'s two arrays:
     /// "session 17" in BENCHMARKS.md).
@@ -71,7 +77,7 @@ package struct ExchangeConnection: Sendable {
         server = connection.server
         serverPort = connection.serverPort
         firstTimestamp = connection.firstTimestamp
-        owner = connection.owner
+        sharedOwner = connection.owner.map(SharedTrafficOwner.init)
         wire = connection.ledger.exchanges.wire(exchange.index)
         if let tls {
             tlsSession = tls.sharedSession
@@ -109,4 +115,11 @@ package struct ExchangeConnection: Sendable {
         case .quic: return "quic"
         }
     }
+}
+
+/// A `TrafficOwner` held by reference (`ExchangeConnection.owner`).
+private final class SharedTrafficOwner: Sendable {
+    let owner: TrafficOwner
+
+    init(_ owner: TrafficOwner) { self.owner = owner }
 }

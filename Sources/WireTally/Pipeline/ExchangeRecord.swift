@@ -1,10 +1,10 @@
 /// An HTTP exchange's record (`AnalysisRecord.exchange`): the exchange, its record id and its
 /// connection as they were when it was emitted.
 ///
-/// A reference, so that the record — about 1.45 KB of values, the exchange's wire share alone 784
+/// A reference, so that the record — about 1 KB of values, the exchange's wire share alone 440
 /// bytes — is built once in its own memory and then moves from the analyzer through a `RecordBatch` to
 /// a writer as one pointer. It does not change once made, so a writer may read it on another thread;
-/// the last reference to it is dropped on the analysing thread (`RecordBatch.reuse()`), as for every
+/// the last reference to it is dropped on the analysing thread (by its `RecordBatch`), as for every
 /// record.
 package final class ExchangeRecord {
     /// The exchange, with its timing as emitted.
