@@ -23,6 +23,8 @@ import Testing
             buffers.append(buffer)
             return buffer
         }
+
+        func keepAlive(_ window: MappedFileWindow) {}
     }
 
     /// A pcap of ethernet-typed records of many sizes (one far bigger than the lent buffers, the
