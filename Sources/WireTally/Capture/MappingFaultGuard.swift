@@ -35,6 +35,8 @@ enum MappingFaultGuard {
     }()
     private nonisolated(unsafe) static let previousAction = UnsafeMutablePointer<sigaction>.allocate(capacity: 1)
     private nonisolated(unsafe) static var isInstalled = false
+    /// Read once before the handler is installed (the handler calls nothing it need not).
+    private nonisolated(unsafe) static var pageSize = 0
 
     /// Registers the mapped range `start..<start + length`; returns its slot (whose `isDamaged` the
     /// window reads), or nil when all slots are taken. Installs the handler on first use.
@@ -58,6 +60,7 @@ enum MappingFaultGuard {
     }
 
     private static func installHandler() {
+        pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         var action = sigaction()
         action.__sigaction_handler.sa_sigaction = { _, info, _ in MappingFaultGuard.handleBusError(info) }
         action.sa_flags = SA_SIGINFO
@@ -69,7 +72,6 @@ enum MappingFaultGuard {
     /// signal back to the previous handler (restored: the faulting access, run again, reaches it).
     private static func handleBusError(_ info: UnsafeMutablePointer<siginfo_t>?) {
         let address = info.map { Int(bitPattern: $0.pointee._sifields._sigfault.si_addr) } ?? 0
-        let pageSize = Int(sysconf(Int32(_SC_PAGESIZE)))
         for index in 0..<capacity {
             let slot = slots + index
             let start = slot.pointee.start

@@ -45,11 +45,10 @@ enum InternetChecksum {
         if offset < count {  // an odd last byte: the high byte of a big-endian word padded with zero
             rest &+= UInt64((UInt16(base.load(fromByteOffset: offset, as: UInt8.self)) << 8).bigEndian)
         }
-        var carry: UInt64 = 0
-        total = added(total, rest, carry: &carry)
-        total = added(total, carries, carry: &carry)
-        total = added(total, 0, carry: &carry)
-        return UInt16(bigEndian: fold(total))
+        // `rest` and `carries` are far below 2^63: their sum cannot overflow, and after a carry out of
+        // `total` (which leaves it below 2^64 - 1) adding the carry back cannot either
+        let (sum, overflow) = total.addingReportingOverflow(rest &+ carries)
+        return UInt16(bigEndian: fold(sum &+ (overflow ? 1 : 0)))
     }
 
     /// `lhs + rhs + carry` modulo 2^64, `carry` (0 or 1) becoming the carry out: written so that the
