@@ -59,9 +59,11 @@ final class PacketBatch: PipeBatch {
         return true
     }
 
-    /// Takes `packet`, whose bytes lie in this batch's buffer (read there through `readingBuffer`).
-    func appendInPlace(_ packet: consuming CapturedPacket, decoder: PacketDecoder?) {
-        inPlaceBytes &+= packet.bytes.count
+    /// Takes `packet`, whose `byteCount` bytes lie in this batch's buffer (read there through
+    /// `readingBuffer`) or in a window it keeps. The count comes from the caller: read here, from the
+    /// consumed packet, it cost a copy of the packet.
+    func appendInPlace(_ packet: consuming CapturedPacket, byteCount: Int, decoder: PacketDecoder?) {
+        inPlaceBytes &+= byteCount
         add(packet, decoder: decoder)
     }
 
