@@ -1,55 +1,64 @@
 /// The Internet checksum (RFC 1071): the ones-complement sum of 16-bit big-endian words.
 ///
-/// Summing adds the two 16-bit halves of each 32-bit word of 64-byte blocks into 16 vector lanes of 32
-/// bits (no carry handling needed: a lane takes two words per block, so it cannot overflow within
-/// 32,768 blocks), the rest 4 bytes at a time into a 64-bit accumulator, and folds to 16 bits once at
-/// the end; it is on the per-packet path (the reading thread verifies every TCP and UDP checksum).
+/// Summing adds the input as 64-bit words with end-around carry (RFC 1071 §2(C): a ones-complement
+/// sum of wide words folds to the same 16-bit sum): 64-byte blocks in a chain of additions each
+/// taking the carry of the one before (on x86-64 and arm64 one add-with-carry instruction a word,
+/// its memory operand loaded by the instruction itself), whose last carry is counted apart; the rest
+/// 8 bytes at a time, then 4, 2 and 1; folded to 16 bits once at the end. It is on the per-packet
+/// path (the reading thread verifies every TCP and UDP checksum and every IPv4 header's).
 enum InternetChecksum {
-    /// Blocks summed into the vector lanes before they are added into the 64-bit total.
-    private static let blocksPerLaneSum = 32_768
-
     /// The ones-complement sum of `bytes` (odd final byte padded with zero), folded to 16 bits.
     static func sum(_ bytes: UnsafeRawBufferPointer) -> UInt16 {
         guard let base = bytes.baseAddress else { return 0 }
         // Offsets never exceed `count`: wrapping arithmetic spares the overflow checks.
         let count = bytes.count
         var total: UInt64 = 0
+        // Carries out of `total`, each worth 1 (2^64 is 1 in ones-complement arithmetic); they cannot
+        // overflow: at most one per 8 bytes.
+        var carries: UInt64 = 0
         var offset = 0
         // Words are loaded in the host's byte order; a ones-complement sum commutes with byte
         // swapping, so reading the folded result as big-endian gives the sum of big-endian words.
         while offset &+ 64 <= count {
-            var lanes = SIMD16<UInt32>()
-            let blocksEnd = min(count, offset &+ 64 &* blocksPerLaneSum)
-            while offset &+ 64 <= blocksEnd {
-                lanes &+= halvesAdded(base.loadUnaligned(fromByteOffset: offset, as: SIMD16<UInt32>.self))
-                offset &+= 64
+            var carry: UInt64 = 0
+            for word in 0..<8 {
+                total = added(total, base.loadUnaligned(fromByteOffset: offset &+ word &* 8, as: UInt64.self), carry: &carry)
             }
-            total &+= lanes.indices.reduce(0) { $0 &+ UInt64(lanes[$1]) }
+            carries &+= carry
+            offset &+= 64
         }
-        var quad = SIMD4<UInt32>()  // at most 3 blocks of 16 bytes: no lane can overflow
-        while offset &+ 16 <= count {
-            quad &+= halvesAdded(base.loadUnaligned(fromByteOffset: offset, as: SIMD4<UInt32>.self))
-            offset &+= 16
+        while offset &+ 8 <= count {
+            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
+            total &+= word
+            carries &+= total < word ? 1 : 0
+            offset &+= 8
         }
-        total &+= quad.indices.reduce(0) { $0 &+ UInt64(quad[$1]) }
-        while offset &+ 4 <= count {
-            total &+= UInt64(base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
+        var rest: UInt64 = 0
+        if offset &+ 4 <= count {
+            rest = UInt64(base.loadUnaligned(fromByteOffset: offset, as: UInt32.self))
             offset &+= 4
         }
         if offset &+ 2 <= count {
-            total &+= UInt64(base.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
+            rest &+= UInt64(base.loadUnaligned(fromByteOffset: offset, as: UInt16.self))
             offset &+= 2
         }
         if offset < count {  // an odd last byte: the high byte of a big-endian word padded with zero
-            total &+= UInt64((UInt16(base.load(fromByteOffset: offset, as: UInt8.self)) << 8).bigEndian)
+            rest &+= UInt64((UInt16(base.load(fromByteOffset: offset, as: UInt8.self)) << 8).bigEndian)
         }
-        return UInt16(bigEndian: fold(total))
+        // `rest` and `carries` are far below 2^63: their sum cannot overflow, and after a carry out of
+        // `total` (which leaves it below 2^64 - 1) adding the carry back cannot either
+        let (sum, overflow) = total.addingReportingOverflow(rest &+ carries)
+        return UInt16(bigEndian: fold(sum &+ (overflow ? 1 : 0)))
     }
 
-    /// The two 16-bit halves of every 32-bit lane added.
+    /// `lhs + rhs + carry` modulo 2^64, `carry` (0 or 1) becoming the carry out: written so that the
+    /// compiler chains such additions into add-with-carry instructions.
     @inline(__always)
-    private static func halvesAdded<Vector: SIMD>(_ words: Vector) -> Vector where Vector.Scalar == UInt32 {
-        (words & 0xffff) &+ (words &>> 16)
+    private static func added(_ lhs: UInt64, _ rhs: UInt64, carry: inout UInt64) -> UInt64 {
+        let (partial, firstOverflow) = lhs.addingReportingOverflow(rhs)
+        let (sum, secondOverflow) = partial.addingReportingOverflow(carry)
+        carry = UInt64(firstOverflow ? 1 : 0) | UInt64(secondOverflow ? 1 : 0)
+        return sum
     }
 
     /// Folds a wide ones-complement accumulator to 16 bits.
