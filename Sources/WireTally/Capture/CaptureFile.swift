@@ -5,9 +5,9 @@ package enum CaptureFile {
     ///
     /// Throws `.cannotOpen`, `.notACapture` (unknown magic), `.truncated` (shorter than the file
     /// header), `.malformed` or `.decompression`. A file holding only headers yields no packets
-    /// and no error. `allowsMapping: false` reads a regular file with `read()` instead of mapping it.
-    package static func open(path: String, fileIndex: Int = 0, allowsMapping: Bool = true) throws(CaptureError) -> any PacketSource {
-        let input = try CaptureInput(path: path, allowsMapping: allowsMapping)
+    /// and no error.
+    package static func open(path: String, fileIndex: Int = 0) throws(CaptureError) -> any PacketSource {
+        let input = try CaptureInput(path: path)
         let magicLength = try input.fill(4)
         guard magicLength == 4 else {
             throw .truncated(path: path, afterPackets: 0, detail: "file shorter than any capture header")

@@ -2,23 +2,11 @@ import Glibc
 
 /// Buffered sequential reading of a capture file, plain or gzip-compressed.
 ///
-/// A regular uncompressed file is mapped into memory window by window (`MappedCaptureFile`): its
-/// bytes are viewed where the kernel keeps them, never copied. Anything else (gzip, pipes, standard
-/// input, a file mmap refuses) is read (or inflated) in chunks of about 1 MiB into one buffer that
-/// grows only when a single record is bigger. Readers ask for `count` bytes with `fill(_:)`, look at
-/// them through `bytes`, then `consume(_:)` them. Pointers into the buffer or window stay valid until
-/// the next `fill`, unless a `CaptureBufferLender` was given (`lend(to:)`): then each buffer is read
-/// through once, never reused, and stays valid for as long as the lender keeps it; a mapped file's
-/// windows are handed to the lender to keep alive instead.
-///
-/// A mapped file that shrinks underneath its mapping does not crash the process: SIGBUS is handled
-/// (`MappingFaultGuard`), the bytes past the new end read as zeros, and the input throws
-/// `.cannotOpen` ("the file shrank while it was being read") at the first `fill` after the fault.
-/// Records wholly before the new end come out as they are; up to a page of the vanished bytes
-/// (the rest of the page the file now ends in, which the kernel does not fault) may come out as
-/// zeros first, and packets already returned whose bytes vanished read as zeros.
-/// A file still growing is read to the end `fstat` shows, then looked at again once (as `read()`
-/// reads until it gets no more bytes).
+/// The file is read (or inflated) in chunks of about 1 MiB into one buffer that grows only when a
+/// single record is bigger. Readers ask for `count` bytes with `fill(_:)`, look at them through
+/// `bytes`, then `consume(_:)` them. Pointers into the buffer stay valid until the next `fill`,
+/// unless a `CaptureBufferLender` gives the buffers (`lend(to:)`): then each buffer is read through
+/// once, never reused, and stays valid for as long as the lender keeps it.
 /// gzip input is recognised by its magic bytes 1f 8b, never by the file name; concatenated gzip
 /// members are read as one stream.
 final class CaptureInput {
@@ -27,7 +15,6 @@ final class CaptureInput {
 
     private enum Stream {
         case plain(fileDescriptor: Int32)
-        case mapped(MappedCaptureFile)
         case gzip(GzipStream)
     }
 
@@ -44,14 +31,9 @@ final class CaptureInput {
     /// usually owns the reader that owns this input.
     private weak var lender: (any CaptureBufferLender)?
     private var ownsBuffer = true
-    /// The window `buffer` lies in, when the file is mapped.
-    private var window: MappedFileWindow?
-    /// Whether the window's file was found shorter than the window (nil when not mapped).
-    private var windowIsDamaged: UnsafePointer<Bool>?
 
-    /// Opens `path`; throws `CaptureError.cannotOpen` when it cannot be opened. `allowsMapping: false`
-    /// reads a regular file with `read()` too.
-    init(path: String, allowsMapping: Bool = true) throws(CaptureError) {
+    /// Opens `path`; throws `CaptureError.cannotOpen` when it cannot be opened.
+    init(path: String) throws(CaptureError) {
         self.path = path
         let descriptor = open(path, O_RDONLY)
         guard descriptor >= 0 else { throw .cannotOpen(path: path, reason: Self.errnoText()) }
@@ -59,15 +41,6 @@ final class CaptureInput {
         let magicLength = withUnsafeMutableBytes(of: &magic) { pread(descriptor, $0.baseAddress, 2, 0) }
         if magicLength == 2 && magic == (0x1f, 0x8b) {
             stream = .gzip(GzipStream(fileDescriptor: descriptor))
-        } else if allowsMapping, let file = MappedCaptureFile(descriptor: descriptor),
-                  let first = file.window(from: 0, count: Self.chunkSize)
-        {
-            stream = .mapped(file)
-            buffer = UnsafeMutableRawPointer(mutating: first.base)
-            capacity = first.length
-            ownsBuffer = false
-            use(first, at: 0)
-            return
         } else {
             stream = .plain(fileDescriptor: descriptor)
         }
@@ -76,29 +49,18 @@ final class CaptureInput {
     }
 
     deinit {
-        switch stream {
-        case let .plain(descriptor): close(descriptor)
-        case let .mapped(file): close(file.descriptor)
-        case .gzip: break
-        }
+        if case let .plain(descriptor) = stream { close(descriptor) }
         if ownsBuffer { buffer.deallocate() }
     }
-
-    /// True when the file is read through memory mappings (its packets view the mapped windows).
-    var isMapped: Bool { window != nil }
 
     /// From now on, reads into buffers that `lender` gives, starting with one right away that takes
     /// the bytes read but not consumed yet. Packets already returned from the input's own buffer
     /// become invalid.
     func lend(to lender: any CaptureBufferLender) {
-        self.lender = lender
-        if let window {
-            lender.keepAlive(window)
-            return
-        }
         let unread = UnsafeRawBufferPointer(start: buffer + start, count: end - start)
         let given = lender.exchangeBuffer(unread: unread, minimumCapacity: unread.count)
         if ownsBuffer { buffer.deallocate() }
+        self.lender = lender
         ownsBuffer = false
         use(given)
     }
@@ -107,7 +69,6 @@ final class CaptureInput {
     var fileBytesRead: Int {
         switch stream {
         case .plain: plainBytesRead
-        case .mapped: (window?.fileOffset ?? 0) + start
         case let .gzip(gzip): gzip.compressedBytesRead
         }
     }
@@ -120,8 +81,7 @@ final class CaptureInput {
     /// Throws `.decompression` on corrupt gzip data (bytes inflated before it stay available
     /// until they are asked for past the corruption).
     func fill(_ count: Int) throws(CaptureError) -> Int {
-        if end - start >= count && windowIsDamaged?.pointee != true { return count }
-        if case let .mapped(file) = stream { return try fillFromMapping(count, of: file) }
+        if end - start >= count { return count }
         makeRoom(for: count)
         while end - start < count && !reachedEnd {
             let received = try read(into: buffer + end, maximum: capacity - end)
@@ -186,37 +146,6 @@ final class CaptureInput {
         return step
     }
 
-    /// Maps the window holding `count` bytes from the read position on when the current one ends
-    /// sooner (once at the end of the file, `fstat` is asked whether it has grown). Throws
-    /// `.cannotOpen` when the file shrank underneath the mapping.
-    private func fillFromMapping(_ count: Int, of file: MappedCaptureFile) throws(CaptureError) -> Int {
-        guard let window else { return 0 }
-        if window.isDamaged { throw .cannotOpen(path: path, reason: "the file shrank while it was being read") }
-        let position = window.fileOffset + start
-        if !reachedEnd && position + count > window.fileOffset + end {
-            if position + count > file.size { file.refreshSize() }
-            if file.size > window.fileOffset + end {
-                guard let next = file.window(from: position, count: count) else {
-                    throw .cannotOpen(path: path, reason: "mmap failed: \(Self.errnoText())")
-                }
-                use(next, at: position)
-            }
-            if position + count > file.size { reachedEnd = true }
-        }
-        return min(count, end - start)
-    }
-
-    /// Reads on in the mapped `window`, from the file offset `position`.
-    private func use(_ window: MappedFileWindow, at position: Int) {
-        buffer = UnsafeMutableRawPointer(mutating: window.base)
-        capacity = window.length
-        start = position - window.fileOffset
-        end = window.length
-        self.window = window
-        windowIsDamaged = window.damageFlag
-        lender?.keepAlive(window)
-    }
-
     /// Makes the buffer able to hold `count` bytes from the read position on.
     private func makeRoom(for count: Int) {
         if !ownsBuffer {
@@ -262,8 +191,6 @@ final class CaptureInput {
                 }
                 if errno != EINTR { throw .cannotOpen(path: path, reason: "read failed: \(Self.errnoText())") }
             }
-        case .mapped:
-            return 0  // mapped files are viewed, never read (`fillFromMapping`)
         case let .gzip(gzip):
             do {
                 return try gzip.read(into: destination, maximum: maximum)

@@ -3,10 +3,9 @@ import Glibc
 #endif
 
 /// Reads capture files on a thread of its own (file reading, gzip inflation, pcap/pcapng framing,
-/// merging) into batches that the calling thread takes in order with `nextBatch()`. The packets of a
-/// single mapped file stay where they are mapped (each batch keeps its windows mapped); another single
-/// file is read straight into the batches' buffers (the reader lends them to its input); packets
-/// merged from several files are copied into them.
+/// merging) into batches that the calling thread takes in order with `nextBatch()`. A single file is
+/// read straight into the batches' buffers (the reader lends them to its input); packets merged from
+/// several files are copied into them.
 /// With `decodes`, it also decodes each packet (link, IP and transport headers, checksums), all but IP
 /// fragments, whose reassembly stays with the calling thread's decoder.
 ///
@@ -24,8 +23,6 @@ final class BackgroundPacketReader: CaptureBufferLender, @unchecked Sendable {
     /// A batch whose buffer the input has read through while reading a packet, sent once that packet
     /// is returned (the source is not to be asked anything while it reads).
     private var readThrough: PacketBatch?
-    /// The mapped window the input reads from, when it reads a mapped file.
-    private var window: MappedFileWindow?
 
     init(source: MergedPacketSource, decodes: Bool, batches: Int = 8) {
         self.source = source
@@ -67,17 +64,11 @@ final class BackgroundPacketReader: CaptureBufferLender, @unchecked Sendable {
         let singleInput = source.singleFileInput
         singleInput?.lend(to: self)
         let readsInPlace = singleInput != nil
-        // packets viewed in a mapped file fill a batch when they reach the bytes of a batch's buffer
-        let cutsByBytes = singleInput?.isMapped == true
         while let packet = nextPacket() {
             // `filling` is replaced inside `nextPacket()` when the input moves on to the next buffer.
             sendReadThrough()
             if readsInPlace {
-                // checked before the packet goes in, not after: with a call after the packet's last use,
-                // the loop copied and destroyed every packet (~200 instructions a packet)
-                if cutsByBytes && filling.inPlaceBytes >= PacketBatch.byteCapacity { handOver() }
-                let byteCount = packet.bytes.count
-                filling.appendInPlace(packet, byteCount: byteCount, decoder: decoder)
+                filling.appendInPlace(packet, decoder: decoder)
             } else if !filling.append(packet, decoder: decoder) {
                 handOver()
                 _ = filling.append(packet, decoder: decoder)
@@ -104,28 +95,16 @@ final class BackgroundPacketReader: CaptureBufferLender, @unchecked Sendable {
     func exchangeBuffer(unread: UnsafeRawBufferPointer, minimumCapacity: Int) -> UnsafeMutableRawBufferPointer {
         if !filling.slots.isEmpty {
             readThrough = filling
-            filling = takeEmpty()
+            filling = pipe.takeEmpty()
         }
         return filling.readingBuffer(startingWith: unread, minimumCapacity: minimumCapacity)
-    }
-
-    func keepAlive(_ window: MappedFileWindow) {
-        self.window = window
-        filling.keep(window)
     }
 
     /// Sends the filling batch to the analysing thread and takes an empty one to fill (waiting for one
     /// while all are in flight).
     private func handOver() {
         send(filling)
-        filling = takeEmpty()
-    }
-
-    /// An empty batch to fill (waiting for one while all are in flight), keeping the input's window.
-    private func takeEmpty() -> PacketBatch {
-        let batch = pipe.takeEmpty()
-        batch.keepOnly(window)
-        return batch
+        filling = pipe.takeEmpty()
     }
 
     private func send(_ batch: PacketBatch) {

@@ -1,10 +1,8 @@
 /// Packets in a row, so another thread can analyse them while the reader goes on: one byte buffer
-/// and one slot per packet, both reused from batch to batch. The packets' bytes get there in one of
-/// three ways: they stay in the mapped file, the batch keeping the windows they lie in (`keep`, then
-/// `appendInPlace`); the reader's input reads the file straight into the batch's buffer
-/// (`readingBuffer`, then `appendInPlace`); or they are copied out of the reader's own buffer
-/// (`append`, when several files are merged). The reader may decode each packet too (the views then
-/// point where the packet's bytes are).
+/// and one slot per packet, both reused from batch to batch. The packets get into the buffer in one
+/// of two ways: the reader's input reads the file straight into it (`readingBuffer`, then
+/// `appendInPlace`), or they are copied out of the reader's own buffer (`append`, when several files
+/// are merged). The reader may decode each packet too (the views then point into the batch's buffer).
 final class PacketBatch: PipeBatch {
     /// One packet, its bytes in `storage`.
     struct Slot {
@@ -31,10 +29,6 @@ final class PacketBatch: PipeBatch {
     private var capacity: Int
     /// Bytes of `storage` taken by copied packets.
     private var used = 0
-    /// Bytes of the packets taken in place.
-    private(set) var inPlaceBytes = 0
-    /// The mapped windows the packets taken in place lie in.
-    private var windows: [MappedFileWindow] = []
 
     init() {
         capacity = Self.byteCapacity
@@ -59,26 +53,9 @@ final class PacketBatch: PipeBatch {
         return true
     }
 
-    /// Takes `packet`, whose `byteCount` bytes lie in this batch's buffer (read there through
-    /// `readingBuffer`) or in a window it keeps. The count comes from the caller: read here, from the
-    /// consumed packet, it cost a copy of the packet.
-    func appendInPlace(_ packet: consuming CapturedPacket, byteCount: Int, decoder: PacketDecoder?) {
-        inPlaceBytes &+= byteCount
+    /// Takes `packet`, whose bytes lie in this batch's buffer (read there through `readingBuffer`).
+    func appendInPlace(_ packet: consuming CapturedPacket, decoder: PacketDecoder?) {
         add(packet, decoder: decoder)
-    }
-
-    /// Keeps `window` mapped while the batch is in use: the packets appended in place from now on
-    /// lie in it.
-    func keep(_ window: MappedFileWindow) {
-        if windows.last !== window { windows.append(window) }
-    }
-
-    /// Lets go of the windows of the packets the batch held before (their last holder unmaps them),
-    /// keeping `current`, the one the reader's input reads from now. Called by the reading thread
-    /// as it takes the batch to fill, so that the unmapping is that thread's work.
-    func keepOnly(_ current: MappedFileWindow?) {
-        windows.removeAll(keepingCapacity: true)
-        if let current { windows.append(current) }
     }
 
     /// The batch's buffer, for a capture input to read into (`CaptureBufferLender`): at least
@@ -98,7 +75,6 @@ final class PacketBatch: PipeBatch {
     func clear() {
         slots.removeAll(keepingCapacity: true)
         used = 0
-        inPlaceBytes = 0
     }
 
     private func add(_ packet: consuming CapturedPacket, decoder: PacketDecoder?) {

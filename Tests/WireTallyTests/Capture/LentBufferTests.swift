@@ -23,8 +23,6 @@ import Testing
             buffers.append(buffer)
             return buffer
         }
-
-        func keepAlive(_ window: MappedFileWindow) {}
     }
 
     /// A pcap of ethernet-typed records of many sizes (one far bigger than the lent buffers, the
@@ -46,10 +44,10 @@ import Testing
         return writer.bytes
     }
 
-    /// Reads `path` (with `read()`, never mapped) with its input lent small buffers from the start,
-    /// keeping the packets' views (not copies) until the end, then copies them.
+    /// Reads `path` with its input lent small buffers from the start, keeping the packets' views (not
+    /// copies) until the end, then copies them.
     static func readLent(path: String, bufferSize: Int) throws -> (packets: [OwnedPacket], exchanges: Int) {
-        let source = try CaptureFile.open(path: path, allowsMapping: false)
+        let source = try CaptureFile.open(path: path)
         let lender = KeepingLender(size: bufferSize)
         let input = try #require((source as? any CaptureFileReader)?.input)
         input.lend(to: lender)
@@ -92,7 +90,7 @@ import Testing
         let path = try scratch.file("cut.pcap", Array(whole.prefix(whole.count - 100)))
         let expected = readAll(path: path)
         #expect(expected.packets.count == 1010)
-        let source = try CaptureFile.open(path: path, allowsMapping: false)
+        let source = try CaptureFile.open(path: path)
         let lender = KeepingLender(size: 4096)
         try #require((source as? any CaptureFileReader)?.input).lend(to: lender)
         var reader = source
