@@ -19,4 +19,15 @@ package final class ExchangeRecord {
         self.id = id
         self.connection = connection
     }
+
+    /// Exchange `exchange` of TCP connection `connection` as it is now (`tls`, `owner`: see
+    /// `ExchangeConnection`'s TCP initializer). Inlined into its one caller, so that the connection's
+    /// snapshot is written straight into the record's memory instead of being built aside and copied.
+    @inline(__always)
+    init(_ exchange: consuming HTTPExchange, id: Int, of connection: TCPConnection, tls: TLSConnectionAnalysis?, owner: SharedTrafficOwner?) {
+        self.connection = ExchangeConnection(
+            connection, tls: tls, exchange: exchange.index, decrypted: exchange.tlsRecords != nil, owner: owner)
+        self.exchange = exchange
+        self.id = id
+    }
 }
