@@ -353,7 +353,9 @@ package final class CaptureAnalyzer {
         owner: SharedTrafficOwner?, serverName: String?, tlsRecords: DirectionPair<[Int: TLSExchangeRecordBytes]>?,
         connect: ExchangeTimer.Interval?, handshake: ExchangeTimer.Interval?
     ) {
-        exchange.serverName = serverName
+        // Set only when there is one: the exchange has none before its report, and assigning nil
+        // destroyed the old nil through a generic value-witness call.
+        if let serverName { exchange.serverName = serverName }
         if let tlsRecords {
             exchange.tlsRecords = DirectionPair(
                 tlsRecords.up[exchange.index] ?? TLSExchangeRecordBytes(),
@@ -422,8 +424,7 @@ package final class CaptureAnalyzer {
     /// Emits an exchange's record, counted in the summary (its wire read in the record's memory).
     private func emit(_ record: ExchangeRecord) {
         summary.exchanges += 1
-        let tallies = record.connection.wire.tallies
-        summary.attributedIPBytes += tallies.up.total.ipBytes + tallies.down.total.ipBytes
+        summary.attributedIPBytes += record.connection.wire.tallies.up.ipBytes + record.connection.wire.tallies.down.ipBytes
         emit(.exchange(record))
     }
 
