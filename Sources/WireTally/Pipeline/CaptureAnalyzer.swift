@@ -346,8 +346,8 @@ package final class CaptureAnalyzer {
     /// Emits one exchange of a TCP connection (`reportExchanges`) with the server name, TLS record
     /// bytes and cancellation its connection gives it, and `owner` (its connection's, boxed). The
     /// exchange is a parameter of its own so that it is moved into the record (a local `var` of the
-    /// loop was copied into it, then destroyed); the record is made last, with the connection's
-    /// snapshot written in its memory.
+    /// loop was copied into it, then destroyed); its record is made last, by `ExchangeRecord`'s TCP
+    /// initializer.
     private func report(
         _ exchange: consuming HTTPExchange, of connection: TCPConnection, application: ApplicationLayerAnalysis,
         owner: SharedTrafficOwner?, serverName: String?, tlsRecords: DirectionPair<[Int: TLSExchangeRecordBytes]>?,

@@ -67,7 +67,9 @@ package struct ExchangeConnection: Sendable {
     /// the connection's owner, boxed once for the exchanges reported together (`SharedTrafficOwner`).
     /// The fields are set here, not through the memberwise initializer: the 440-byte wire read from the
     /// ledger goes straight into `wire` instead of through an argument. Inlined into its one caller
-    /// (`ExchangeRecord`'s TCP initializer), so that the snapshot is built in the record's own memory.
+    /// (`ExchangeRecord`'s TCP initializer); the snapshot is still built aside and copied into the
+    /// record once (the initializer's copy of `self` to its result, which no spelling tried avoided:
+    /// "session 21" in BENCHMARKS.md).
     @inline(__always)
     init(_ connection: TCPConnection, tls: TLSConnectionAnalysis?, exchange index: Int, decrypted: Bool, owner: SharedTrafficOwner?) {
         transport = .tcp

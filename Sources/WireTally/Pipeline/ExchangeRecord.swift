@@ -21,8 +21,9 @@ package final class ExchangeRecord {
     }
 
     /// Exchange `exchange` of TCP connection `connection` as it is now (`tls`, `owner`: see
-    /// `ExchangeConnection`'s TCP initializer). Inlined into its one caller, so that the connection's
-    /// snapshot is written straight into the record's memory instead of being built aside and copied.
+    /// `ExchangeConnection`'s TCP initializer). Inlined into its one caller: the exchange is moved into
+    /// the record's memory once, and the connection's snapshot is made here rather than passed in
+    /// (its caller's copies of the snapshot and of the exchange went).
     @inline(__always)
     init(_ exchange: consuming HTTPExchange, id: Int, of connection: TCPConnection, tls: TLSConnectionAnalysis?, owner: SharedTrafficOwner?) {
         self.connection = ExchangeConnection(

@@ -13,16 +13,16 @@ package enum ExchangeTimer {
     }
 
     /// The phases of `exchange`, whose packets carrying new payload bytes span `payloadTimes` per
-    /// direction (`ExchangeWire.payloadTimes`: the few bytes of the wire the phases read). `dns`, `connect` and `tls` are the
-    /// lookup, the transport handshake (TCP's SYN to its completion, QUIC's first Initial to the
-    /// server's answer) and the TLS handshake that preceded the connection (ClientHello to the client's
-    /// Finished); they count only for its first exchange. `ssl` starts where `connect` ends (the time
+    /// direction (`ExchangeWire.payloadTimes`: the few bytes of the wire the phases read). `dns`,
+    /// `connect` and `tls` are the lookup, the transport handshake (TCP's SYN to its completion, QUIC's
+    /// first Initial to the server's answer) and the TLS handshake that preceded the connection
+    /// (ClientHello to the client's Finished); they count only for its first exchange. `ssl` starts where `connect` ends (the time
     /// the client takes to build its ClientHello is part of it, as in curl's `appconnect − connect` and
     /// URLSessionTaskMetrics' `secureConnectionStartDate`), or at the ClientHello without a handshake.
     /// `serverFIN`: when the server's FIN was seen, the end of a close-delimited response.
     package static func timing(
-        of exchange: HTTPExchange, payloadTimes: DirectionPair<ClosedRange<Timestamp>?>, dns: Interval? = nil, connect: Interval? = nil, tls: Interval? = nil,
-        serverFIN: Timestamp? = nil
+        of exchange: HTTPExchange, payloadTimes: DirectionPair<ClosedRange<Timestamp>?>, dns: Interval? = nil,
+        connect: Interval? = nil, tls: Interval? = nil, serverFIN: Timestamp? = nil
     ) -> ExchangeTiming {
         var timing = ExchangeTiming()
         let isFirst = exchange.index == 0
