@@ -439,4 +439,11 @@ extension PrefixDiscardingArray<ExchangeWire> {
         precondition(index >= startIndex, "exchange \(index) was discarded")
         return index < endIndex ? self[index] : ExchangeWire()
     }
+
+    /// `wire(index).payloadTimes`, read in place: a copy of the whole wire retains its
+    /// `afterClientClose` and moves 440 bytes.
+    package func payloadTimes(_ index: Int) -> DirectionPair<ClosedRange<Timestamp>?> {
+        precondition(index >= startIndex, "exchange \(index) was discarded")
+        return index < endIndex ? self[index].payloadTimes : DirectionPair(nil, nil)
+    }
 }

@@ -46,6 +46,8 @@ package final class CaptureAnalyzer {
     private var now = Timestamp(nanoseconds: 0)
     /// DNS transactions already claimed by a connection (each lookup precedes one connection).
     private var claimedResolutions = Set<Int>()
+    /// Some packet named its owner (`owners` has been noted in): until then no connection has one.
+    private var hasOwners = false
     /// DNS-over-TCP transactions waiting for their connection to seal their exchange (which gives their
     /// packets), by client and server endpoint; the k-th transaction reported for a connection is its
     /// exchange k, and the ones written are dropped.
@@ -194,6 +196,7 @@ package final class CaptureAnalyzer {
     /// Notes the owner of a decoded packet for its connection or flow (after the packet was
     /// analysed: a port reuse it caused has ended the previous connection first).
     private func note(_ owner: PacketOwner, of decoded: borrowing DecodedPacket) {
+        hasOwners = true
         switch decoded {
         case let .tcp(ip, tcp):
             owners.note(owner, key: FlowKey(transportProtocol: 6, ip.source, tcp.sourcePort, ip.destination, tcp.destinationPort))
@@ -314,6 +317,9 @@ package final class CaptureAnalyzer {
         guard let application = connection.consumer as? ApplicationLayerAnalysis,
               connection.exchangesReported < min(end, application.exchangeCount) else { return }
         if let owner = owners.owner(of: connection.key) { connection.owner = owner }  // not the owner copied onto itself
+        // One box for the exchanges reported now; none read when no packet ever named an owner (then
+        // no connection has one, and reading the nil `TrafficOwner?` copied ~150 bytes an exchange).
+        let owner = hasOwners ? connection.owner.map(SharedTrafficOwner.init) : nil
         // The session's fields read where they are (`application.tls?.session` copied all of it).
         let tls = application.tls
         var handshake: ExchangeTimer.Interval?
@@ -332,20 +338,24 @@ package final class CaptureAnalyzer {
         for index in reported {
             report(
                 taking ? application.takeExchange(index) : kept.unsafelyUnwrapped[index], of: connection,
-                application: application, serverName: serverName, tlsRecords: tlsRecords, connect: connect,
-                handshake: handshake)
+                application: application, owner: owner, serverName: serverName, tlsRecords: tlsRecords,
+                connect: connect, handshake: handshake)
         }
     }
 
     /// Emits one exchange of a TCP connection (`reportExchanges`) with the server name, TLS record
-    /// bytes and cancellation its connection gives it. The exchange is a parameter of its own so that
-    /// it is moved into the record (a local `var` of the loop was copied into it, then destroyed).
+    /// bytes and cancellation its connection gives it, and `owner` (its connection's, boxed). The
+    /// exchange is a parameter of its own so that it is moved into the record (a local `var` of the
+    /// loop was copied into it, then destroyed); its record is made last, by `ExchangeRecord`'s TCP
+    /// initializer.
     private func report(
         _ exchange: consuming HTTPExchange, of connection: TCPConnection, application: ApplicationLayerAnalysis,
-        serverName: String?, tlsRecords: DirectionPair<[Int: TLSExchangeRecordBytes]>?,
+        owner: SharedTrafficOwner?, serverName: String?, tlsRecords: DirectionPair<[Int: TLSExchangeRecordBytes]>?,
         connect: ExchangeTimer.Interval?, handshake: ExchangeTimer.Interval?
     ) {
-        exchange.serverName = serverName
+        // Set only when there is one: the exchange has none before its report, and assigning nil
+        // destroyed the old nil through a generic value-witness call.
+        if let serverName { exchange.serverName = serverName }
         if let tlsRecords {
             exchange.tlsRecords = DirectionPair(
                 tlsRecords.up[exchange.index] ?? TLSExchangeRecordBytes(),
@@ -360,9 +370,11 @@ package final class CaptureAnalyzer {
             exchange.unreadResponseBytes = after.payload.payloadBytes - after.duplicateBytesInPayloadPackets
         }
         connection.exchangesReported = exchange.index + 1
-        let carrier = ExchangeConnection(connection, tls: application.tls, exchange: exchange)
-        emit(consume exchange, on: consume carrier, resolution: application.resolution, connectedAt: connection.synTime,
-             connect: connect, tls: handshake, serverFIN: connection.serverFINTime)
+        let id = complete(
+            &exchange, payloadTimes: connection.ledger.exchanges.payloadTimes(exchange.index),
+            resolution: application.resolution, connectedAt: connection.synTime, connect: connect, tls: handshake,
+            serverFIN: connection.serverFINTime)
+        emit(ExchangeRecord(consume exchange, id: id, of: connection, tls: application.tls, owner: owner))
     }
 
     /// Emits a QUIC connection's sealed exchanges not reported yet (all of them once it has ended),
@@ -376,19 +388,23 @@ package final class CaptureAnalyzer {
         for var exchange in connection.exchanges(connection.exchangesReported ..< end) {
             exchange.serverName = serverName
             connection.exchangesReported = exchange.index + 1
-            emit(exchange, on: ExchangeConnection(connection, exchange: exchange.index), resolution: connection.resolution,
-                 connectedAt: connection.clientFirstInitialTime, connect: connect, tls: handshake)
+            let carrier = ExchangeConnection(connection, exchange: exchange.index)
+            let id = complete(
+                &exchange, payloadTimes: carrier.wire.payloadTimes, resolution: connection.resolution,
+                connectedAt: connection.clientFirstInitialTime, connect: connect, tls: handshake)
+            emit(ExchangeRecord(exchange, id: id, connection: carrier))
         }
         if !keepsReportedExchanges { connection.discardReportedExchanges() }
     }
 
-    /// Emits one exchange with its connection as it is now (`connection`), the DNS lookup (`resolution`:
-    /// the first exchange carries its bytes), transport handshake (`connect`, begun `connectedAt`) and
-    /// TLS handshake (`tls`) that preceded its connection, and its timing phases.
-    private func emit(
-        _ exchange: consuming HTTPExchange, on connection: consuming ExchangeConnection, resolution: DNSResolution?,
+    /// Fills in what an exchange's record tells beyond its messages, and gives its record id: the DNS
+    /// lookup (`resolution`: the first exchange carries its bytes), and the timing phases from its
+    /// payload packets' times (`payloadTimes`, its wire's), the transport handshake (`connect`, begun
+    /// `connectedAt`) and TLS handshake (`tls`) that preceded its connection, and `serverFIN`.
+    private func complete(
+        _ exchange: inout HTTPExchange, payloadTimes: DirectionPair<ClosedRange<Timestamp>?>, resolution: DNSResolution?,
         connectedAt: Timestamp?, connect: ExchangeTimer.Interval?, tls: ExchangeTimer.Interval?, serverFIN: Timestamp? = nil
-    ) {
+    ) -> Int {
         if exchange.index == 0, let resolution {
             exchange.dnsAnswerIPBytes = resolution.responseWire.ipBytes
             exchange.dnsQueryIPBytes = resolution.wire.ipBytes - resolution.responseWire.ipBytes
@@ -398,13 +414,18 @@ package final class CaptureAnalyzer {
             let end = $0.lookupEndTimestamp <= (connectedAt ?? $0.lookupEndTimestamp) ? $0.lookupEndTimestamp : $0.answerTimestamp
             return ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: end)
         }
-        // The connection's wire read where it is (a copy of it is 440 bytes).
-        exchange.timing = ExchangeTimer.timing(
-            of: exchange, wire: connection.wire, dns: lookup, connect: connect, tls: tls, serverFIN: serverFIN)
+        let timing = ExchangeTimer.timing(
+            of: exchange, payloadTimes: payloadTimes, dns: lookup, connect: connect, tls: tls, serverFIN: serverFIN)
+        exchange.timing = timing
         lastExchangeID += 1
+        return lastExchangeID
+    }
+
+    /// Emits an exchange's record, counted in the summary (its wire read in the record's memory).
+    private func emit(_ record: ExchangeRecord) {
         summary.exchanges += 1
-        summary.attributedIPBytes += connection.wire.tallies.up.total.ipBytes + connection.wire.tallies.down.total.ipBytes
-        emit(.exchange(ExchangeRecord(consume exchange, id: lastExchangeID, connection: consume connection)))
+        summary.attributedIPBytes += record.connection.wire.tallies.up.ipBytes + record.connection.wire.tallies.down.ipBytes
+        emit(.exchange(record))
     }
 
     /// The most recent DNS answer that gave `address`, unless an earlier connection already used it

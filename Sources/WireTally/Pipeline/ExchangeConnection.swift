@@ -62,14 +62,16 @@ package struct ExchangeConnection: Sendable {
         self.protection = protection
     }
 
-    /// Exchange `exchange` of a TCP connection, as the connection is now; `tls`: its application
-    /// layer's TLS analysis, nil for cleartext. The fields are set here, not through the memberwise
-    /// initializer: the 440-byte wire read from the ledger goes straight into `wire` instead of
-    /// through an argument. Inlined into its one caller (`CaptureAnalyzer`'s TCP reporting), so that
-    /// the snapshot is built in the caller's frame (measured together with `RecordBatch`'s two arrays:
-    /// "session 17" in BENCHMARKS.md).
+    /// Exchange `index` of a TCP connection, as the connection is now; `tls`: its application layer's
+    /// TLS analysis, nil for cleartext; `decrypted`: the exchange's TLS records were opened; `owner`:
+    /// the connection's owner, boxed once for the exchanges reported together (`SharedTrafficOwner`).
+    /// The fields are set here, not through the memberwise initializer: the 440-byte wire read from the
+    /// ledger goes straight into `wire` instead of through an argument. Inlined into its one caller
+    /// (`ExchangeRecord`'s TCP initializer); the snapshot is still built aside and copied into the
+    /// record once (the initializer's copy of `self` to its result, which no spelling tried avoided:
+    /// "session 21" in BENCHMARKS.md).
     @inline(__always)
-    init(_ connection: TCPConnection, tls: TLSConnectionAnalysis?, exchange: borrowing HTTPExchange) {
+    init(_ connection: TCPConnection, tls: TLSConnectionAnalysis?, exchange index: Int, decrypted: Bool, owner: SharedTrafficOwner?) {
         transport = .tcp
         id = connection.id
         client = connection.client
@@ -77,11 +79,11 @@ package struct ExchangeConnection: Sendable {
         server = connection.server
         serverPort = connection.serverPort
         firstTimestamp = connection.firstTimestamp
-        sharedOwner = connection.owner.map(SharedTrafficOwner.init)
-        wire = connection.ledger.exchanges.wire(exchange.index)
+        sharedOwner = owner
+        wire = connection.ledger.exchanges.wire(index)
         if let tls {
             tlsSession = tls.sharedSession
-            protection = tls.isEstimated ? .estimated : exchange.tlsRecords != nil ? .decrypted : .encrypted
+            protection = tls.isEstimated ? .estimated : decrypted ? .decrypted : .encrypted
         } else {
             tlsSession = nil
             protection = .cleartext
@@ -117,8 +119,9 @@ package struct ExchangeConnection: Sendable {
     }
 }
 
-/// A `TrafficOwner` held by reference (`ExchangeConnection.owner`).
-private final class SharedTrafficOwner: Sendable {
+/// A `TrafficOwner` held by reference (`ExchangeConnection.owner`): made once for the exchanges of a
+/// connection reported together, which share it.
+final class SharedTrafficOwner: Sendable {
     let owner: TrafficOwner
 
     init(_ owner: TrafficOwner) { self.owner = owner }

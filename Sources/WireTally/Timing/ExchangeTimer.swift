@@ -12,16 +12,17 @@ package enum ExchangeTimer {
         }
     }
 
-    /// The phases of `exchange`, which owns the packets of `wire`. `dns`, `connect` and `tls` are the
-    /// lookup, the transport handshake (TCP's SYN to its completion, QUIC's first Initial to the
-    /// server's answer) and the TLS handshake that preceded the connection (ClientHello to the client's
-    /// Finished); they count only for its first exchange. `ssl` starts where `connect` ends (the time
+    /// The phases of `exchange`, whose packets carrying new payload bytes span `payloadTimes` per
+    /// direction (`ExchangeWire.payloadTimes`: the few bytes of the wire the phases read). `dns`,
+    /// `connect` and `tls` are the lookup, the transport handshake (TCP's SYN to its completion, QUIC's
+    /// first Initial to the server's answer) and the TLS handshake that preceded the connection
+    /// (ClientHello to the client's Finished); they count only for its first exchange. `ssl` starts where `connect` ends (the time
     /// the client takes to build its ClientHello is part of it, as in curl's `appconnect − connect` and
     /// URLSessionTaskMetrics' `secureConnectionStartDate`), or at the ClientHello without a handshake.
     /// `serverFIN`: when the server's FIN was seen, the end of a close-delimited response.
     package static func timing(
-        of exchange: HTTPExchange, wire: ExchangeWire, dns: Interval? = nil, connect: Interval? = nil, tls: Interval? = nil,
-        serverFIN: Timestamp? = nil
+        of exchange: HTTPExchange, payloadTimes: DirectionPair<ClosedRange<Timestamp>?>, dns: Interval? = nil,
+        connect: Interval? = nil, tls: Interval? = nil, serverFIN: Timestamp? = nil
     ) -> ExchangeTiming {
         var timing = ExchangeTiming()
         let isFirst = exchange.index == 0
@@ -49,7 +50,7 @@ package enum ExchangeTimer {
             guard let message else { return nil }
             let first = message.firstOrigin.timestamp
             var last = message.lastOrigin.timestamp
-            if let owned = wire.payloadTimes[direction.rawValue]?.upperBound, owned <= limit ?? owned { last = max(last, owned) }
+            if let owned = payloadTimes[direction.rawValue]?.upperBound, owned <= limit ?? owned { last = max(last, owned) }
             // A close-delimited response is complete when the server's FIN says so.
             if direction == .down, message.flags.contains(.closeDelimited), let serverFIN { last = max(last, serverFIN) }
             return first...max(first, last)
@@ -58,7 +59,7 @@ package enum ExchangeTimer {
         // The request ends before the response has ended: a later packet the exchange owns upstream
         // (the client's TLS close_notify after the last response) is not part of sending it.
         let request = span(exchange.request, .up, until: response?.upperBound)
-        let lastOwnedUp = exchange.request == nil ? nil : wire.payloadTimes[FlowDirection.up.rawValue]?.upperBound
+        let lastOwnedUp = exchange.request == nil ? nil : payloadTimes[FlowDirection.up.rawValue]?.upperBound
         timing.requestSpan = request
         timing.responseSpan = response
         if let request {
