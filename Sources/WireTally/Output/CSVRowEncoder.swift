@@ -292,40 +292,49 @@ struct CSVRowEncoder: JSONEncoding {
     /// resolver found for the run's leaves.
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
         guard jsonDepth == 0, !inArray else { return integerMembersOneByOne(members, values) }
-        storeRun(members, values, valuesOfAtMost: DecimalDigits.maximumIntegerCount) { DecimalDigits.write($0, to: $1) }
+        storeRun(members, values, as: IntegerText.self)
     }
 
     /// A run of durations straight into their cells (as `object` and `milliseconds` would; -1 for nil).
     mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
         guard jsonDepth == 0, !inArray else { return durationMembersOneByOne(members, nanoseconds: nanoseconds) }
-        storeRun(members, nanoseconds, valuesOfAtMost: DecimalDigits.maximumMillisecondsCount) { nanoseconds, destination in
-            DecimalDigits.writeDuration(nanoseconds, to: destination)
-        }
+        storeRun(members, nanoseconds, as: DurationText.self)
     }
 
-    /// The cells of `members` with `values`, which `write` stores (in at most `maximumValueCount` bytes
-    /// each, returning how many), into the columns the resolver found for the run's leaves; no quotes.
+    /// The cells of `members` with `values`, as `Text` writes them, into the columns the resolver found
+    /// for the run's leaves; no quotes. Writing a line, each value after the commas of the columns
+    /// skipped before it, and its comma; when the leaves' columns follow each other (most runs), without
+    /// looking at each leaf's column.
     @inline(__always)
-    private mutating func storeRun<let count: Int, Value>(
-        _ members: NumberMembers<count>, _ values: InlineArray<count, Value>, valuesOfAtMost maximumValueCount: Int,
-        _ write: (Value, UnsafeMutablePointer<UInt8>) -> Int
+    private mutating func storeRun<let count: Int, Text: RunValueText>(
+        _ members: NumberMembers<count>, _ values: InlineArray<count, Text.Value>, as _: Text.Type
     ) {
         if let memberName = members.memberName { key(JSONKey(memberName)) }
         let outer = members.isObject ? enterObject() : node
         defer { node = outer }
         guard node != CSVColumnResolver.dead else { return }  // none is a column
-        let firstColumn = columns.columns(ofRun: members, in: node)
+        let runColumns = columns.columns(ofRun: members, in: node)
         // Room for the whole run once, the values stored one after the other from `end`: every value
         // and, writing a line, its comma, the commas of the columns skipped (fewer than the columns)
-        // and the 16 bytes the last commas' store may write past them.
-        let textStart = text.freeSpace(atLeast: count &* (maximumValueCount &+ 1) &+ columnCount &+ 16) - text.count
-        var end = text.count, passed = passedColumns, cameOutOfOrder = false
-        let cells = self.cells.buffer, row = self.row, isLine = self.isLine
-        columns.withRunColumns(from: firstColumn, count: count) { runColumns in
+        // and the 16 bytes their store may write past them.
+        let textStart = text.freeSpace(atLeast: count &* (Text.maximumCount &+ 1) &+ columnCount &+ 16) - text.count
+        var end = text.count
+        if isLine, runColumns.consecutiveFrom >= passedColumns {  // the common case: one skip, then every value
+            let firstColumn = Int(runColumns.consecutiveFrom), skipped = firstColumn &- passedColumns
+            Self.storeCommas(skipped, at: textStart + end)
+            end &+= skipped
             for index in 0..<count {
-                let column = Int(runColumns[index])
-                guard column >= 0 else { continue }
-                if isLine {
+                end &+= Text.write(values[index], to: textStart + end)
+                textStart[end] = UInt8(ascii: ",")
+                end &+= 1
+            }
+            passedColumns = firstColumn &+ count
+        } else if isLine {
+            var passed = passedColumns, cameOutOfOrder = false
+            columns.withRunColumns(from: runColumns.index, count: count) { runColumns in
+                for index in 0..<count {
+                    let column = Int(runColumns[index])
+                    guard column >= 0 else { continue }
                     let skipped = column &- passed
                     guard skipped >= 0 else {
                         cameOutOfOrder = true
@@ -333,23 +342,27 @@ struct CSVRowEncoder: JSONEncoding {
                     }
                     Self.storeCommas(skipped, at: textStart + end)
                     end &+= skipped
-                } else if cells[column].row == row {
-                    continue
-                }
-                let start = end
-                end &+= write(values[index], textStart + start)  // one call site: the closure is inlined
-                if isLine {
+                    end &+= Text.write(values[index], to: textStart + end)
                     textStart[end] = UInt8(ascii: ",")
                     end &+= 1
                     passed = column &+ 1
-                } else {
+                }
+            }
+            passedColumns = passed
+            if cameOutOfOrder { isOutOfOrder = true }
+        } else {
+            let cells = self.cells.buffer, row = self.row
+            columns.withRunColumns(from: runColumns.index, count: count) { runColumns in
+                for index in 0..<count {
+                    let column = Int(runColumns[index])
+                    guard column >= 0, cells[column].row != row else { continue }
+                    let start = end
+                    end &+= Text.write(values[index], to: textStart + start)
                     cells[column] = Cell(start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end), row: row, quoted: false)
                 }
             }
         }
         text.commit(end &- text.count)
-        passedColumns = passed
-        if cameOutOfOrder { isOutOfOrder = true }
     }
 
     mutating func number(_ literal: String) {
@@ -513,5 +526,35 @@ struct CSVRowEncoder: JSONEncoding {
         json = inner
         body(&self)
         inner = json
+    }
+}
+
+/// How the values of a number run are written into their cells (a type, not a closure: its `write` is
+/// inlined at every call).
+private protocol RunValueText {
+    associatedtype Value
+    /// The most bytes a value's text takes.
+    static var maximumCount: Int { get }
+    /// Stores `value`'s text at `destination`; returns its length.
+    static func write(_ value: Value, to destination: UnsafeMutablePointer<UInt8>) -> Int
+}
+
+/// Integers in decimal.
+private enum IntegerText: RunValueText {
+    static var maximumCount: Int { DecimalDigits.maximumIntegerCount }
+
+    @inline(__always)
+    static func write(_ value: Int, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        DecimalDigits.write(value, to: destination)
+    }
+}
+
+/// Durations in milliseconds, -1 for none.
+private enum DurationText: RunValueText {
+    static var maximumCount: Int { DecimalDigits.maximumMillisecondsCount }
+
+    @inline(__always)
+    static func write(_ nanoseconds: Int64?, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        DecimalDigits.writeDuration(nanoseconds, to: destination)
     }
 }
