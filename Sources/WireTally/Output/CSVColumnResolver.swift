@@ -68,13 +68,20 @@ struct CSVColumnResolver {
     /// A run's leaf columns while they are looked up.
     private var newRunColumns: [Int32] = []
 
-    /// Where a run lands in a node: its leaves' columns, from `firstColumn` in `runColumns`, and the step
-    /// cursor after its leaves.
+    /// Where a run lands in a node: its leaves' columns, and the step cursor after its leaves.
     private struct RunPlacement {
         let run: UnsafeRawPointer
         let node: Int32
-        let firstColumn: Int32
+        let columns: RunColumns
         let cursorAfter: Int
+    }
+
+    /// The columns of a run's leaves: from `index` in the resolver's run columns (-1: none), one per
+    /// leaf in order (`withRunColumns`); when each leaf has a column and they follow each other, the
+    /// first leaf's (else -1).
+    struct RunColumns {
+        let index: Int
+        let consecutiveFrom: Int32
     }
 
     init(columns: [String]) {
@@ -103,16 +110,15 @@ struct CSVColumnResolver {
         lookUp(key, in: node, isObject: true)
     }
 
-    /// Where the columns of the leaves of `run` written next in `node` are kept — its `steps`, under the
-    /// run's own copies of their names: `withRunColumns(from:count:_:)` from the index returned, one
-    /// per leaf in order. Worked out by looking up each leaf (and object) the first time, then kept: the
-    /// cursor moves past the run's steps as if each had been looked up.
-    mutating func columns<let count: Int>(ofRun run: NumberMembers<count>, in node: Int32) -> Int {
+    /// The columns of the leaves of `run` written next in `node` — its `steps`, under the run's own
+    /// copies of their names. Worked out by looking up each leaf (and object) the first time, then kept:
+    /// the cursor moves past the run's steps as if each had been looked up.
+    mutating func columns<let count: Int>(ofRun run: NumberMembers<count>, in node: Int32) -> RunColumns {
         if let index = runPlacementIndex(of: run.identity, in: node) {
             let placement = runPlacements[index]
             runCursor = index + 1
             cursor = placement.cursorAfter
-            return Int(placement.firstColumn)
+            return placement.columns
         }
         newRunColumns.removeAll(keepingCapacity: true)
         var current = node
@@ -132,17 +138,18 @@ struct CSVColumnResolver {
             }
         }
         if runPlacements.isEmpty { runColumns.removeAll(keepingCapacity: true) }  // the steps moved: start again
-        let firstColumn = runColumns.count
+        let first = newRunColumns.first ?? -1
+        let isConsecutive = first >= 0 && newRunColumns.indices.allSatisfy { newRunColumns[$0] == first + Int32($0) }
+        let columns = RunColumns(index: runColumns.count, consecutiveFrom: isConsecutive ? first : -1)
         runColumns += newRunColumns
         runCursor = min(runCursor, runPlacements.count)
-        runPlacements.insert(
-            RunPlacement(run: run.identity, node: node, firstColumn: Int32(firstColumn), cursorAfter: cursor), at: runCursor)
+        runPlacements.insert(RunPlacement(run: run.identity, node: node, columns: columns, cursorAfter: cursor), at: runCursor)
         runCursor += 1
-        return firstColumn
+        return columns
     }
 
-    /// `body` run on the columns of a placed run's `count` leaves (-1: none), from the index
-    /// `columns(ofRun:in:)` returned.
+    /// `body` run on the columns of a placed run's `count` leaves (-1: none), from the index of its
+    /// `RunColumns`.
     @inline(__always)
     func withRunColumns<Result>(from firstColumn: Int, count: Int, _ body: (UnsafeBufferPointer<Int32>) -> Result) -> Result {
         runColumns.withUnsafeBufferPointer { body(UnsafeBufferPointer(rebasing: $0[firstColumn..<(firstColumn + count)])) }

@@ -4,10 +4,30 @@
 /// Scalars are plain text (strings unquoted, null empty, the rest as in JSON); an array is one cell,
 /// its elements' plain texts joined with `;`, objects and arrays inside it as compact JSON. Leaves
 /// that are no column (a missing part's null, `type`) are dropped; when two leaves share a column,
-/// the first is kept. A cell holding a comma, a quote, CR or LF is marked to be quoted.
+/// the first is kept. A cell holding a comma, a quote, CR or LF is quoted.
+///
+/// A row is written one of two ways. As a *line* (`beginLine`, `endLine`): each cell straight into the
+/// output after the commas of the columns before it, quoted in place where needed — one copy, as long
+/// as the leaves come in the columns' order, which records write them in; a leaf out of that order
+/// (or a second one for a column) makes `endLine` take the line back, and the record is written again
+/// as *cells* (`reset`, `appendRow`): each cell's text kept apart, the line put together in column
+/// order at the end.
 struct CSVRowEncoder: JSONEncoding {
+    /// Where leaves are written: the output's lines while writing a line, else `cellText`.
+    private(set) var text: ByteBuffer
     /// The cells' text, one after the other (and that of dropped leaves).
-    let text: ByteBuffer
+    private let cellText: ByteBuffer
+    /// Whether the row is being written as a line (else as cells).
+    private var isLine = false
+    /// Writing a line: how many columns have their cell and comma written, where the line starts, and
+    /// whether a leaf came for a column already passed.
+    private var passedColumns = 0
+    private var lineStart = 0
+    private var isOutOfOrder = false
+    /// The column of the cell being written (-1: the leaf is no column, or not the first for it).
+    private var cellColumn: Int32 = -1
+    /// A cell to be quoted while it is moved into quotes (writing a line).
+    private let unquotedCell = ByteBuffer(capacity: 256)
     private var columns: CSVColumnResolver
     /// Per column, its cell (of this row if stamped with `row`).
     private let cells: Cells
@@ -32,12 +52,15 @@ struct CSVRowEncoder: JSONEncoding {
         self.columns = CSVColumnResolver(columns: columns)
         let text = ByteBuffer(capacity: 4096)
         self.text = text
+        cellText = text
         cells = Cells(count: columns.count)
         json = JSONTextEncoder(appendingTo: text)
     }
 
-    /// Forgets the last row's cells.
+    /// Forgets the last row's cells and writes the next as cells.
     mutating func reset() {
+        isLine = false
+        text = cellText
         text.removeAll()
         row &+= 1
         if row == 0 {  // the stamps wrapped around: no stale cell may look current
@@ -46,6 +69,51 @@ struct CSVRowEncoder: JSONEncoding {
         }
         node = 0
         hasKey = false
+    }
+
+    /// Starts writing the next row as a line at the end of `lines`.
+    mutating func beginLine(in lines: ByteBuffer) {
+        isLine = true
+        text = lines
+        lineStart = lines.count
+        passedColumns = 0
+        isOutOfOrder = false
+        node = 0
+        hasKey = false
+    }
+
+    /// Ends the line begun by `beginLine`: the empty cells of the columns after the last leaf, and an LF.
+    /// False when a leaf came out of the columns' order: the line is taken back (the row is to be
+    /// written as cells).
+    mutating func endLine() -> Bool {
+        guard !isOutOfOrder else {
+            text.truncate(to: lineStart)
+            return false
+        }
+        let commas = columnCount &- passedColumns
+        storeCommas(commas)
+        text.commit(commas)
+        text.freeSpace(atLeast: 0)[-1] = UInt8(ascii: "\n")  // in place of the last comma
+        return true
+    }
+
+    /// Stores `count` commas at the end of `text`, not committed.
+    @inline(__always)
+    private func storeCommas(_ count: Int) {
+        Self.storeCommas(count, at: text.freeSpace(atLeast: count &+ 16))
+    }
+
+    /// Stores `count` commas at `destination` (room for `count + 16` there: 16 are stored whatever the
+    /// count, most gaps between cells are that short).
+    @inline(__always)
+    private static func storeCommas(_ count: Int, at destination: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(destination).storeBytes(of: SIMD16<UInt8>(repeating: UInt8(ascii: ",")), as: SIMD16<UInt8>.self)
+        if count > 16 { storeMoreCommas(count &- 16, at: destination + 16) }
+    }
+
+    @inline(never)
+    private static func storeMoreCommas(_ count: Int, at destination: UnsafeMutablePointer<UInt8>) {
+        destination.update(repeating: UInt8(ascii: ","), count: count)
     }
 
     /// A column's cell in the row it is stamped with: where its text starts and ends in `text`, and
@@ -174,12 +242,12 @@ struct CSVRowEncoder: JSONEncoding {
         if jsonDepth > 0 || inArray {
             return writeJSON { json, encoder in json.array { inner in encoder.nested(in: &inner, body) } }
         }
-        let start = text.count
+        let start = startCell()
         inArray = true
         arrayElements = 0
         body(&self)
         inArray = false
-        endLeaf(startingAt: start, mayNeedQuotes: true)
+        endCell(startingAt: start, mayNeedQuotes: true)
     }
 
     mutating func string(_ value: String) {
@@ -224,40 +292,74 @@ struct CSVRowEncoder: JSONEncoding {
     /// resolver found for the run's leaves.
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
         guard jsonDepth == 0, !inArray else { return integerMembersOneByOne(members, values) }
-        storeRun(members, values, valuesOfAtMost: DecimalDigits.maximumIntegerCount) { DecimalDigits.write($0, to: $1) }
+        storeRun(members, values, as: IntegerText.self)
     }
 
     /// A run of durations straight into their cells (as `object` and `milliseconds` would; -1 for nil).
     mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
         guard jsonDepth == 0, !inArray else { return durationMembersOneByOne(members, nanoseconds: nanoseconds) }
-        storeRun(members, nanoseconds, valuesOfAtMost: DecimalDigits.maximumMillisecondsCount) { nanoseconds, destination in
-            DecimalDigits.writeDuration(nanoseconds, to: destination)
-        }
+        storeRun(members, nanoseconds, as: DurationText.self)
     }
 
-    /// The cells of `members` with `values`, which `write` stores (in at most `maximumValueCount` bytes
-    /// each, returning how many), into the columns the resolver found for the run's leaves; no quotes.
+    /// The cells of `members` with `values`, as `Text` writes them, into the columns the resolver found
+    /// for the run's leaves; no quotes. Writing a line, each value after the commas of the columns
+    /// skipped before it, and its comma; when the leaves' columns follow each other (most runs), without
+    /// looking at each leaf's column.
     @inline(__always)
-    private mutating func storeRun<let count: Int, Value>(
-        _ members: NumberMembers<count>, _ values: InlineArray<count, Value>, valuesOfAtMost maximumValueCount: Int,
-        _ write: (Value, UnsafeMutablePointer<UInt8>) -> Int
+    private mutating func storeRun<let count: Int, Text: RunValueText>(
+        _ members: NumberMembers<count>, _ values: InlineArray<count, Text.Value>, as _: Text.Type
     ) {
         if let memberName = members.memberName { key(JSONKey(memberName)) }
         let outer = members.isObject ? enterObject() : node
         defer { node = outer }
         guard node != CSVColumnResolver.dead else { return }  // none is a column
-        let firstColumn = columns.columns(ofRun: members, in: node)
-        // Room for the whole run once; the values are stored one after the other from `end`.
-        let textStart = text.freeSpace(atLeast: count &* maximumValueCount) - text.count
+        let runColumns = columns.columns(ofRun: members, in: node)
+        // Room for the whole run once, the values stored one after the other from `end`: every value
+        // and, writing a line, its comma, the commas of the columns skipped (fewer than the columns)
+        // and the 16 bytes their store may write past them.
+        let textStart = text.freeSpace(atLeast: count &* (Text.maximumCount &+ 1) &+ columnCount &+ 16) - text.count
         var end = text.count
-        let cells = self.cells.buffer, row = self.row
-        columns.withRunColumns(from: firstColumn, count: count) { runColumns in
+        if isLine, runColumns.consecutiveFrom >= passedColumns {  // the common case: one skip, then every value
+            let firstColumn = Int(runColumns.consecutiveFrom), skipped = firstColumn &- passedColumns
+            Self.storeCommas(skipped, at: textStart + end)
+            end &+= skipped
             for index in 0..<count {
-                let column = Int(runColumns[index])
-                guard column >= 0, cells[column].row != row else { continue }
-                let start = end
-                end &+= write(values[index], textStart + start)
-                cells[column] = Cell(start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end), row: row, quoted: false)
+                end &+= Text.write(values[index], to: textStart + end)
+                textStart[end] = UInt8(ascii: ",")
+                end &+= 1
+            }
+            passedColumns = firstColumn &+ count
+        } else if isLine {
+            var passed = passedColumns, cameOutOfOrder = false
+            columns.withRunColumns(from: runColumns.index, count: count) { runColumns in
+                for index in 0..<count {
+                    let column = Int(runColumns[index])
+                    guard column >= 0 else { continue }
+                    let skipped = column &- passed
+                    guard skipped >= 0 else {
+                        cameOutOfOrder = true
+                        continue
+                    }
+                    Self.storeCommas(skipped, at: textStart + end)
+                    end &+= skipped
+                    end &+= Text.write(values[index], to: textStart + end)
+                    textStart[end] = UInt8(ascii: ",")
+                    end &+= 1
+                    passed = column &+ 1
+                }
+            }
+            passedColumns = passed
+            if cameOutOfOrder { isOutOfOrder = true }
+        } else {
+            let cells = self.cells.buffer, row = self.row
+            columns.withRunColumns(from: runColumns.index, count: count) { runColumns in
+                for index in 0..<count {
+                    let column = Int(runColumns[index])
+                    guard column >= 0, cells[column].row != row else { continue }
+                    let start = end
+                    end &+= Text.write(values[index], to: textStart + start)
+                    cells[column] = Cell(start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: end), row: row, quoted: false)
+                }
             }
         }
         text.commit(end &- text.count)
@@ -316,27 +418,77 @@ struct CSVRowEncoder: JSONEncoding {
         hasKey = true
     }
 
-    /// Where a leaf's text starts; in an array cell, after the `;` that separates it from the last.
+    /// Where a leaf's text starts: a cell's (`startCell`), or in an array cell, after the `;` that
+    /// separates it from the last.
     @inline(__always)
     private mutating func startLeaf() -> Int {
-        if inArray {
-            if arrayElements > 0 { text.append(UInt8(ascii: ";")) }
-            arrayElements += 1
-        }
+        guard inArray else { return startCell() }
+        if arrayElements > 0 { text.append(UInt8(ascii: ";")) }
+        arrayElements += 1
         return text.count
     }
 
-    /// Makes the text written since `start` the cell of the pending key (an array's elements: only
-    /// when the whole array is written); `mayNeedQuotes`: whether to look for bytes to quote.
+    /// Ends a leaf begun by `startLeaf` (an array's elements: only when the whole array is written, by
+    /// `endCell`); `mayNeedQuotes`: whether to look for bytes to quote.
     @inline(__always)
     private mutating func endLeaf(startingAt start: Int, mayNeedQuotes: Bool) {
-        guard !inArray, hasKey else { return }
+        guard !inArray else { return }
+        endCell(startingAt: start, mayNeedQuotes: mayNeedQuotes)
+    }
+
+    /// Where a cell's text starts: the pending key's column is its column (`cellColumn`, -1 when it is
+    /// none or, as cells, already has its cell); writing a line, after the commas of the columns
+    /// skipped since the last cell (a column already passed: the line is out of order).
+    @inline(__always)
+    private mutating func startCell() -> Int {
+        cellColumn = -1
+        guard hasKey else { return text.count }
         hasKey = false
-        let column = Int(columns.column(of: pendingKey, in: node))
-        guard column >= 0, cells.buffer[column].row != row else { return }
-        cells.buffer[column] = Cell(
-            start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: text.count), row: row,
-            quoted: mayNeedQuotes && Self.needsQuotes(UnsafeRawBufferPointer(rebasing: text.bytes[start...])))
+        let column = columns.column(of: pendingKey, in: node)
+        guard column >= 0 else { return text.count }
+        if isLine {
+            let skipped = Int(column) &- passedColumns
+            guard skipped >= 0 else {
+                isOutOfOrder = true
+                return text.count
+            }
+            storeCommas(skipped)
+            text.commit(skipped)
+        } else if cells.buffer[Int(column)].row == row {
+            return text.count
+        }
+        cellColumn = column
+        return text.count
+    }
+
+    /// Makes the text written since `start` the cell of its column (`startCell`), or drops it without
+    /// one; writing a line, quoted in place when `mayNeedQuotes` and it holds bytes to quote, and
+    /// followed by its comma.
+    @inline(__always)
+    private mutating func endCell(startingAt start: Int, mayNeedQuotes: Bool) {
+        let column = Int(cellColumn)
+        guard column >= 0 else { return text.truncate(to: start) }
+        let needsQuotes = mayNeedQuotes && Self.needsQuotes(UnsafeRawBufferPointer(rebasing: text.bytes[start...]))
+        guard isLine else {
+            cells.buffer[column] = Cell(
+                start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: text.count), row: row, quoted: needsQuotes)
+            return
+        }
+        if needsQuotes { quoteCell(from: start) }
+        text.append(UInt8(ascii: ","))
+        passedColumns = column &+ 1
+    }
+
+    /// Puts the line's last cell, from `start` to the end, in quotes (`storeQuoted`).
+    @inline(never)
+    private func quoteCell(from start: Int) {
+        let count = text.count &- start
+        unquotedCell.removeAll()
+        unquotedCell.freeSpace(atLeast: count).storeBytes(of: UnsafeRawBufferPointer(rebasing: text.bytes[start...]).assumingMemoryBound(to: UInt8.self))
+        unquotedCell.commit(count)
+        text.truncate(to: start)
+        let destination = text.freeSpace(atLeast: 2 &* count &+ 2)
+        text.commit(Self.storeQuoted(unquotedCell.bytes.assumingMemoryBound(to: UInt8.self), at: destination) - destination)
     }
 
     /// Whether a cell holds a comma, a quote, CR or LF (RFC 4180: it must be quoted).
@@ -374,5 +526,35 @@ struct CSVRowEncoder: JSONEncoding {
         json = inner
         body(&self)
         inner = json
+    }
+}
+
+/// How the values of a number run are written into their cells (a type, not a closure: its `write` is
+/// inlined at every call).
+private protocol RunValueText {
+    associatedtype Value
+    /// The most bytes a value's text takes.
+    static var maximumCount: Int { get }
+    /// Stores `value`'s text at `destination`; returns its length.
+    static func write(_ value: Value, to destination: UnsafeMutablePointer<UInt8>) -> Int
+}
+
+/// Integers in decimal.
+private enum IntegerText: RunValueText {
+    static var maximumCount: Int { DecimalDigits.maximumIntegerCount }
+
+    @inline(__always)
+    static func write(_ value: Int, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        DecimalDigits.write(value, to: destination)
+    }
+}
+
+/// Durations in milliseconds, -1 for none.
+private enum DurationText: RunValueText {
+    static var maximumCount: Int { DecimalDigits.maximumMillisecondsCount }
+
+    @inline(__always)
+    static func write(_ nanoseconds: Int64?, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        DecimalDigits.writeDuration(nanoseconds, to: destination)
     }
 }

@@ -2,8 +2,9 @@
 /// `up_ip_bytes`, `unattributed_down_packets`, …) under a header line. The columns are fixed per view,
 /// so a record missing a part (an exchange without response) leaves those cells empty.
 ///
-/// Each record is written straight into its row's cells (`CSVRowEncoder`), the rows into one reusable
-/// byte buffer handed to the output in large writes.
+/// Each record is written straight into its line (`CSVRowEncoder`; through its cells when its leaves
+/// come out of the columns' order), the lines into one reusable byte buffer handed to the output in
+/// large writes.
 package final class CSVWriter: OffThreadRecordWriter {
     private let output: TextOutput
     private let view: RecordView
@@ -33,9 +34,13 @@ package final class CSVWriter: OffThreadRecordWriter {
             buffer.append(UInt8(ascii: "\n"))
             hasHeader = true
         }
-        row.reset()
+        row.beginLine(in: buffer)
         RecordEncoding.record(record, timestampDigits: timestampDigits, to: &row)
-        row.appendRow(to: buffer)
+        if !row.endLine() {  // leaves out of the columns' order: the record again, as cells
+            row.reset()
+            RecordEncoding.record(record, timestampDigits: timestampDigits, to: &row)
+            row.appendRow(to: buffer)
+        }
         if buffer.count >= Self.flushThreshold { drain() }
     }
 
