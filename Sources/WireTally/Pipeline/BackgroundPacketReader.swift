@@ -24,7 +24,9 @@ final class BackgroundPacketReader: CaptureBufferLender, @unchecked Sendable {
     /// is returned (the source is not to be asked anything while it reads).
     private var readThrough: PacketBatch?
 
-    init(source: MergedPacketSource, decodes: Bool, batches: Int = 8) {
+    /// - Parameter batches: batches in flight at most, those the analysing thread holds included
+    ///   (`HeldPacketBatches`).
+    init(source: MergedPacketSource, decodes: Bool, batches: Int = 8 + HeldPacketBatches.count) {
         self.source = source
         decoder = decodes ? PacketDecoder() : nil
         pipe = BatchPipe(batches: batches)
