@@ -38,12 +38,12 @@ final class DeliveredHistory {
     private var borrowedLoan = 0
     /// Unretained (no reference counting on every delivery): the analyzer that lends the memory
     /// outlives every delivery of its streams.
-    private unowned(unsafe) let lentMemory: LentPacketMemory?
+    private let lentMemory: Unmanaged<LentPacketMemory>?
 
     /// - Parameter lentMemory: where delivered bytes may be referred to instead of copied (nil: copy).
     init(capacity: Int, lentMemory: LentPacketMemory? = nil) {
         self.capacity = max(0, capacity)
-        self.lentMemory = lentMemory
+        self.lentMemory = lentMemory.map { Unmanaged.passUnretained($0) }
     }
 
     deinit { storage?.deallocate() }
@@ -60,12 +60,12 @@ final class DeliveredHistory {
         }
         endOffset = offset + Int64(bytes.count)
         if let lentMemory, references.count < Self.maxReferences {
-            let loan = lentMemory.loan(holding: bytes)
+            let loan = lentMemory._withUnsafeGuaranteedRef { $0.loan(holding: bytes) }
             if loan != 0 {
                 references.append(Reference(offset: offset, bytes: source, count: bytes.count, loan: loan))
                 if borrowedLoan != loan {
                     borrowedLoan = loan
-                    lentMemory.noteBorrower(self)
+                    lentMemory._withUnsafeGuaranteedRef { $0.noteBorrower(self) }
                 }
                 return
             }
