@@ -7,11 +7,8 @@ import Testing
 /// conflicting retransmissions that come batches after the first copy count exactly as with one
 /// thread, where every delivered byte is copied.
 @Suite struct HeldPacketBatchesTests {
-    static let client = "10.2.0.1:41000", server = "10.2.0.2:80"
-    /// 38 bytes: "GET /" (0..<5), ten digits (5..<15), "abcdefghij" (15..<25), " HTTP/1.1\r\n\r\n".
-    static let request = Array("GET /0123456789abcdefghij HTTP/1.1\r\n\r\n".utf8)
-    static let response = Array("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok".utf8)
-
+    static let client = ConflictingOverlapTests.client, server = ConflictingOverlapTests.server
+    static let request = ConflictingOverlapTests.request
     /// A request segment, or other traffic between two segments.
     enum Step {
         case segment(offset: Int, bytes: [UInt8])
@@ -19,30 +16,23 @@ import Testing
         case otherTraffic(bytes: Int)
     }
 
+    /// `ConflictingOverlapTests`' conversation (handshake, request, response, teardown) with `steps`
+    /// as the request.
     static func frames(_ steps: [Step]) -> [[UInt8]] {
-        let c: UInt32 = 7000, s: UInt32 = 9000
-        var frames = [
-            FrameBuilder.tcp(from: client, to: server, seq: c, flags: [.syn]),
-            FrameBuilder.tcp(from: server, to: client, seq: s, ack: c + 1, flags: [.syn, .ack]),
-            FrameBuilder.tcp(from: client, to: server, seq: c + 1, ack: s + 1, flags: [.ack]),
-        ]
+        let requestStart: UInt32 = 7001, acknowledged: UInt32 = 9001  // that conversation's numbers
         let datagram = [UInt8](repeating: 0x42, count: 1400)
-        for step in steps {
+        var frames = ConflictingOverlapTests.frames(requestSegments: [])
+        frames.insert(contentsOf: steps.flatMap { step -> [[UInt8]] in
             switch step {
             case let .segment(offset, bytes):
-                frames.append(FrameBuilder.tcp(
-                    from: client, to: server, seq: c + 1 + UInt32(offset), ack: s + 1, flags: [.ack, .psh], payload: bytes))
+                return [FrameBuilder.tcp(
+                    from: client, to: server, seq: requestStart + UInt32(offset), ack: acknowledged, flags: [.ack, .psh],
+                    payload: bytes)]
             case let .otherTraffic(bytes):
-                for _ in 0..<bytes / datagram.count {
-                    frames.append(FrameBuilder.udp(from: "10.9.0.1:5000", to: "10.9.0.2:6000", payload: datagram))
-                }
+                return Array(repeating: FrameBuilder.udp(from: "10.9.0.1:5000", to: "10.9.0.2:6000", payload: datagram),
+                             count: bytes / datagram.count)
             }
-        }
-        let up = c + 1 + UInt32(request.count), down = s + 1 + UInt32(response.count)
-        frames.append(FrameBuilder.tcp(from: server, to: client, seq: s + 1, ack: up, flags: [.ack], payload: response))
-        frames.append(FrameBuilder.tcp(from: client, to: server, seq: up, ack: down, flags: [.fin, .ack]))
-        frames.append(FrameBuilder.tcp(from: server, to: client, seq: down, ack: up + 1, flags: [.fin, .ack]))
-        frames.append(FrameBuilder.tcp(from: client, to: server, seq: up + 1, ack: down + 1, flags: [.ack]))
+        }, at: 3)
         return frames
     }
 

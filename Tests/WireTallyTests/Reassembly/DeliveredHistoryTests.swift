@@ -30,19 +30,29 @@ import Testing
 
     static func bytes(_ text: String) -> [UInt8] { Array(text.utf8) }
 
+    /// A history of `capacity` bytes that may refer to lent memory, and a batch's memory lent.
+    static func historyWithALoan(capacity: Int = 64) -> (LentPacketMemory, DeliveredHistory, BatchMemory) {
+        let lent = LentPacketMemory()
+        let batch = BatchMemory()
+        lent.lend(UnsafeRawBufferPointer(batch.bytes))
+        return (lent, DeliveredHistory(capacity: capacity, lentMemory: lent), batch)
+    }
+
+    /// Reclaims the oldest loan, whose memory is `batch`, and rewrites it.
+    static func reclaim(_ lent: LentPacketMemory, rewriting batch: BatchMemory) {
+        lent.reclaimOldest()
+        batch.rewrite()
+    }
+
     static func differing(_ history: DeliveredHistory, _ text: String, at offset: Int64) -> Int64 {
         bytes(text).withUnsafeBytes { history.differingBytes($0, at: offset) }
     }
 
     /// Delivered from lent memory, compared after the loan was reclaimed and the memory rewritten.
     @Test func conflictingRetransmissionAfterItsMemoryWasReclaimed() {
-        let lent = LentPacketMemory()
-        let history = DeliveredHistory(capacity: 64, lentMemory: lent)
-        let batch = BatchMemory()
-        lent.lend(UnsafeRawBufferPointer(batch.bytes))
+        let (lent, history, batch) = Self.historyWithALoan()
         history.append(batch.place(Self.bytes("GET /abcdefgh")), at: 0)
-        lent.reclaimOldest()
-        batch.rewrite()
+        Self.reclaim(lent, rewriting: batch)
         #expect(lent.outstandingLoans == 0)
         #expect(Self.differing(history, "GET /abcdefgh", at: 0) == 0)
         #expect(Self.differing(history, "GET /abXdeYgh", at: 0) == 2)
@@ -51,25 +61,18 @@ import Testing
 
     /// Compared while the loan is still out: the bytes are read where they were delivered from.
     @Test func conflictingRetransmissionWhileItsMemoryIsLent() {
-        let lent = LentPacketMemory()
-        let history = DeliveredHistory(capacity: 64, lentMemory: lent)
-        let batch = BatchMemory()
-        lent.lend(UnsafeRawBufferPointer(batch.bytes))
+        let (lent, history, batch) = Self.historyWithALoan()
         history.append(batch.place(Self.bytes("0123456789")), at: 0)
         #expect(Self.differing(history, "01234X6789", at: 0) == 1)
         history.append(batch.place(Self.bytes("abcdef")), at: 10)
-        lent.reclaimOldest()
-        batch.rewrite()
+        Self.reclaim(lent, rewriting: batch)
         #expect(Self.differing(history, "89abXdef", at: 8) == 1)
     }
 
     /// Bytes outside the lent memory (here an array, as a segment from the out-of-order buffer) are
     /// copied when delivered: changing them afterwards changes nothing.
     @Test func bytesOutsideLentMemoryAreCopiedAtDelivery() {
-        let lent = LentPacketMemory()
-        let history = DeliveredHistory(capacity: 64, lentMemory: lent)
-        let batch = BatchMemory()
-        lent.lend(UnsafeRawBufferPointer(batch.bytes))
+        let (lent, history, batch) = Self.historyWithALoan()
         var buffered = Self.bytes("held out of order")
         buffered.withUnsafeBytes { history.append($0, at: 0) }
         buffered.replaceSubrange(0..<4, with: Self.bytes("XXXX"))
@@ -81,35 +84,26 @@ import Testing
     /// A 16-byte window reaching over two loans: reclaiming the first copies only its last 6 bytes
     /// (4..<10), the ones still in the window; bytes 0..<4 are forgotten as they would be when copied.
     @Test func windowSpanningTwoLoans() {
-        let lent = LentPacketMemory()
-        let history = DeliveredHistory(capacity: 16, lentMemory: lent)
-        let first = BatchMemory(), second = BatchMemory()
-        lent.lend(UnsafeRawBufferPointer(first.bytes))
+        let (lent, history, first) = Self.historyWithALoan(capacity: 16)
+        let second = BatchMemory()
         history.append(first.place(Self.bytes("ABCDEFGHIJ")), at: 0)
         lent.lend(UnsafeRawBufferPointer(second.bytes))
         history.append(second.place(Self.bytes("KLMNOPQRST")), at: 10)
-        lent.reclaimOldest()
-        first.rewrite()
+        Self.reclaim(lent, rewriting: first)
         #expect(Self.differing(history, "abcdefghijklmnopqrst", at: 0) == 16)
         #expect(Self.differing(history, "ABCDEFGHIJKLMNOPQRST", at: 0) == 0)
-        lent.reclaimOldest()
-        second.rewrite()
-        #expect(Self.differing(history, "ABCDEFGHIJKLMNOPQRSt", at: 0) == 1)
-        #expect(Self.differing(history, "abcdEFGHIJ", at: 0) == 0)
-        #expect(Self.differing(history, "abcdeFGHIJ", at: 0) == 1)
+        Self.reclaim(lent, rewriting: second)
+        let copies = ["ABCDEFGHIJKLMNOPQRSt", "abcdEFGHIJ", "abcdeFGHIJ"]
+        #expect(copies.map { Self.differing(history, $0, at: 0) } == [1, 0, 1])
     }
 
     /// A gap starts a new run: what was delivered before it is no longer compared, even while its
     /// memory is lent.
     @Test func gapForgetsTheReferencesBeforeIt() {
-        let lent = LentPacketMemory()
-        let history = DeliveredHistory(capacity: 64, lentMemory: lent)
-        let batch = BatchMemory()
-        lent.lend(UnsafeRawBufferPointer(batch.bytes))
+        let (lent, history, batch) = Self.historyWithALoan()
         history.append(batch.place(Self.bytes("before")), at: 0)
         history.append(batch.place(Self.bytes("after")), at: 10)
-        lent.reclaimOldest()
-        batch.rewrite()
+        Self.reclaim(lent, rewriting: batch)
         #expect(Self.differing(history, "XXXXXX", at: 0) == 0)
         #expect(Self.differing(history, "aXXer", at: 10) == 2)
     }
