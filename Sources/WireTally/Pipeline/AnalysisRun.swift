@@ -58,7 +58,9 @@ package struct AnalysisRun {
         let filters = options.filter != nil || options.appName != nil
         let reader = threads > 1 ? BackgroundPacketReader(source: merged, decodes: !filters) : nil
         if let reader, reader.start() {
+            var held = HeldPacketBatches(memory: analyzer.lentPacketMemory, reader: reader)
             while let batch = reader.nextBatch() {
+                held.analysing(batch)
                 // through a pointer to each slot: `for slot in batch.slots` copies every slot, decoded
                 // packet included, and so did `slots[index]` read for its three fields
                 batch.slots.withUnsafeBufferPointer { slots in
@@ -73,8 +75,9 @@ package struct AnalysisRun {
                 }
                 packets += batch.slots.count
                 report(batch.fileBytesRead)
-                reader.done(batch)
+                held.analysed(batch)
             }
+            held.giveBackAll()
             reader.finish()
             analyzer.addDecoderStatistics(reader.decoderStatistics)
         } else {

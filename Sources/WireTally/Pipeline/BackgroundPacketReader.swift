@@ -24,10 +24,12 @@ final class BackgroundPacketReader: CaptureBufferLender, @unchecked Sendable {
     /// is returned (the source is not to be asked anything while it reads).
     private var readThrough: PacketBatch?
 
+    /// - Parameter batches: batches in flight at most, besides those the analysing thread holds
+    ///   after analysing them (`HeldPacketBatches`).
     init(source: MergedPacketSource, decodes: Bool, batches: Int = 8) {
         self.source = source
         decoder = decodes ? PacketDecoder() : nil
-        pipe = BatchPipe(batches: batches)
+        pipe = BatchPipe(batches: batches + HeldPacketBatches.count, heldByConsumer: HeldPacketBatches.count)
         filling = pipe.takeEmpty()
     }
 

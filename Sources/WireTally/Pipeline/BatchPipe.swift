@@ -28,10 +28,14 @@ final class BatchPipe<Batch: PipeBatch>: @unchecked Sendable {
     private var isClosed = false
     private var producerIsWaiting = false
 
-    /// - Parameter batches: batches in flight at most.
-    init(batches: Int) {
+    /// - Parameters:
+    ///   - batches: batches in flight at most.
+    ///   - heldByConsumer: batches the consumer keeps after taking them, on top of the one it works on
+    ///     (`HeldPacketBatches`). They are left out of the refill count: a producer waiting for more
+    ///     empty batches than the consumer can give back without taking another would wait forever.
+    init(batches: Int, heldByConsumer: Int = 0) {
         empty = (0..<max(2, batches)).map { _ in Batch() }
-        refillCount = empty.count / 2
+        refillCount = max(1, (empty.count - heldByConsumer) / 2)
         full.reserveCapacity(empty.count)
         pthread_mutex_init(lock, nil)
         pthread_cond_init(changed, nil)

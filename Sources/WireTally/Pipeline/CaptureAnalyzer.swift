@@ -34,6 +34,9 @@ package final class CaptureAnalyzer {
     /// The process or app of each live connection and flow.
     private let owners = OwnerTracker()
     private let reassembler: TCPReassembler
+    /// Packet memory lent to the reassembler's histories of delivered bytes (by `AnalysisRun`, its
+    /// packet batches): bytes there are referred to, not copied, until the memory is reclaimed.
+    let lentPacketMemory = LentPacketMemory()
     private let flowTracker: IPFlowTracker
     private let quicTracker: QUICConnectionTracker
     // DNS: transactions over UDP and TCP port 53, and the answers they gave.
@@ -104,7 +107,7 @@ package final class CaptureAnalyzer {
         reassembler = TCPReassembler(
             limits: options.limits, nextID: nextID, makeConsumer: dnsOrOtherConsumer,
             sealed: { analyzer?.reportSealedExchanges(of: $0, discarding: !keepsReportedExchanges) },
-            finished: { analyzer?.report($0) })
+            finished: { analyzer?.report($0) }, lentMemory: lentPacketMemory)
         flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { analyzer?.report($0) })
         quicTracker = QUICConnectionTracker(
             limits: options.limits, keys: tlsKeys, httpLimits: httpLimits, nextID: nextID, resolve: { analyzer?.claimResolution(of: $0) },

@@ -71,6 +71,9 @@ final class PacketBatch: PipeBatch {
         return UnsafeMutableRawBufferPointer(start: storage, count: capacity)
     }
 
+    /// The batch's buffer, which holds the bytes of every packet in it.
+    var memory: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: storage, count: capacity) }
+
     /// Empties the batch for reuse (keeps its buffers).
     func clear() {
         slots.removeAll(keepingCapacity: true)

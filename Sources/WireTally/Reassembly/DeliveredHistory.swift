@@ -2,71 +2,102 @@
 /// compared with what was delivered first: a retransmission with different content is a conflicting
 /// overlap (an evasion sign; the first copy is what the stream keeps).
 ///
-/// Grows with the stream up to `capacity`, then works as a ring: short connections pay only for what
-/// they sent. The bytes live in memory the history owns (a class, so that every delivery is one
-/// `memcpy` with no copy-on-write check, and growing copies only the bytes recorded).
+/// The window is the last `capacity` bytes of the run of contiguous deliveries (a gap starts a new
+/// run). Bytes delivered from lent packet memory (`LentPacketMemory`) are only referred to; they are
+/// copied into the history's ring when their memory is reclaimed, and then only those still in the
+/// window, or when a retransmission is compared. Other bytes are copied at delivery.
+///
+/// The ring grows with the stream up to `capacity`: short connections pay only for what they sent.
+/// Its bytes live in memory the history owns (a class, so that a copy is one `memcpy` with no
+/// copy-on-write check, and growing copies only the bytes the ring holds).
 final class DeliveredHistory {
-    /// The ring's bytes: `recorded` of them are valid, `allocated` are reserved.
+    /// Delivered bytes in lent packet memory, not copied into the ring yet.
+    private struct Reference {
+        var offset: Int64
+        var bytes: UnsafeRawPointer
+        var count: Int
+        /// The `LentPacketMemory` loan of the memory `bytes` lies in.
+        var loan: Int
+    }
+
+    /// References a history keeps at most: beyond them (a stream of tiny segments) bytes are copied at
+    /// delivery, so that the list stays small.
+    private static let maxReferences = 256
+
+    /// The ring: stream offset `o` of the window is at index `(o - runStart) % capacity`.
     private var storage: UnsafeMutableRawPointer?
     private var allocated = 0
-    private var recorded = 0
     private var capacity: Int
-    /// Stream offset stored at ring index 0 (modulo `capacity`).
-    private var ringBase: Int64 = 0
-    /// Stream offset just past the last byte recorded.
+    /// Stream offset of the first byte of the current run of contiguous deliveries.
+    private var runStart: Int64 = 0
+    /// Stream offset just past the last byte delivered.
     private var endOffset: Int64 = 0
+    /// Bytes delivered in this run that may be in the window and are not in the ring, oldest first.
+    private var references: [Reference] = []
+    /// The loan this history last noted itself a borrower of.
+    private var borrowedLoan = 0
+    /// Unretained (no reference counting on every delivery): the analyzer that lends the memory
+    /// outlives every delivery of its streams.
+    private let lentMemory: Unmanaged<LentPacketMemory>?
 
-    init(capacity: Int) { self.capacity = max(0, capacity) }
+    /// - Parameter lentMemory: where delivered bytes may be referred to instead of copied (nil: copy).
+    init(capacity: Int, lentMemory: LentPacketMemory? = nil) {
+        self.capacity = max(0, capacity)
+        self.lentMemory = lentMemory.map { Unmanaged.passUnretained($0) }
+    }
 
     deinit { storage?.deallocate() }
+
+    /// Stream offset of the oldest byte remembered.
+    private var windowStart: Int64 { max(runStart, endOffset - Int64(capacity)) }
 
     /// Records bytes delivered at `offset`; a discontinuity (a gap) starts the history afresh.
     func append(_ bytes: UnsafeRawBufferPointer, at offset: Int64) {
         guard capacity > 0, let source = bytes.baseAddress, bytes.count > 0 else { return }
-        if offset != endOffset || recorded == 0 {
-            recorded = 0
-            ringBase = offset
-            endOffset = offset
+        if offset != endOffset || endOffset == runStart {
+            runStart = offset
+            references.removeAll(keepingCapacity: true)
         }
-        if bytes.count >= capacity {
-            reserve(capacity, keeping: 0)
-            storage!.copyMemory(from: source + (bytes.count - capacity), byteCount: capacity)
-            recorded = capacity
-            ringBase = offset + Int64(bytes.count - capacity)
-            endOffset = offset + Int64(bytes.count)
-            return
+        endOffset = offset + Int64(bytes.count)
+        if let lentMemory, references.count < Self.maxReferences {
+            let loan = lentMemory._withUnsafeGuaranteedRef { $0.loan(holding: bytes) }
+            if loan != 0 {
+                references.append(Reference(offset: offset, bytes: source, count: bytes.count, loan: loan))
+                if borrowedLoan != loan {
+                    borrowedLoan = loan
+                    lentMemory._withUnsafeGuaranteedRef { $0.noteBorrower(self) }
+                }
+                return
+            }
         }
+        store(source, count: bytes.count, at: offset)
+    }
+
+    /// Copies into the ring what the window holds of the bytes referred to in loans up to `loan`, and
+    /// forgets those references (their memory is about to be reclaimed).
+    func copyReferences(through loan: Int) {
         var copied = 0
-        if recorded < capacity {
-            let growth = min(capacity - recorded, bytes.count)
-            reserve(recorded + growth, keeping: recorded)
-            (storage! + recorded).copyMemory(from: source, byteCount: growth)
-            recorded += growth
-            endOffset += Int64(growth)
-            copied = growth
+        for reference in references {
+            guard reference.loan <= loan else { break }
+            store(reference.bytes, count: reference.count, at: reference.offset)
+            copied += 1
         }
-        while copied < bytes.count {
-            let slot = Int((endOffset - ringBase) % Int64(capacity))
-            let run = min(capacity - slot, bytes.count - copied)
-            (storage! + slot).copyMemory(from: source + copied, byteCount: run)
-            endOffset += Int64(run)
-            copied += run
-        }
+        references.removeFirst(copied)
     }
 
     /// How many of `bytes` (a retransmitted copy starting at stream offset `offset`) differ from the
     /// delivered bytes still remembered.
     func differingBytes(_ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Int64 {
-        let oldest = max(ringBase, endOffset - Int64(recorded))
-        let start = max(offset, oldest)
+        copyReferences(through: .max)
+        let start = max(offset, windowStart)
         let end = min(offset + Int64(bytes.count), endOffset)
         guard start < end, let remembered = storage else { return 0 }
         var differing: Int64 = 0
         // By contiguous runs of the ring (one division per run, not per byte); a run ends at the ring's
-        // end, and while the ring grows `end` keeps it within the bytes recorded.
+        // end, and while the ring grows `end` keeps it within the bytes stored.
         var position = start
         while position < end {
-            let slot = Int((position - ringBase) % Int64(capacity))
+            let slot = Int((position - runStart) % Int64(capacity))
             let run = Int(min(end - position, Int64(capacity - slot)))
             let copy = Int(position - offset)
             for index in 0..<run where remembered.load(fromByteOffset: slot + index, as: UInt8.self) != bytes[copy + index] {
@@ -82,19 +113,32 @@ final class DeliveredHistory {
         storage?.deallocate()
         storage = nil
         allocated = 0
-        recorded = 0
         capacity = 0
+        references = []
+    }
+
+    /// Copies into the ring the part of `count` bytes delivered at `offset` that is still in the window.
+    private func store(_ source: UnsafeRawPointer, count: Int, at offset: Int64) {
+        let end = offset + Int64(count)
+        var position = max(offset, windowStart)
+        guard position < end else { return }
+        reserve(Int(min(Int64(capacity), endOffset - runStart)))
+        while position < end {
+            let slot = Int((position - runStart) % Int64(capacity))
+            let run = Int(min(end - position, Int64(capacity - slot)))
+            (storage! + slot).copyMemory(from: source + Int(position - offset), byteCount: run)
+            position += Int64(run)
+        }
     }
 
     /// Makes room for `needed` bytes (at least quadrupling, at most `capacity`: a long stream copies
-    /// its history three or four times on the way to the full ring, not six), keeping the first
-    /// `keeping` bytes.
-    private func reserve(_ needed: Int, keeping: Int) {
+    /// its ring three or four times on the way to the full ring, not six), keeping the bytes stored.
+    private func reserve(_ needed: Int) {
         guard needed > allocated else { return }
         let size = min(capacity, max(needed, 4 * allocated))
         let grown = UnsafeMutableRawPointer.allocate(byteCount: size, alignment: 16)
         if let storage {
-            if keeping > 0 { grown.copyMemory(from: storage, byteCount: keeping) }
+            grown.copyMemory(from: storage, byteCount: allocated)
             storage.deallocate()
         }
         storage = grown

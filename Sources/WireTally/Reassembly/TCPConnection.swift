@@ -90,10 +90,13 @@ package final class TCPConnection: ActivityTracked {
         attribution?.discardExchanges(before: exchangesReported)
     }
 
-    /// - Parameter bufferedTotal: the reassembler's count of out-of-order bytes held by all connections.
+    /// - Parameters:
+    ///   - lentMemory: packet memory the streams' histories may refer to instead of copying bytes.
+    ///   - bufferedTotal: the reassembler's count of out-of-order bytes held by all connections.
     init(
         id: Int, endpoints: Endpoints, timestamp: Timestamp, limits: ReassemblyLimits,
-        consumer: (any TCPStreamConsumer)?, bufferedTotal: UnsafeMutablePointer<Int>? = nil
+        consumer: (any TCPStreamConsumer)?, lentMemory: LentPacketMemory? = nil,
+        bufferedTotal: UnsafeMutablePointer<Int>? = nil
     ) {
         self.id = id
         client = endpoints.client
@@ -106,8 +109,10 @@ package final class TCPConnection: ActivityTracked {
         self.consumer = consumer
         attribution = consumer as? any StreamAttribution
         applicationLayer = (consumer as? ApplicationLayerAnalysis).map { Unmanaged.passUnretained($0) }
-        up = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes, bufferedTotal: bufferedTotal)
-        down = TCPStreamDirection(historyCapacity: limits.overlapCheckHistoryBytes, bufferedTotal: bufferedTotal)
+        up = TCPStreamDirection(
+            historyCapacity: limits.overlapCheckHistoryBytes, lentMemory: lentMemory, bufferedTotal: bufferedTotal)
+        down = TCPStreamDirection(
+            historyCapacity: limits.overlapCheckHistoryBytes, lentMemory: lentMemory, bufferedTotal: bufferedTotal)
     }
 
     /// `ip:port` of the client and server (`[ip]:port` for IPv6).

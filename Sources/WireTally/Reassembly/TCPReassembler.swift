@@ -22,6 +22,8 @@ package final class TCPReassembler {
     private let finished: (TCPConnection) -> Void
     private let sealed: (TCPConnection) -> Void
     private let nextID: () -> Int
+    /// Packet memory the streams' histories may refer to instead of copying delivered bytes.
+    private let lentMemory: LentPacketMemory?
     /// Capture time (ns) of the earliest settle deadline of a connection not visited since.
     private var nextSettle: Int64 = .max
 
@@ -31,13 +33,17 @@ package final class TCPReassembler {
     ///   - makeConsumer: gives each new connection the consumer of its streams (nil: count only).
     ///   - sealed: receives a connection still open when some of its exchanges were sealed.
     ///   - finished: receives each connection once it is finalised.
+    ///   - lentMemory: packet memory the streams' histories may refer to instead of copying
+    ///     delivered bytes (nil: they copy them).
     package init(
         limits: ReassemblyLimits, nextID: @escaping () -> Int,
         makeConsumer: @escaping (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { _ in nil },
         sealed: @escaping (TCPConnection) -> Void = { _ in },
-        finished: @escaping (TCPConnection) -> Void
+        finished: @escaping (TCPConnection) -> Void,
+        lentMemory: LentPacketMemory? = nil
     ) {
         self.limits = limits
+        self.lentMemory = lentMemory
         self.nextID = nextID
         self.makeConsumer = makeConsumer
         self.sealed = sealed
@@ -159,7 +165,7 @@ package final class TCPReassembler {
         let endpoints = TCPConnection.Endpoints(ip, tcp)
         let connection = TCPConnection(
             id: nextID(), endpoints: endpoints, timestamp: ip.timestamp, limits: limits,
-            consumer: makeConsumer(endpoints), bufferedTotal: bufferedTotal)
+            consumer: makeConsumer(endpoints), lentMemory: lentMemory, bufferedTotal: bufferedTotal)
         table.insert(connection)
         return connection
     }

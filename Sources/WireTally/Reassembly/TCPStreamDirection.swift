@@ -45,9 +45,11 @@ struct TCPStreamDirection {
     /// A reference (copies of a direction share it): only its connection keeps a direction.
     private let history: DeliveredHistory
 
-    /// - Parameter bufferedTotal: the reassembler's count of out-of-order bytes held by all streams.
-    init(historyCapacity: Int, bufferedTotal: UnsafeMutablePointer<Int>?) {
-        history = DeliveredHistory(capacity: historyCapacity)
+    /// - Parameters:
+    ///   - lentMemory: packet memory the history may refer to instead of copying delivered bytes.
+    ///   - bufferedTotal: the reassembler's count of out-of-order bytes held by all streams.
+    init(historyCapacity: Int, lentMemory: LentPacketMemory?, bufferedTotal: UnsafeMutablePointer<Int>?) {
+        history = DeliveredHistory(capacity: historyCapacity, lentMemory: lentMemory)
         buffer = OutOfOrderBuffer(total: bufferedTotal)
     }
 
