@@ -110,7 +110,7 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
     private var clearRecords = DirectionPair<[(start: Int64, end: Int64, type: TLSContentType)]>([], [])
 
     /// Protected records held while the secrets may still come (a growing key store), in order.
-    private var heldRecords: [(record: TLSProtectedRecord, direction: FlowDirection)] = []
+    private var heldRecords: [(record: TLSHeldRecord, direction: FlowDirection)] = []
     private var heldBytes = 0
     /// Most record bytes a connection holds while its secrets are not logged yet.
     package static let maxHeldRecordBytes = 256 << 10
@@ -151,8 +151,10 @@ package final class TLSConnectionAnalysis: TCPStreamConsumer, StreamAttribution 
         for direction in FlowDirection.allCases {
             let reader = readers[direction.rawValue]
             reader.keepsProtectedRecords = keys != nil
-            reader.isEncrypted = { [unowned self] _ in isProtected(direction) }
-            reader.handler = { [unowned self] event in handle(event, direction: direction) }
+            // `unowned(unsafe)`: the readers are this analysis's own and only its calls feed them, so it
+            // outlives every call; a checked `unowned` took and dropped a strong reference at each event.
+            reader.isEncrypted = { [unowned(unsafe) self] _ in isProtected(direction) }
+            reader.handler = { [unowned(unsafe) self] event in handle(event, direction: direction) }
         }
     }
 
@@ -614,7 +616,7 @@ extension TLSConnectionAnalysis {
                 // The secrets are not all logged yet (a growing store): hold the record, bounded.
                 if decryption == .awaitingRecord {
                     if heldBytes + record.body.count <= Self.maxHeldRecordBytes {
-                        heldRecords.append((record, direction))
+                        heldRecords.append((TLSHeldRecord(copying: record), direction))
                         heldBytes += record.body.count
                     } else if startDecryption(waitingForEverySecret: false) {
                         openHeldRecords()
@@ -632,16 +634,18 @@ extension TLSConnectionAnalysis {
 
     /// Opens the records held while the secrets were awaited, in the order they came.
     private func openHeldRecords() {
-        let held = heldRecords
+        let records = heldRecords
         heldRecords = []
         heldBytes = 0
-        for (record, direction) in held { open(record, direction) }
+        for (held, direction) in records { open(held.record, direction) }
     }
 
     /// Opens a protected record with the plaintext layer, if decrypting.
     private func open(_ record: TLSProtectedRecord, _ direction: FlowDirection) {
-        guard let plaintext else { return }
-        let result = plaintext.protectedRecord(record, direction)
+        // The layer is reached without retaining it (`unretainedPlaintext`): opening a record does not
+        // replace `plaintext`; giving up below may, after the call.
+        guard let layer = unretainedPlaintext else { return }
+        let result = layer._withUnsafeGuaranteedRef { $0.protectedRecord(record, direction) }
         if decryption == .pending {
             switch result {
             case .opened: decryption = .decrypted
@@ -649,8 +653,8 @@ extension TLSConnectionAnalysis {
             case .failed: stopDecryption(.failed)
             }
         }
-        if decryption == .decrypted, plaintext.decryptor.sawEncryptedExtensions, session.alpnSource != .encryptedExtensions {
-            session.alpn = plaintext.decryptor.encryptedExtensionsALPN
+        if session.alpnSource != .encryptedExtensions, withDecrypted({ $0.decryptor.sawEncryptedExtensions }) == true {
+            session.alpn = plaintext?.decryptor.encryptedExtensionsALPN
             session.alpnSource = .encryptedExtensions
         }
     }

@@ -28,46 +28,9 @@ enum TLSRecordEvent {
     /// A handshake message longer than the buffer cap was skipped (counted, not parsed).
     case handshakeTooLarge
     /// A protected record is complete (only with `TLSRecordReader.keepsProtectedRecords`): sent just
-    /// before its `recordEnded`. Its arrays are the reader's buffers, valid during the call.
+    /// before its `recordEnded`. Its bytes and segments are the reader's buffers, valid during the call
+    /// (the nonce room before the body may be written).
     case protectedRecord(TLSProtectedRecord)
-}
-
-/// The packet that delivered the record bytes from stream offset `offset` on.
-struct TLSRecordSegment {
-    var offset: Int64
-    var origin: PacketOrigin
-}
-
-/// A protected record as read from the stream (kept for decryption).
-struct TLSProtectedRecord {
-    var type: TLSContentType
-    var version: UInt16
-    /// Stream offset of the record's first header byte.
-    var offset: Int64
-    /// The record body (explicit nonce or IV, ciphertext, tag or MAC and padding).
-    var body: [UInt8]
-    /// The packets that delivered the body, in stream order, each from the offset of its first body byte.
-    var segments: [TLSRecordSegment]
-
-    /// The 5-byte record header (the additional data of TLS 1.3 AEAD).
-    var header: [UInt8] {
-        [type.rawValue, UInt8(version >> 8), UInt8(version & 0xff), UInt8(body.count >> 8), UInt8(body.count & 0xff)]
-    }
-
-    /// Calls `body` with the 5-byte record header, built on the stack (`header` allocates an array).
-    func withHeader<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
-        withUnsafeTemporaryAllocation(byteCount: 5, alignment: 1) { header in
-            header[0] = type.rawValue
-            header[1] = UInt8(version >> 8)
-            header[2] = UInt8(version & 0xff)
-            header[3] = UInt8(self.body.count >> 8)
-            header[4] = UInt8(self.body.count & 0xff)
-            return body(UnsafeRawBufferPointer(header))
-        }
-    }
-
-    /// Stream offset just past the record.
-    var end: Int64 { offset + 5 + Int64(body.count) }
 }
 
 /// Incremental reader of one direction's TLS records: records split across segments, several records
@@ -108,7 +71,10 @@ final class TLSRecordReader {
     private var skipHandshake = 0
     private var alertBytes: [UInt8] = []
     private var sslv2Body: [UInt8] = []
-    private var protectedRecord = TLSProtectedRecord(type: .applicationData, version: 0, offset: 0, body: [], segments: [])
+    /// The protected record being read (its type, version, offset and segments) and its body.
+    private var protectedRecord = TLSProtectedRecord(
+        type: .applicationData, version: 0, offset: 0, sealed: UnsafeMutableRawBufferPointer(start: nil, count: 0), segments: [])
+    private var protectedBody = TLSRecordGatherBuffer()
     private(set) var isLost = false
     private var resyncBuffer: [UInt8] = []
     private var resyncBase: Int64 = 0
@@ -156,7 +122,7 @@ final class TLSRecordReader {
                 let chunk = UnsafeRawBufferPointer(rebasing: data[index ..< index + n])
                 if kept {
                     protectedRecord.segments.append(TLSRecordSegment(offset: offset + Int64(index), origin: origin))
-                    protectedRecord.body.append(contentsOf: chunk)
+                    protectedBody.append(chunk)
                 } else if !encrypted {
                     if type == .handshake { takeHandshake(chunk, origin: origin) }
                     if type == .alert { takeAlert(chunk, origin: origin) }
@@ -166,7 +132,7 @@ final class TLSRecordReader {
                     state = .header
                     header.removeAll(keepingCapacity: true)
                     if type == .alert { alertBytes.removeAll() }
-                    if kept { handler(.protectedRecord(protectedRecord)) }
+                    if kept { sendProtectedRecord() }
                     handler(.recordEnded(type: type, end: offset + Int64(index), origin: origin))
                 } else {
                     state = .body(type: type, remaining: remaining - n, encrypted: encrypted, kept: kept)
@@ -292,17 +258,23 @@ final class TLSRecordReader {
             protectedRecord.type = type
             protectedRecord.version = version
             protectedRecord.offset = headerOffset
-            protectedRecord.body.removeAll(keepingCapacity: true)
+            protectedBody.start(length: length)
             protectedRecord.segments.removeAll(keepingCapacity: true)
         }
         if length == 0 {
             state = .header
             header.removeAll(keepingCapacity: true)
-            if kept { handler(.protectedRecord(protectedRecord)) }
+            if kept { sendProtectedRecord() }
             handler(.recordEnded(type: type, end: headerOffset + 5, origin: headerOrigin))
         } else {
             state = .body(type: type, remaining: length, encrypted: encrypted, kept: kept)
         }
+    }
+
+    /// Sends the protected record just read, its body in `protectedBody`.
+    private func sendProtectedRecord() {
+        protectedRecord.sealed = protectedBody.sealed
+        handler(.protectedRecord(protectedRecord))
     }
 
     private func takeAlert(_ chunk: UnsafeRawBufferPointer, origin: PacketOrigin) {

@@ -240,18 +240,18 @@ final class TLSDecryptor {
         guard let cipher else { return nil }
         if isTLS13 {
             guard let (contentType, content) = record.withHeader({ header in
-                record.body.withUnsafeBytes { cipher.openTLS13(header: header, body: $0, sequence: sequence) }
+                cipher.openTLS13(header: header, sealed: record.sealed, sequence: sequence)
             }) else { return nil }
             return Opened(contentType: contentType, plaintext: content, leading: 0)
         }
         if cipher.algorithm.isAEAD {
             guard let plaintext = record.withHeader({ header in
-                record.body.withUnsafeBytes { cipher.openAEAD12(header: header, body: $0, sequence: sequence) }
+                cipher.openAEAD12(header: header, sealed: record.sealed, sequence: sequence)
             }) else { return nil }
             return Opened(contentType: record.type.rawValue, plaintext: plaintext, leading: cipher.explicitIVLength)
         }
         let opened = cipher.chainedIV
-            ? cipher.openChainedCBC(header: record.header, body: record.body, sequence: sequence, iv: iv)
+            ? cipher.openChainedCBC(header: record.header, body: Array(record.body), sequence: sequence, iv: iv)
             : cipher.openTLS12(header: record.header, body: record.body, sequence: sequence)
         guard let opened else { return nil }
         return Opened(contentType: record.type.rawValue, plaintext: Data(opened), leading: cipher.explicitIVLength)

@@ -14,7 +14,9 @@ import Foundation
 /// - TLS 1.2 (and 1.1) CBC suites: AES-128/256-CBC with HMAC-SHA1/SHA256/SHA384 and a per-record
 ///   explicit IV (RFC 5246 §6.2.3.2); MAC-then-encrypt by default, encrypt-then-MAC when the
 ///   extension was negotiated (RFC 7366). See `TLSRecordCipher+CBC.swift`.
-package struct TLSRecordCipher {
+/// A class, not a struct: the decryptor hands its direction's cipher on for every record, and a struct
+/// copy retained and released each of its keys and IV.
+package final class TLSRecordCipher {
     /// The bulk cipher of the record layer: an AEAD, or AES in CBC mode (then `mac` is its HMAC).
     package enum Algorithm: Sendable, Equatable {
         case aes128GCM, aes256GCM, chaCha20Poly1305
@@ -102,7 +104,7 @@ package struct TLSRecordCipher {
     /// have no explicit IV: each chains from the previous record's last ciphertext block, the first from
     /// the key block's IV (`chainedIV`; open with `openChainedCBC`). Nil for other suites (3DES,
     /// RC4, NULL, Camellia…).
-    package init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool,
+    package convenience init?(tls12 suite: TLSCipherSuite, masterSecret: [UInt8], clientRandom: [UInt8], serverRandom: [UInt8], client: Bool,
                  encryptThenMAC: Bool = false, version: UInt16 = 0x0303) {
         guard let block = Self.keyBlock(tls12: suite, masterSecret: masterSecret, clientRandom: clientRandom,
                                         serverRandom: serverRandom, version: version) else { return nil }
@@ -203,43 +205,47 @@ package struct TLSRecordCipher {
     /// does not authenticate: a wrong key or sequence number, a damaged byte, a CBC record whose
     /// padding is malformed (every padding byte must equal the padding length) or whose MAC is wrong.
     package func openTLS12(header: some Collection<UInt8>, body: some Collection<UInt8>, sequence: UInt64) -> [UInt8]? {
-        let header = Array(header), body = Array(body)
+        let header = Array(header)
         guard header.count == 5 else { return nil }
-        if !algorithm.isAEAD { return openCBC(header: header, body: body, sequence: sequence) }
+        if !algorithm.isAEAD { return openCBC(header: header, body: Array(body), sequence: sequence) }
+        var sealed = [UInt8](repeating: 0, count: Self.nonceRoom) + body
         let opened = header.withUnsafeBytes { header in
-            body.withUnsafeBytes { openAEAD12(header: header, body: $0, sequence: sequence) }
+            sealed.withUnsafeMutableBytes { openAEAD12(header: header, sealed: $0, sequence: sequence) }
         }
         return opened?.withUnsafeBytes { Array($0) }
     }
 
-    /// Opens TLS 1.2 AEAD record number `sequence` (`header`: its 5 bytes; `body`: the explicit nonce of
-    /// AES-GCM and AES-CCM, ciphertext, tag): its content, as swift-crypto returned it. Nil when it does
-    /// not authenticate or the suite is not an AEAD.
-    func openAEAD12(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, sequence: UInt64) -> Data? {
-        let explicitNonce = explicitIVLength, tagLength = algorithm.tagLength
-        guard algorithm.isAEAD, header.count == 5, body.count >= explicitNonce + tagLength else { return nil }
-        let length = body.count - explicitNonce - tagLength
+    /// Bytes of room a record body needs before it to be opened in place (`TLSProtectedRecord.sealed`):
+    /// the 12-byte AEAD nonce is written there (TLS 1.2 AES-GCM and AES-CCM: the 4-byte implicit salt,
+    /// just before the record's explicit nonce), so that nonce, ciphertext and tag lie together as
+    /// swift-crypto's sealed box takes them.
+    static let nonceRoom = 12
+
+    /// Opens TLS 1.2 AEAD record number `sequence` (`header`: its 5 bytes; `sealed`: `nonceRoom` bytes
+    /// of room, then the body: the explicit nonce of AES-GCM and AES-CCM, ciphertext, tag): its content,
+    /// as swift-crypto returned it. Writes the nonce into the room. Nil when it does not authenticate or
+    /// the suite is not an AEAD.
+    func openAEAD12(header: UnsafeRawBufferPointer, sealed: UnsafeMutableRawBufferPointer, sequence: UInt64) -> Data? {
+        let room = Self.nonceRoom, explicitNonce = explicitIVLength, tagLength = algorithm.tagLength
+        guard algorithm.isAEAD, header.count == 5, sealed.count >= room + explicitNonce + tagLength,
+              explicitNonce == 0 || iv.count + explicitNonce == room else { return nil }
+        let length = sealed.count - room - explicitNonce - tagLength
+        // the nonce: IV XOR sequence number in the room; or the implicit salt just before the explicit nonce
+        let nonceStart = room + explicitNonce - 12
+        if explicitNonce == 0 {
+            writeNonce(sequence, into: UnsafeMutableRawBufferPointer(rebasing: sealed[..<room]))
+        } else {
+            iv.withUnsafeBytes { UnsafeMutableRawBufferPointer(rebasing: sealed[nonceStart ..< room]).copyMemory(from: $0) }
+        }
         // additional data (RFC 5246 §6.2.3.3): sequence number, type, version, plaintext length
-        return withUnsafeTemporaryAllocation(byteCount: 12 + 13, alignment: 8) { scratch in
-            let nonce = UnsafeMutableRawBufferPointer(rebasing: scratch[0 ..< 12])
-            if explicitNonce == 0 {
-                writeNonce(sequence, into: nonce)
-            } else {  // the 4-byte implicit salt, then the record's explicit nonce
-                iv.withUnsafeBytes { nonce.copyMemory(from: $0) }
-                UnsafeMutableRawBufferPointer(rebasing: nonce[iv.count...]).copyMemory(
-                    from: UnsafeRawBufferPointer(rebasing: body[..<explicitNonce]))
-            }
-            let additionalData = UnsafeMutableRawBufferPointer(rebasing: scratch[12 ..< 25])
+        return withUnsafeTemporaryAllocation(byteCount: 13, alignment: 8) { additionalData in
             for index in 0 ..< 8 { additionalData[index] = UInt8(truncatingIfNeeded: sequence >> (8 * UInt64(7 - index))) }
             UnsafeMutableRawBufferPointer(rebasing: additionalData[8 ..< 11]).copyMemory(
                 from: UnsafeRawBufferPointer(rebasing: header[..<3]))
             additionalData[11] = UInt8(length >> 8)
             additionalData[12] = UInt8(length & 0xff)
-            return AEADOpening.open(
-                algorithm, key: key, nonce: UnsafeRawBufferPointer(nonce),
-                ciphertext: UnsafeRawBufferPointer(rebasing: body[explicitNonce ..< body.count - tagLength]),
-                tag: UnsafeRawBufferPointer(rebasing: body[(body.count - tagLength)...]),
-                additionalData: UnsafeRawBufferPointer(additionalData))
+            return AEADOpening.open(algorithm, key: key, sealed: UnsafeRawBufferPointer(rebasing: sealed[nonceStart...]),
+                                    additionalData: UnsafeRawBufferPointer(additionalData))
         }
     }
 
@@ -281,22 +287,17 @@ package struct TLSRecordCipher {
         (0 ..< 8).reversed().map { UInt8(truncatingIfNeeded: sequence >> (8 * UInt64($0))) }
     }
 
-    /// Opens TLS 1.3 record number `sequence` (`header`: its 5 bytes, the additional data; `body`: the
-    /// encrypted content and the tag): the inner content type, and the record's content without it and
-    /// its padding (a slice of what swift-crypto returned: no copy). Nil when the record does not
-    /// authenticate or has no content type (all padding).
-    func openTLS13(header: UnsafeRawBufferPointer, body: UnsafeRawBufferPointer, sequence: UInt64)
+    /// Opens TLS 1.3 record number `sequence` (`header`: its 5 bytes, the additional data; `sealed`:
+    /// `nonceRoom` bytes of room, then the body: the encrypted content and the tag): the inner content
+    /// type, and the record's content without it and its padding (a slice of what swift-crypto returned:
+    /// no copy). Writes the nonce into the room. Nil when the record does not authenticate or has no
+    /// content type (all padding).
+    func openTLS13(header: UnsafeRawBufferPointer, sealed: UnsafeMutableRawBufferPointer, sequence: UInt64)
         -> (contentType: UInt8, content: Data)? {
-        let tagLength = algorithm.tagLength
-        guard algorithm.isAEAD, body.count > tagLength else { return nil }
-        let opened = withUnsafeTemporaryAllocation(byteCount: 12, alignment: 8) { nonce in
-            writeNonce(sequence, into: nonce)
-            return AEADOpening.open(
-                algorithm, key: key, nonce: UnsafeRawBufferPointer(nonce),
-                ciphertext: UnsafeRawBufferPointer(rebasing: body[..<(body.count - tagLength)]),
-                tag: UnsafeRawBufferPointer(rebasing: body[(body.count - tagLength)...]),
-                additionalData: header)
-        }
+        let room = Self.nonceRoom
+        guard algorithm.isAEAD, sealed.count > room + algorithm.tagLength else { return nil }
+        writeNonce(sequence, into: UnsafeMutableRawBufferPointer(rebasing: sealed[..<room]))
+        let opened = AEADOpening.open(algorithm, key: key, sealed: UnsafeRawBufferPointer(sealed), additionalData: header)
         guard let opened else { return nil }
         // the inner type is the last byte that is not padding (zeros)
         let typeIndex = opened.withUnsafeBytes { bytes in
