@@ -28,9 +28,9 @@ enum InternetChecksum {
             offset &+= 64
         }
         while offset &+ 8 <= count {
-            let word = base.loadUnaligned(fromByteOffset: offset, as: UInt64.self)
-            total &+= word
-            carries &+= total < word ? 1 : 0
+            var carry: UInt64 = 0
+            total = added(total, base.loadUnaligned(fromByteOffset: offset, as: UInt64.self), carry: &carry)
+            carries &+= carry
             offset &+= 8
         }
         var rest: UInt64 = 0

@@ -324,9 +324,7 @@ struct CSVRowEncoder: JSONEncoding {
             Self.storeCommas(skipped, at: textStart + end)
             end &+= skipped
             for index in 0..<count {
-                end &+= Text.write(values[index], to: textStart + end)
-                textStart[end] = UInt8(ascii: ",")
-                end &+= 1
+                end &+= Self.storeCellOfLine(values[index], as: Text.self, at: textStart + end)
             }
             passedColumns = firstColumn &+ count
         } else if isLine {
@@ -342,9 +340,7 @@ struct CSVRowEncoder: JSONEncoding {
                     }
                     Self.storeCommas(skipped, at: textStart + end)
                     end &+= skipped
-                    end &+= Text.write(values[index], to: textStart + end)
-                    textStart[end] = UInt8(ascii: ",")
-                    end &+= 1
+                    end &+= Self.storeCellOfLine(values[index], as: Text.self, at: textStart + end)
                     passed = column &+ 1
                 }
             }
@@ -363,6 +359,16 @@ struct CSVRowEncoder: JSONEncoding {
             }
         }
         text.commit(end &- text.count)
+    }
+
+    /// Stores a run value's text and its comma at `destination` (writing a line); returns their length.
+    @inline(__always)
+    private static func storeCellOfLine<Text: RunValueText>(
+        _ value: Text.Value, as _: Text.Type, at destination: UnsafeMutablePointer<UInt8>
+    ) -> Int {
+        let length = Text.write(value, to: destination)
+        destination[length] = UInt8(ascii: ",")
+        return length &+ 1
     }
 
     mutating func number(_ literal: String) {
