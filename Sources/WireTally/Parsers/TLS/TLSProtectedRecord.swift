@@ -23,10 +23,8 @@ struct TLSProtectedRecord {
         UnsafeRawBufferPointer(rebasing: sealed[TLSRecordCipher.nonceRoom...])
     }
 
-    /// The 5-byte record header (the additional data of TLS 1.3 AEAD).
-    var header: [UInt8] {
-        [type.rawValue, UInt8(version >> 8), UInt8(version & 0xff), UInt8(body.count >> 8), UInt8(body.count & 0xff)]
-    }
+    /// The 5-byte record header (the additional data of TLS 1.3 AEAD), as an array (`withHeader`'s bytes).
+    var header: [UInt8] { withHeader { Array($0) } }
 
     /// Calls `body` with the 5-byte record header, built on the stack (`header` allocates an array).
     func withHeader<Result>(_ body: (UnsafeRawBufferPointer) -> Result) -> Result {
