@@ -136,8 +136,8 @@ package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate
     /// `Upgrade: h2c` in the request, answered `101` with `Upgrade: h2c`.
     private func isUpgradeToH2C(_ exchange: HTTPExchange) -> Bool {
         exchange.response?.status == 101
-            && exchange.request?.header("Upgrade")?.lowercased().split(separator: ",").contains { $0.trimmingCharacters(in: .whitespaces) == "h2c" } == true
-            && exchange.response?.header("Upgrade")?.lowercased().trimmingCharacters(in: .whitespaces) == "h2c"
+            && exchange.request?.header("Upgrade")?.lowercased().split(separator: ",").contains { $0.trimmingHTTPWhitespace() == "h2c" } == true
+            && exchange.response?.header("Upgrade")?.lowercased().trimmingHTTPWhitespace() == "h2c"
     }
 
     // MARK: StreamAttribution

@@ -128,7 +128,7 @@ package final class TableWriter: OffThreadRecordWriter {
         lines.append("tcp          \(summary.connections) connections, \(summary.inConnections.packets) packets, \(summary.inConnections.ipBytes) IP bytes")
         if !summary.tlsDecryption.isEmpty {
             let counts = ["decrypted", "partial", "no_key", "failed", "unsupported_cipher"].compactMap { status in
-                summary.tlsDecryption[status].map { "\($0) \(status.replacingOccurrences(of: "_", with: " "))" }
+                summary.tlsDecryption[status].map { "\($0) \(status.replacing("_", with: " "))" }
             }
             lines.append("tls keys     \(summary.tlsDecryption.values.reduce(0, +)) TLS connections: \(counts.joined(separator: ", "))")
         }

@@ -1,6 +1,6 @@
 import Crypto
 import _CryptoExtras
-import Foundation
+import FoundationEssentials
 
 /// A packet's first byte and packet number once header protection is removed (RFC 9001 §5.4).
 struct QUICUnprotectedHeader {

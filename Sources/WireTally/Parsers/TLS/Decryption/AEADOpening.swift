@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// Opens AEAD-sealed bytes with swift-crypto: the one place TLS records (`TLSRecordCipher`) and QUIC
 /// packets (`QUICPacketProtection`) are authenticated and decrypted. The bytes are read in place from

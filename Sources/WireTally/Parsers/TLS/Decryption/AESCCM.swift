@@ -1,6 +1,6 @@
 import Crypto
 import _CryptoExtras
-import Foundation
+import FoundationEssentials
 
 /// AES-CCM for the TLS CCM suites (RFC 6655 for TLS 1.2, RFC 8446 for TLS 1.3's
 /// TLS_AES_128_CCM_SHA256 and TLS_AES_128_CCM_8_SHA256), which swift-crypto has no AEAD for.

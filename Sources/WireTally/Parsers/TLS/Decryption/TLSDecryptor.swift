@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// Opens the protected records of one TLS connection with its secrets from a key log, following the
 /// key changes of both directions (all cryptography in `TLSRecordCipher`):

@@ -1,4 +1,4 @@
-import Foundation
+import FoundationEssentials
 
 /// The plaintext of a TLS connection whose keys are known, as a layer between the TCP streams and the
 /// application protocol: opens each protected record (`TLSDecryptor`), hands the application data of

@@ -1,5 +1,5 @@
 import Crypto
-import Foundation
+import FoundationEssentials
 
 /// The protection of TLS records for one direction of one connection, and the keys it is built from.
 /// All cryptography is swift-crypto's (`Crypto`, and `_CryptoExtras` for AES-CBC and the AES-CTR, AES-CBC and
