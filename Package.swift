@@ -35,7 +35,11 @@ let package = Package(
         .executableTarget(
             name: "wiretally",
             dependencies: ["WireTally", .product(name: "ArgumentParser", package: "swift-argument-parser")],
-            path: "Sources/wiretally"
+            path: "Sources/wiretally",
+            exclude: ["no-exported-symbols.map"],
+            // --static-swift-stdlib links with -export-dynamic: every symbol of every package (25,000) would
+            // be exported, and the runtime's dladdr at start-up scans them all. Nothing loads into wiretally.
+            linkerSettings: [.unsafeFlags(["-Xlinker", "--version-script=\(Context.packageDirectory)/Sources/wiretally/no-exported-symbols.map"])]
         ),
         .testTarget(
             name: "WireTallyTests",
