@@ -30,8 +30,9 @@ package struct DNSResolution: Hashable, Sendable {
 /// query does not. Memory is bounded: beyond `capacity` resolutions the oldest is forgotten.
 package final class DNSAnswerIndex {
     package let capacity: Int
-    /// Kept resolutions by sequence number; sequence `s` lives at `s % capacity`.
-    private var ring: [DNSResolution?]
+    /// Kept resolutions by sequence number; sequence `s` lives at `s % capacity`. Grown as answers come
+    /// (a capture without DNS allocates nothing: `capacity` empty slots are over a megabyte to fault in).
+    private var ring: [DNSResolution?] = []
     private var firstSequence = 0
     private var nextSequence = 0
     /// Sequence numbers, ascending, of the resolutions naming each address / asked for each name.
@@ -41,7 +42,6 @@ package final class DNSAnswerIndex {
     /// - Parameter capacity: how many resolutions are remembered (at least 1).
     package init(capacity: Int = 4096) {
         self.capacity = max(1, capacity)
-        ring = Array(repeating: nil, count: self.capacity)
     }
 
     /// Number of resolutions remembered.
@@ -80,11 +80,13 @@ package final class DNSAnswerIndex {
         if count == capacity { forgetOldest() }
         let sequence = nextSequence
         nextSequence += 1
-        ring[sequence % capacity] = DNSResolution(
+        let resolution = DNSResolution(
             name: question.name, transactionID: transaction.id, queryTimestamp: transaction.queryTimestamp,
             answerTimestamp: answered, lookupEndTimestamp: lookupEnd, client: transaction.client,
             addresses: addresses, wire: transaction.wire,
             responseWire: transaction.responseWire)
+        // until the ring is full no resolution has been forgotten: sequence == ring.count
+        if ring.count < capacity { ring.append(resolution) } else { ring[sequence % capacity] = resolution }
         for address in Set(addresses) { byAddress[address, default: []].append(sequence) }
         byName[question.name, default: []].append(sequence)
     }
