@@ -76,8 +76,10 @@ struct Analyze: ParsableCommand {
     @Option(help: "Out-of-order bytes buffered across all connections before the connections holding the most have a hole declared missing.")
     var maxBufferedBytesTotal: Int = AnalysisOptions().maxBufferedBytesTotal
 
+    // an Int, like the other counts: every further option value type costs ArgumentParser's start-up three
+    // more run-time conformance lookups, each a scan of all the binary's conformance records
     @Option(help: "Seconds without packets after which an open connection is reported.")
-    var idleTimeout: Int64 = AnalysisOptions().idleTimeoutSeconds
+    var idleTimeout = Int(AnalysisOptions().idleTimeoutSeconds)
 
     @Flag(help: "No progress bar (it is shown on a terminal for files over a few MB).")
     var quiet = false
@@ -120,7 +122,7 @@ struct Analyze: ParsableCommand {
         options.maxConnections = maxConnections
         options.maxBufferedBytesPerDirection = maxBufferedBytes
         options.maxBufferedBytesTotal = maxBufferedBytesTotal
-        options.idleTimeoutSeconds = idleTimeout
+        options.idleTimeoutSeconds = Int64(idleTimeout)
         options.maxHeaderBytes = maxHeaderBytes
         options.maxOpenRequests = maxOpenRequests
         options.maxOpenRequestsTotal = maxOpenRequestsTotal
