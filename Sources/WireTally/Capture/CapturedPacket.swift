@@ -7,6 +7,9 @@ package struct CapturedPacket {
     package var frameNumber: Int
     package var timestamp: Timestamp
     package var linkType: LinkType
+    /// True once `recordFrameOwner(reusing:)` has read the owner the frame itself names into
+    /// `recordedOwner`: `owner` then reads the frame no more. (Beside `linkType`, in its padding.)
+    package private(set) var isFrameOwnerRecorded = false
     /// The frame's length on the wire (`orig_len`); at least `bytes.count`.
     package var originalLength: Int
     /// The captured bytes (`incl_len` of them; fewer than `originalLength` when cut by the snaplen).
@@ -16,9 +19,10 @@ package struct CapturedPacket {
     /// The pcapng interface the packet was captured on (0 for pcap files).
     package var interfaceIndex: Int
     /// The process or app the file's blocks name for the packet (Apple's pcapng process information
-    /// blocks, PCAPdroid's pcapng UID mapping); nil otherwise. Owners written into the frame itself
-    /// (PKTAP header, PCAPdroid trailer) are read by `owner`. Kept out of line: inline, the owner's
-    /// two names made the packet ~170 bytes, copied with a call to memmove at every hand-on.
+    /// blocks, PCAPdroid's pcapng UID mapping), or the frame itself once `recordFrameOwner(reusing:)`
+    /// has read it; nil otherwise. Until then, owners written into the frame (PKTAP header, PCAPdroid
+    /// trailer) are read by `owner`. Kept out of line: inline, the owner's two names made the packet
+    /// ~170 bytes, copied with a call to memmove at every hand-on.
     package var recordedOwner: RecordedOwner?
 
     package init(
@@ -43,11 +47,29 @@ package struct CapturedPacket {
     /// blocks (`recordedOwner`), the PKTAP header, or a PCAPdroid trailer; nil when it names none.
     package var owner: PacketOwner? {
         if let recordedOwner { return recordedOwner.owner }
+        return isFrameOwnerRecorded ? nil : frameOwner
+    }
+
+    /// The owner the frame itself names (PKTAP header, PCAPdroid trailer), nil when it names none.
+    private var frameOwner: PacketOwner? {
         switch linkType {
-        case .pktap: return PKTAPHeader(bytes)?.owner
-        case .ethernet: return PCAPdroidTrailer.owner(in: bytes, originalLength: originalLength)
-        default: return nil
+        case .pktap: PKTAPHeader(bytes)?.owner
+        case .ethernet: PCAPdroidTrailer.owner(in: bytes, originalLength: originalLength)
+        default: nil
         }
+    }
+
+    /// Settles `owner` into `recordedOwner` (unless the file's blocks named one already), reading
+    /// the frame's own owner now: for the thread that decodes the packet while its bytes are in that
+    /// core's cache, so that the analysing thread never loads the frame's first cache line just to
+    /// learn that it names no owner. `last`, the owner recorded last, is reused when the frame names
+    /// the same (consecutive packets mostly do), and becomes the one recorded here.
+    package mutating func recordFrameOwner(reusing last: inout RecordedOwner?) {
+        guard !isFrameOwnerRecorded else { return }
+        isFrameOwnerRecorded = true
+        guard recordedOwner == nil, let owner = frameOwner else { return }
+        recordedOwner = RecordedOwner.reusing(last, for: owner)
+        last = recordedOwner
     }
 }
 

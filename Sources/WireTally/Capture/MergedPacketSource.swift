@@ -24,7 +24,10 @@ package final class MergedPacketSource: PacketSource {
         var isFinished = false
     }
 
-    private var inputs: [Input]
+    /// The inputs, in a buffer the source owns rather than an array: the packet path reads and
+    /// advances an input without the array's uniqueness and bounds checks (a one-file capture went
+    /// through them for every packet).
+    private let inputs: UnsafeMutableBufferPointer<Input>
     private var isPrimed = false
     private var lastReturnedInput: Int?
     private var frameCount = 0
@@ -32,7 +35,13 @@ package final class MergedPacketSource: PacketSource {
 
     /// Merges `sources`; packets from `sources[i]` get `fileIndex` i.
     package init(sources: [any PacketSource]) {
-        inputs = sources.enumerated().map { Input(source: $1, fileIndex: $0) }
+        inputs = .allocate(capacity: sources.count)
+        _ = inputs.initialize(from: sources.enumerated().map { Input(source: $1, fileIndex: $0) })
+    }
+
+    deinit {
+        inputs.deinitialize()
+        inputs.deallocate()
     }
 
     /// Opens and merges the capture files at `paths` (see `CaptureFile.open`); packets from

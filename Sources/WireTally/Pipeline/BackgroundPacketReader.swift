@@ -7,7 +7,8 @@ import Glibc
 /// read straight into the batches' buffers (the reader lends them to its input); packets merged from
 /// several files are copied into them.
 /// With `decodes`, it also decodes each packet (link, IP and transport headers, checksums), all but IP
-/// fragments, whose reassembly stays with the calling thread's decoder.
+/// fragments, whose reassembly stays with the calling thread's decoder. Either way the batches read
+/// the owner each frame names while the frame is in the reader's cache (`PacketBatch`).
 ///
 /// The packets come out exactly as `source.nextPacket()` gives them; a thrown error ends the reading
 /// like the end of the input (the source records it in `failures`). Read the source's `failures` only

@@ -2,7 +2,10 @@
 /// and one slot per packet, both reused from batch to batch. The packets get into the buffer in one
 /// of two ways: the reader's input reads the file straight into it (`readingBuffer`, then
 /// `appendInPlace`), or they are copied out of the reader's own buffer (`append`, when several files
-/// are merged). The reader may decode each packet too (the views then point into the batch's buffer).
+/// are merged). The reader may decode each packet too (the views then point into the batch's buffer);
+/// either way the owner the frame names is read as the packet is added
+/// (`CapturedPacket.recordFrameOwner(reusing:)`), so that the analysing thread never reads the frame
+/// for it.
 final class PacketBatch: PipeBatch {
     /// One packet, its bytes in `storage`.
     struct Slot {
@@ -29,6 +32,8 @@ final class PacketBatch: PipeBatch {
     private var capacity: Int
     /// Bytes of `storage` taken by copied packets.
     private var used = 0
+    /// The owner a frame added last named, reused while the next frames name the same.
+    private var lastRecordedOwner: RecordedOwner?
 
     init() {
         capacity = Self.byteCapacity
@@ -81,6 +86,7 @@ final class PacketBatch: PipeBatch {
     }
 
     private func add(_ packet: consuming CapturedPacket, decoder: PacketDecoder?) {
+        packet.recordFrameOwner(reusing: &lastRecordedOwner)
         if let decoder, let decoded = decoder.decodeUnlessFragment(packet) {
             slots.append(Slot(packet: packet, decoded: decoded, isDecoded: true))
         } else {

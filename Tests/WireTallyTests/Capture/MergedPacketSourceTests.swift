@@ -54,6 +54,21 @@ import Testing
         #expect(result.packets.map(\.frameNumber) == [1, 2, 3])
     }
 
+    /// A single file cut short: its good packets pass through numbered, then its failure is thrown
+    /// once, then the source stays ended; the file's bytes read reach its size.
+    @Test func singleCutFileGivesItsPacketsThenItsFailureOnce() throws {
+        let scratch = try TemporaryDirectory()
+        let cutBytes = try Self.file(timestampsMicroseconds: [1, 2, 3], tag: 0xb).dropLast(3)
+        let cut = try scratch.file("cut.pcap", Array(cutBytes))
+        let merged = MergedPacketSource(paths: [cut])
+        #expect(try merged.nextPacket()?.frameNumber == 1)
+        #expect(try merged.nextPacket()?.frameNumber == 2)
+        #expect(throws: CaptureError.self) { try merged.nextPacket() }
+        #expect(try merged.nextPacket() == nil)
+        #expect(merged.failures.count == 1)
+        #expect(merged.fileBytesRead == merged.fileBytesTotal && merged.fileBytesTotal == cutBytes.count)
+    }
+
     @Test func failingFileDoesNotLoseTheOthersPackets() throws {
         let scratch = try TemporaryDirectory()
         let good = try scratch.file("good.pcap", try Self.file(timestampsMicroseconds: [1, 2, 3, 4, 5, 6], tag: 0xa))
