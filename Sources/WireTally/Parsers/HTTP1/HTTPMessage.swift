@@ -145,11 +145,13 @@ package struct HTTPMessage: @unchecked Sendable {
         }
 
         /// The text of `slot` as a `String`, nil when the message has none.
+        @inline(__always)
         func text(_ slot: HTTPMessageTexts.Slot) -> String? {
             header.texts.string(slot, in: texts)
         }
 
         /// The bytes of `slot`'s text (UTF-8), nil when the message has none; valid while the box lives.
+        @inline(__always)
         func textBytes(_ slot: HTTPMessageTexts.Slot) -> UnsafeRawBufferPointer? {
             header.texts.bytes(slot, in: texts)
         }
@@ -175,8 +177,8 @@ package struct HTTPMessage: @unchecked Sendable {
 
     /// Sets the text of `slot` (a new box: the texts are laid out again; not a per-message path).
     private mutating func setText(_ slot: HTTPMessageTexts.Slot, _ value: String?) {
-        var strings = HTTPMessageTexts.Strings()
-        for other in HTTPMessageTexts.Slot.allCases { strings[other] = other == slot ? value : box.text(other) }
+        var strings = HTTPMessageTexts.Strings(repeating: nil)
+        for other in HTTPMessageTexts.Slot.allCases { strings[other.rawValue] = other == slot ? value : box.text(other) }
         var fields = box.header
         let headers = box.headerFields
         fields.texts = HTTPMessageTexts(strings)
@@ -320,8 +322,7 @@ package struct HTTPMessage: @unchecked Sendable {
         decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = [], retainedBody: [UInt8]? = nil,
         http2: HTTP2StreamInfo? = nil, http3: HTTP3StreamInfo? = nil
     ) {
-        let strings = HTTPMessageTexts.Strings(
-            method: method, target: target, reason: reason, version: version, contentEncoding: contentEncoding)
+        let strings: HTTPMessageTexts.Strings = [method, target, reason, version, contentEncoding]
         let texts = HTTPMessageTexts(strings)
         box = Box.make(Fields(
             kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, status: status, texts: texts,

@@ -8,70 +8,32 @@
 /// text read as bytes is the UTF-8 of the `String` read.
 struct HTTPMessageTexts: Sendable {
     /// The texts a message has.
-    enum Slot: CaseIterable {
+    enum Slot: Int, CaseIterable {
         case method, target, reason, version, contentEncoding
     }
 
-    /// The texts as `String`s (nil: none), one per slot.
-    struct Strings {
-        var method, target, reason, version, contentEncoding: String?
+    /// The texts as `String`s (nil: none), at their slots' raw values.
+    typealias Strings = InlineArray<5, String?>
 
-        subscript(slot: Slot) -> String? {
-            get {
-                switch slot {
-                case .method: method
-                case .target: target
-                case .reason: reason
-                case .version: version
-                case .contentEncoding: contentEncoding
-                }
-            }
-            set {
-                switch slot {
-                case .method: method = newValue
-                case .target: target = newValue
-                case .reason: reason = newValue
-                case .version: version = newValue
-                case .contentEncoding: contentEncoding = newValue
-                }
-            }
-        }
+    /// Per slot (at its raw value), where its bytes start (the low 32 bits) and how many there are (the
+    /// high 32 bits; all ones: no text, nil). Plain integers: the message's fields stay trivial to copy.
+    private var spans: (UInt64, UInt64, UInt64, UInt64, UInt64) = (Self.none, Self.none, Self.none, Self.none, Self.none)
+
+    private static var none: UInt64 { UInt64(UInt32.max) << 32 }
+
+    /// The span of `slot`: where its bytes start, and how many (-1: none). Inlined, so a slot known where
+    /// it is read is one load.
+    @inline(__always)
+    private func span(_ slot: Slot) -> (start: Int, count: Int) {
+        let span = withUnsafeBytes(of: spans) { $0.load(fromByteOffset: slot.rawValue &* 8, as: UInt64.self) }
+        return (Int(UInt32(truncatingIfNeeded: span)), Int(Int32(truncatingIfNeeded: span >> 32)))
     }
-
-    /// Where a text's bytes start and how many there are; a count of -1: no text (nil).
-    private struct Span {
-        var start: Int32 = 0
-        var count: Int32 = -1
-    }
-
-    private var method = Span(), target = Span(), reason = Span(), version = Span(), contentEncoding = Span()
 
     /// Bytes of all the texts together.
     private(set) var byteCount = 0
 
     /// No texts.
     init() {}
-
-    private subscript(slot: Slot) -> Span {
-        get {
-            switch slot {
-            case .method: method
-            case .target: target
-            case .reason: reason
-            case .version: version
-            case .contentEncoding: contentEncoding
-            }
-        }
-        set {
-            switch slot {
-            case .method: method = newValue
-            case .target: target = newValue
-            case .reason: reason = newValue
-            case .version: version = newValue
-            case .contentEncoding: contentEncoding = newValue
-            }
-        }
-    }
 
     /// Counts `count` bytes more after the ones described so far (where texts will be found).
     mutating func appendBytes(count: Int) {
@@ -81,7 +43,8 @@ struct HTTPMessageTexts: Sendable {
     /// Makes the `count` bytes from `start` (counted already) the text of `slot`, replacing what it had
     /// (those bytes stay, unread).
     mutating func setText(_ slot: Slot, start: Int, count: Int) {
-        self[slot] = Span(start: Int32(truncatingIfNeeded: start), count: Int32(truncatingIfNeeded: count))
+        let span = UInt64(UInt32(truncatingIfNeeded: start)) | UInt64(UInt32(truncatingIfNeeded: count)) << 32
+        withUnsafeMutableBytes(of: &spans) { $0.storeBytes(of: span, toByteOffset: slot.rawValue &* 8, as: UInt64.self) }
     }
 
     /// Makes the `count` bytes after the ones described so far the text of `slot`.
@@ -93,29 +56,31 @@ struct HTTPMessageTexts: Sendable {
     /// Where `strings` lie once `write(_:to:)` has written them.
     init(_ strings: Strings) {
         for slot in Slot.allCases {
-            if let text = strings[slot] { appendText(slot, count: text.utf8.count) }
+            if let text = strings[slot.rawValue] { appendText(slot, count: text.utf8.count) }
         }
     }
 
     /// Writes `strings` (this value's `init(_:)` argument) at `target`, `byteCount` bytes.
     func write(_ strings: Strings, to target: UnsafeMutableRawPointer) {
         for slot in Slot.allCases {
-            guard var text = strings[slot] else { continue }
-            let start = Int(self[slot].start)
+            guard var text = strings[slot.rawValue] else { continue }
+            let start = span(slot).start
             text.withUTF8 { if let bytes = $0.baseAddress { (target + start).copyMemory(from: bytes, byteCount: $0.count) } }
         }
     }
 
     /// The bytes of `slot`'s text among `bytes` (the `byteCount` bytes this value describes), nil when
     /// the message has none.
+    @inline(__always)
     func bytes(_ slot: Slot, in bytes: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
-        let span = self[slot]
+        let span = span(slot)
         guard span.count >= 0 else { return nil }
-        return UnsafeRawBufferPointer(rebasing: bytes[Int(span.start)..<Int(span.start) &+ Int(span.count)])
+        return UnsafeRawBufferPointer(rebasing: bytes[span.start..<span.start &+ span.count])
     }
 
     /// `slot`'s text among `bytes` (the `byteCount` bytes this value describes) as a `String`: the
     /// common tokens are the literals they equal (`HTTP1Syntax.token`).
+    @inline(__always)
     func string(_ slot: Slot, in bytes: UnsafeRawBufferPointer) -> String? {
         self.bytes(slot, in: bytes).map { HTTP1Syntax.token($0, 0..<$0.count) }
     }
