@@ -177,7 +177,7 @@ package struct HTTPMessage: @unchecked Sendable {
 
     /// Sets the text of `slot` (a new box: the texts are laid out again; not a per-message path).
     private mutating func setText(_ slot: HTTPMessageTexts.Slot, _ value: String?) {
-        var strings = HTTPMessageTexts.Strings(repeating: nil)
+        var strings = HTTPMessageTexts.Strings(repeating: nil, count: HTTPMessageTexts.Slot.allCases.count)
         for other in HTTPMessageTexts.Slot.allCases { strings[other.rawValue] = other == slot ? value : box.text(other) }
         var fields = box.header
         let headers = box.headerFields

@@ -12,8 +12,9 @@ struct HTTPMessageTexts: Sendable {
         case method, target, reason, version, contentEncoding
     }
 
-    /// The texts as `String`s (nil: none), at their slots' raw values.
-    typealias Strings = InlineArray<5, String?>
+    /// The texts as `String`s (nil: none), at their slots' raw values (an array: an `InlineArray` of
+    /// optional strings was destroyed once too often in debug builds, Swift 6.2).
+    typealias Strings = [String?]
 
     /// Per slot (at its raw value), where its bytes start (the low 32 bits) and how many there are (the
     /// high 32 bits; all ones: no text, nil). Plain integers: the message's fields stay trivial to copy.
