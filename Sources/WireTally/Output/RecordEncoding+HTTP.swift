@@ -221,7 +221,8 @@ extension RecordEncoding {
         to encoder: inout Encoder
     ) {
         encoder.field(layout.method, message.method)
-        encoder.field(layout.target, message.target)
+        encoder.key(layout.target)
+        message.withTarget { if let target = $0 { encoder.string(utf8: target) } else { encoder.null() } }
         encoder.key(layout.host)
         withHost(of: message, fallback: fallbackHost()) { encoder.string(utf8: $0) }
         encoder.field(layout.version, message.version)

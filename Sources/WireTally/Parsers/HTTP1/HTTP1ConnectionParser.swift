@@ -179,13 +179,15 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var lastOrigin: PacketOrigin
         var announced = false
         var exchangeIndex = -1
-        var method: String?
         /// The request's method read for framing (`.other` for responses).
         var framingMethod = FramingMethod.other
-        var target: String?
         var status: Int?
-        var reason: String?
-        var version = ""
+        /// The start line's method, target, reason and version, and the `Content-Encoding`: where they
+        /// lie in `textBytes`, memory for `textCapacity` bytes kept for the direction's next message like
+        /// the fields' storage (freed with the builder).
+        private(set) var texts = HTTPMessageTexts()
+        private(set) var textBytes = UnsafeMutableRawPointer.allocate(byteCount: Builder.keptTextCapacity, alignment: 1)
+        private var textCapacity = Builder.keptTextCapacity
         var headerFields = HTTPHeaderFields()
         /// Positions in `headerFields` of the first and the last `Transfer-Encoding` field, and of the
         /// first and the last `Content-Length` field (only those between them need reading to frame the
@@ -199,7 +201,6 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         var bytes = HTTPByteCounts()
         var interimCount = 0
         var interimBytes = 0
-        var contentEncoding: String?
         var decoder: ContentDecoder?
         /// Body retention (`HTTPLimits.retainedBodyBytes` > 0): the raw body's first bytes when it has
         /// no content coding (the decoder keeps the decoded ones otherwise); nil when not retained.
@@ -216,6 +217,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             firstOrigin = origin
             lastOrigin = origin
         }
+
+        deinit { textBytes.deallocate() }
 
         /// Makes the builder a new message's, exactly as `init` and the properties' initial values make
         /// it, once `finishMessage` has moved its message out (`isMovedOut`): the properties holding
@@ -234,6 +237,8 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             exchangeIndex = -1
             framingMethod = .other
             status = nil
+            texts = HTTPMessageTexts()
+            if textCapacity > Self.keptTextCapacity { replaceTextBytes(capacity: Self.keptTextCapacity) }
             // The fields' storage is kept for the next message (a message copies its fields into its
             // own allocation), unless an outsized header block grew it.
             if headerFields.capacity > Self.keptHeaderCapacity { headerFields = HTTPHeaderFields() } else { headerFields.removeAll() }
@@ -250,21 +255,24 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             request = nil
         }
 
-        /// Whether the 8 properties holding references that `restart` leaves alone are at their initial
+        /// Whether the 3 properties holding references that `restart` leaves alone are at their initial
         /// values (`finishMessage` moves them out; read in debug builds only).
         private var isMovedOut: Bool {
-            method == nil && target == nil && reason == nil && version.isEmpty && trailers.isEmpty
-                && contentEncoding == nil && decoder == nil && retained == nil
+            trailers.isEmpty && decoder == nil && retained == nil
         }
 
         /// The largest header storage a finished builder keeps for its direction's next message.
         static var keptHeaderCapacity: Int { 16 << 10 }
 
-        /// Whether the builder has the 28 stored properties `restart` sets or `isMovedOut` checks (checked
+        /// The texts' memory a builder starts with and the most a finished one keeps: start lines and
+        /// codings are short (a longer one grows it for its message).
+        static var keptTextCapacity: Int { 256 }
+
+        /// Whether the builder has the 26 stored properties `restart` sets or `isMovedOut` checks (checked
         /// once, in debug builds).
         private static let restartSetsEveryProperty =
             Mirror(reflecting: Builder(kind: .request, start: 0, origin: PacketOrigin(frameNumber: 0, timestamp: Timestamp(nanoseconds: 0))))
-                .children.count == 28
+                .children.count == 26
 
         var end: Int64 { start + Int64(interimBytes + bytes.total) }
 
@@ -281,8 +289,60 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             }
         }
 
-        /// Drops the header fields (of an interim response).
+        /// Sets the text of `slot` to `text`: as it is when it is ASCII (start-line tokens nearly always
+        /// are), else as `String(decoding:as:)` repairs it, so the texts are valid UTF-8.
+        func setText(_ slot: HTTPMessageTexts.Slot, _ text: UnsafeRawBufferPointer) {
+            guard HTTPMessageTexts.isASCII(text) else {
+                var repaired = String(decoding: text, as: UTF8.self)
+                return repaired.withUTF8 { storeText(slot, UnsafeRawBufferPointer($0)) }
+            }
+            storeText(slot, text)
+        }
+
+        private func storeText(_ slot: HTTPMessageTexts.Slot, _ text: UnsafeRawBufferPointer) {
+            texts.setText(slot, start: storeBytes(text), count: text.count)
+        }
+
+        /// Copies `bytes` after the texts' bytes; returns where they start there.
+        private func storeBytes(_ bytes: UnsafeRawBufferPointer) -> Int {
+            let start = texts.byteCount
+            if start &+ bytes.count > textCapacity { replaceTextBytes(capacity: Swift.max(2 &* textCapacity, start &+ bytes.count)) }
+            if let source = bytes.baseAddress { (textBytes + start).copyMemory(from: source, byteCount: bytes.count) }
+            texts.appendBytes(count: bytes.count)
+            return start
+        }
+
+        /// Keeps a start line's content `line` whole among the texts' bytes when it is ASCII (the usual
+        /// line: one check and one copy for all its tokens) and returns where it starts there, for
+        /// `setText(_:_:of:storedAt:)`; nil otherwise (nothing kept).
+        func storeStartLine(_ line: UnsafeRawBufferPointer) -> Int? {
+            HTTPMessageTexts.isASCII(line) ? storeBytes(line) : nil
+        }
+
+        /// Sets the text of `slot` to `range` of `line`: read in place where `storeStartLine` kept the
+        /// line (`lineStart`), else stored as `setText(_:_:)` stores it.
+        func setText(_ slot: HTTPMessageTexts.Slot, _ range: Range<Int>, of line: UnsafeRawBufferPointer, storedAt lineStart: Int?) {
+            guard let lineStart else { return setText(slot, UnsafeRawBufferPointer(rebasing: line[range])) }
+            texts.setText(slot, start: lineStart &+ range.lowerBound, count: range.count)
+        }
+
+        /// Moves the texts into new memory for `capacity` bytes.
+        private func replaceTextBytes(capacity: Int) {
+            let bytes = UnsafeMutableRawPointer.allocate(byteCount: capacity, alignment: 1)
+            bytes.copyMemory(from: textBytes, byteCount: texts.byteCount)
+            textBytes.deallocate()
+            textBytes = bytes
+            textCapacity = capacity
+        }
+
+        /// The text of `slot` as a `String`, nil when it was not set.
+        func text(_ slot: HTTPMessageTexts.Slot) -> String? {
+            texts.string(slot, in: UnsafeRawBufferPointer(start: textBytes, count: texts.byteCount))
+        }
+
+        /// Drops the header fields and the start line's texts (of an interim response).
         func removeHeaders() {
+            texts = HTTPMessageTexts()
             headerFields.removeAll()
             transferEncodingHeaders = nil
             contentLengthHeaders = nil
@@ -589,16 +649,18 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                     first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
                     last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
                 }
-                message.method = HTTP1Syntax.token(text, 0..<first)
+                let stored = message.storeStartLine(text)
+                message.setText(.method, 0..<first, of: text, storedAt: stored)
                 message.framingMethod = FramingMethod(UnsafeRawBufferPointer(rebasing: text[0..<first]))
-                message.target = HTTP1Syntax.string(text, (first + 1)..<max(first + 1, last))
-                message.version = HTTP1Syntax.token(text, min(last + 1, text.count)..<text.count)
+                message.setText(.target, (first + 1)..<max(first + 1, last), of: text, storedAt: stored)
+                message.setText(.version, min(last + 1, text.count)..<text.count, of: text, storedAt: stored)
                 if let index = pendingIndex(message.exchangeIndex) { pending[index].method = message.framingMethod }
             } else {
-                message.version = HTTP1Syntax.token(text, 0..<8)
+                let stored = message.storeStartLine(text)
+                message.setText(.version, 0..<8, of: text, storedAt: stored)
                 // Three digits (the sniffer checked them).
                 message.status = (Int(text[9]) - 48) * 100 + (Int(text[10]) - 48) * 10 + Int(text[11]) - 48
-                message.reason = text.count > 13 ? HTTP1Syntax.token(text, 13..<text.count) : ""
+                message.setText(.reason, min(13, text.count)..<text.count, of: text, storedAt: stored)
                 let status = message.status ?? 0
                 let interim = status >= 100 && status < 200 && status != 101
                 if !interim && pendingHead < pending.count && pending[pendingHead].index == message.exchangeIndex {
@@ -783,18 +845,20 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             }
         }
         let readsBody = message.kind == .request || limits.readsResponseBodies
+        // The coding as a `String` only when the body is decoded or retained.
+        var coding: String?
         if let position = message.contentEncodingHeader {
-            let coding = message.headerFields.withValue(at: position) { HTTP1Syntax.token($0, 0..<$0.count) }
-            message.contentEncoding = coding
+            message.headerFields.withValue(at: position) { message.setText(.contentEncoding, $0) }
+            if readsBody && (limits.decodeBodies || limits.retainedBodyBytes > 0) { coding = message.text(.contentEncoding) }
             switch body {
             case .none, .invalid: break
             default:
-                if limits.decodeBodies && readsBody { message.decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
+                if limits.decodeBodies && readsBody, let coding { message.decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
             }
         }
         // Body retention: raw bytes when there is no coding, else what the decoder produces.
         if limits.retainedBodyBytes > 0 && readsBody {
-            message.retained = message.decoder == nil && message.contentEncoding.map(ContentDecoder.isIdentity) != false
+            message.retained = message.decoder == nil && coding.map(ContentDecoder.isIdentity) != false
                 ? [] : nil
             message.decoder?.retainLimit = limits.retainedBodyBytes
         }
@@ -856,16 +920,14 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         let end = built.end
         // The builder is restarted after this: everything holding a reference is moved out, not copied (no
         // retain here, no release when it restarts: `restart` leaves these alone); its header fields are
-        // copied into the message's allocation and their storage kept for the next message.
-        var version = "", trailers: [HTTPHeader] = []
-        swap(&version, &built.version)
+        // copied into the message's allocation with its texts, and their storage kept for the next message.
+        var trailers: [HTTPHeader] = []
         swap(&trailers, &built.trailers)
         let message = HTTPMessage(
-            kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, method: built.method.take(),
-            target: built.target.take(), status: built.status, reason: built.reason.take(), version: version,
-            headers: built.headerFields, trailers: trailers, bytes: built.bytes, interimCount: built.interimCount,
-            interimBytes: built.interimBytes, firstOrigin: built.firstOrigin, lastOrigin: built.lastOrigin,
-            contentEncoding: built.contentEncoding.take(), decodedBodyBytes: decoded, flags: built.flags,
+            kind: built.kind, exchangeIndex: built.exchangeIndex, streamRange: built.start..<end, status: built.status,
+            texts: built.texts, textBytes: built.textBytes, headers: built.headerFields, trailers: trailers,
+            bytes: built.bytes, interimCount: built.interimCount, interimBytes: built.interimBytes,
+            firstOrigin: built.firstOrigin, lastOrigin: built.lastOrigin, decodedBodyBytes: decoded, flags: built.flags,
             retainedBody: retained)
         delegate.httpMessageFinished(message, direction: side.direction)
         // Reused for the direction's next message (callers still reading this one's index or kind

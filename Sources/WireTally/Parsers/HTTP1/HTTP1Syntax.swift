@@ -65,13 +65,10 @@ enum HTTP1Syntax {
         return UnsafeRawBufferPointer(start: start, count: end)
     }
 
-    static func string(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
-        String(decoding: UnsafeRawBufferPointer(rebasing: bytes[range]), as: UTF8.self)
-    }
-
-    /// The text of a start-line token (method, version, reason phrase) or a `Content-Encoding` value:
-    /// the common ones are the string literals they equal (no UTF-8 check or copy: every request and
-    /// response has two or three of them), any other is `string(_:_:)`'s.
+    /// The text of a message's start-line token (method, target, version, reason phrase) or its
+    /// `Content-Encoding` (`HTTPMessageTexts`): the common ones are the string literals they equal (no
+    /// UTF-8 check or copy: every request and response has two or three of them), any other is
+    /// `String(decoding:as:)`'s.
     static func token(_ bytes: UnsafeRawBufferPointer, _ range: Range<Int>) -> String {
         let token = UnsafeRawBufferPointer(rebasing: bytes[range])
         switch token.count {

@@ -73,8 +73,9 @@ package struct HTTPMessageFlags: OptionSet, Hashable, Sendable {
 /// Copy-on-write: the fields live in one shared box, so a copy (an exchange read for its record,
 /// handed to the output, kept by a tee) retains one reference instead of copying a few hundred bytes and
 /// retaining every string and array in them; changing a shared copy copies the fields first. The header
-/// fields' bytes lie in the box's own allocation, after its fields: a message is one allocation, and
-/// freeing it one free.
+/// fields' bytes, and after them the start line's texts and the `Content-Encoding` (`HTTPMessageTexts`),
+/// lie in the box's own allocation, after its fields: a message is one allocation, and freeing it one
+/// free with nothing else to release but its arrays.
 ///
 /// `@unchecked Sendable`: the box (a `ManagedBuffer`, which is not `Sendable`) is changed only through a
 /// unique reference (`unique`), and everything in it is `Sendable`.
@@ -86,11 +87,11 @@ package struct HTTPMessage: @unchecked Sendable {
         var kind: Kind
         var exchangeIndex: Int
         var streamRange: Range<Int64>
-        var method: String?
-        var target: String?
         var status: Int?
-        var reason: String?
-        var version: String
+        /// Where the method, target, reason, version and `Content-Encoding` lie in the box's texts.
+        var texts: HTTPMessageTexts
+        /// Where the texts start in the box's elements (after the header fields).
+        var textsOffset: Int
         /// Nil while the header fields are the box's elements (`HTTPHeaderFields.copyCompacted`); the
         /// fields of their own once changed.
         var changedHeaderFields: HTTPHeaderFields?
@@ -100,7 +101,6 @@ package struct HTTPMessage: @unchecked Sendable {
         var interimBytes: Int
         var firstOrigin: PacketOrigin
         var lastOrigin: PacketOrigin
-        var contentEncoding: String?
         var decodedBodyBytes: Int?
         var flags: HTTPMessageFlags
         var retainedBody: [UInt8]?
@@ -110,13 +110,50 @@ package struct HTTPMessage: @unchecked Sendable {
     }
 
     /// The fields (its header), shared by copies until one changes (then it gets its own: `unique`),
-    /// and the header fields as `HTTPHeaderFields.copyCompacted` lays them out (its elements).
+    /// and the header fields as `HTTPHeaderFields.copyCompacted` lays them out followed by the texts'
+    /// bytes (its elements).
     private final class Box: ManagedBuffer<Fields, UInt8> {
-        /// A box holding `fields` and `headers`.
-        static func make(_ fields: Fields, headers: borrowing HTTPHeaderFields) -> Box {
-            let box = unsafeDowncast(create(minimumCapacity: headers.compactedSize) { _ in fields }, to: Box.self)
+        /// A box holding `fields`, `headers` (`fields.textsOffset` is their `compactedSize`) and the texts
+        /// `fields.texts` describes, which `writeTexts` writes at the pointer it is given.
+        static func make(
+            _ fields: Fields, headers: borrowing HTTPHeaderFields, writeTexts: (UnsafeMutableRawPointer) -> Void
+        ) -> Box {
+            let textsOffset = fields.textsOffset
+            let box = unsafeDowncast(create(minimumCapacity: textsOffset &+ fields.texts.byteCount) { _ in fields }, to: Box.self)
             headers.copyCompacted(to: box.elements)
+            writeTexts(box.elements + textsOffset)
             return box
+        }
+
+        /// A box holding `fields` (but for where the texts lie), `headers` and the texts `texts`.
+        static func make(_ fields: Fields, headers: borrowing HTTPHeaderFields, texts: UnsafeRawBufferPointer) -> Box {
+            var fields = fields
+            fields.textsOffset = headers.compactedSize
+            return make(fields, headers: headers) { target in
+                if let texts = texts.baseAddress { target.copyMemory(from: texts, byteCount: fields.texts.byteCount) }
+            }
+        }
+
+        /// A copy of `box` (its fields, header fields and texts).
+        static func make(copying box: Box) -> Box {
+            withExtendedLifetime(box) { make(box.header, headers: box.headerFields, texts: box.texts) }
+        }
+
+        /// The texts' bytes (stay put for the box's lifetime).
+        private var texts: UnsafeRawBufferPointer {
+            UnsafeRawBufferPointer(start: elements + header.textsOffset, count: header.texts.byteCount)
+        }
+
+        /// The text of `slot` as a `String`, nil when the message has none.
+        @inline(__always)
+        func text(_ slot: HTTPMessageTexts.Slot) -> String? {
+            header.texts.string(slot, in: texts)
+        }
+
+        /// The bytes of `slot`'s text (UTF-8), nil when the message has none; valid while the box lives.
+        @inline(__always)
+        func textBytes(_ slot: HTTPMessageTexts.Slot) -> UnsafeRawBufferPointer? {
+            header.texts.bytes(slot, in: texts)
         }
 
         /// Where the header fields lie (stays put for the box's lifetime).
@@ -133,9 +170,26 @@ package struct HTTPMessage: @unchecked Sendable {
     /// The box for a change: a copy of it first when another message shares it.
     private var unique: Box {
         mutating get {
-            if !isKnownUniquelyReferenced(&box) { box = Box.make(box.header, headers: box.headerFields) }
+            if !isKnownUniquelyReferenced(&box) { box = Box.make(copying: box) }
             return box
         }
+    }
+
+    /// Sets the text of `slot` (a new box: the texts are laid out again; not a per-message path).
+    private mutating func setText(_ slot: HTTPMessageTexts.Slot, _ value: String?) {
+        var strings = HTTPMessageTexts.Strings(repeating: nil, count: HTTPMessageTexts.Slot.allCases.count)
+        for other in HTTPMessageTexts.Slot.allCases { strings[other.rawValue] = other == slot ? value : box.text(other) }
+        var fields = box.header
+        let headers = box.headerFields
+        fields.texts = HTTPMessageTexts(strings)
+        fields.textsOffset = headers.compactedSize
+        box = Box.make(fields, headers: headers) { [texts = fields.texts] in texts.write(strings, to: $0) }
+    }
+
+    /// Calls `body` with the target's UTF-8 bytes (what `target` reads as a `String`), nil when the
+    /// message has none: written out without a `String` made for it.
+    package func withTarget<Result>(_ body: (UnsafeRawBufferPointer?) throws -> Result) rethrows -> Result {
+        try withExtendedLifetime(box) { try body(box.textBytes(.target)) }
     }
 
     package var kind: Kind {
@@ -155,12 +209,12 @@ package struct HTTPMessage: @unchecked Sendable {
     }
     /// Request line fields (requests) — method, target, version such as `HTTP/1.1`.
     package var method: String? {
-        get { box.header.method }
-        _modify { yield &unique.header.method }
+        get { box.text(.method) }
+        set { setText(.method, newValue) }
     }
     package var target: String? {
-        get { box.header.target }
-        _modify { yield &unique.header.target }
+        get { box.text(.target) }
+        set { setText(.target, newValue) }
     }
     /// Status line fields (responses).
     package var status: Int? {
@@ -168,12 +222,12 @@ package struct HTTPMessage: @unchecked Sendable {
         _modify { yield &unique.header.status }
     }
     package var reason: String? {
-        get { box.header.reason }
-        _modify { yield &unique.header.reason }
+        get { box.text(.reason) }
+        set { setText(.reason, newValue) }
     }
     package var version: String {
-        get { box.header.version }
-        _modify { yield &unique.header.version }
+        get { box.text(.version) ?? "" }
+        set { setText(.version, newValue) }
     }
     /// Header fields in order (trailers not included), as their bytes: reading them as strings
     /// (`headers`, `header(_:)`) makes the strings.
@@ -222,8 +276,8 @@ package struct HTTPMessage: @unchecked Sendable {
     /// `Content-Encoding` as sent (nil when absent), and the body size after decoding it (nil when
     /// there is no coding or it could not be decoded).
     package var contentEncoding: String? {
-        get { box.header.contentEncoding }
-        _modify { yield &unique.header.contentEncoding }
+        get { box.text(.contentEncoding) }
+        set { setText(.contentEncoding, newValue) }
     }
     package var decodedBodyBytes: Int? {
         get { box.header.decodedBodyBytes }
@@ -268,12 +322,30 @@ package struct HTTPMessage: @unchecked Sendable {
         decodedBodyBytes: Int? = nil, flags: HTTPMessageFlags = [], retainedBody: [UInt8]? = nil,
         http2: HTTP2StreamInfo? = nil, http3: HTTP3StreamInfo? = nil
     ) {
+        let strings: HTTPMessageTexts.Strings = [method, target, reason, version, contentEncoding]
+        let texts = HTTPMessageTexts(strings)
         box = Box.make(Fields(
-            kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, method: method, target: target,
-            status: status, reason: reason, version: version, changedHeaderFields: nil, trailers: trailers, bytes: bytes,
+            kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, status: status, texts: texts,
+            textsOffset: headers.compactedSize, changedHeaderFields: nil, trailers: trailers, bytes: bytes, interimCount: interimCount,
+            interimBytes: interimBytes, firstOrigin: firstOrigin, lastOrigin: lastOrigin,
+            decodedBodyBytes: decodedBodyBytes, flags: flags, retainedBody: retainedBody, reencoded: nil, http2: http2,
+            http3: http3), headers: headers) { texts.write(strings, to: $0) }
+    }
+
+    /// A parsed HTTP/1.x message: its texts are `texts`, laid out in `textBytes` (valid UTF-8,
+    /// `texts.byteCount` bytes there).
+    init(
+        kind: Kind, exchangeIndex: Int, streamRange: Range<Int64>, status: Int?, texts: HTTPMessageTexts,
+        textBytes: UnsafeRawPointer, headers: borrowing HTTPHeaderFields, trailers: [HTTPHeader], bytes: HTTPByteCounts,
+        interimCount: Int, interimBytes: Int, firstOrigin: PacketOrigin, lastOrigin: PacketOrigin, decodedBodyBytes: Int?,
+        flags: HTTPMessageFlags, retainedBody: [UInt8]?
+    ) {
+        box = Box.make(Fields(
+            kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, status: status, texts: texts,
+            textsOffset: headers.compactedSize, changedHeaderFields: nil, trailers: trailers, bytes: bytes,
             interimCount: interimCount, interimBytes: interimBytes, firstOrigin: firstOrigin, lastOrigin: lastOrigin,
-            contentEncoding: contentEncoding, decodedBodyBytes: decodedBodyBytes, flags: flags,
-            retainedBody: retainedBody, reencoded: nil, http2: http2, http3: http3), headers: headers)
+            decodedBodyBytes: decodedBodyBytes, flags: flags, retainedBody: retainedBody, reencoded: nil, http2: nil,
+            http3: nil), headers: headers) { $0.copyMemory(from: textBytes, byteCount: texts.byteCount) }
     }
 
     /// The value of the first header named `name` (ASCII case-insensitive, compared byte by byte: no
