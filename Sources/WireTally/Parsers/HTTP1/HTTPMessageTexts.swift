@@ -13,7 +13,7 @@ struct HTTPMessageTexts: Sendable {
     }
 
     /// The texts as `String`s (nil: none), at their slots' raw values (an array: an `InlineArray` of
-    /// optional strings was destroyed once too often in debug builds, Swift 6.2).
+    /// optional strings was destroyed once too often in debug builds, Swift 6.3.1).
     typealias Strings = [String?]
 
     /// Per slot (at its raw value), where its bytes start (the low 32 bits) and how many there are (the
