@@ -263,10 +263,9 @@ struct CSVRowEncoder: JSONEncoding {
 
     mutating func string(utf8: UnsafeRawBufferPointer) {
         if jsonDepth > 0 { return json.string(utf8: utf8) }
-        let bytes = utf8.assumingMemoryBound(to: UInt8.self)
         // Other bytes than ASCII go through a `String`, which replaces what is not UTF-8 (as `JSONValue` does).
-        guard bytes.allSatisfy({ $0 < 0x80 }) else { return string(String(decoding: bytes, as: UTF8.self)) }
-        storeString(bytes)
+        guard utf8.isASCII else { return string(String(decoding: utf8, as: UTF8.self)) }
+        storeString(utf8.assumingMemoryBound(to: UInt8.self))
     }
 
     mutating func field(_ name: JSONKey, literal value: StaticString) {

@@ -149,7 +149,7 @@ package enum Estimator: String, CaseIterable, Sendable {
     /// UTF-8 length of `bytes` decoded as a string (`String(decoding:as:)`): the byte count when they
     /// are ASCII.
     private static func textLength(_ bytes: UnsafeRawBufferPointer) -> Int {
-        bytes.allSatisfy { $0 < 0x80 } ? bytes.count : String(decoding: bytes, as: UTF8.self).utf8.count
+        bytes.isASCII ? bytes.count : String(decoding: bytes, as: UTF8.self).utf8.count
     }
 
     /// The rebuild's body size: re-encoded with the message's codings, else the decoded length; and

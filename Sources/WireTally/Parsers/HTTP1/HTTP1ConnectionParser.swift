@@ -292,7 +292,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         /// Sets the text of `slot` to `text`: as it is when it is ASCII (start-line tokens nearly always
         /// are), else as `String(decoding:as:)` repairs it, so the texts are valid UTF-8.
         func setText(_ slot: HTTPMessageTexts.Slot, _ text: UnsafeRawBufferPointer) {
-            guard HTTPMessageTexts.isASCII(text) else {
+            guard text.isASCII else {
                 var repaired = String(decoding: text, as: UTF8.self)
                 return repaired.withUTF8 { storeText(slot, UnsafeRawBufferPointer($0)) }
             }
@@ -316,7 +316,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
         /// line: one check and one copy for all its tokens) and returns where it starts there, for
         /// `setText(_:_:of:storedAt:)`; nil otherwise (nothing kept).
         func storeStartLine(_ line: UnsafeRawBufferPointer) -> Int? {
-            HTTPMessageTexts.isASCII(line) ? storeBytes(line) : nil
+            line.isASCII ? storeBytes(line) : nil
         }
 
         /// Sets the text of `slot` to `range` of `line`: read in place where `storeStartLine` kept the

@@ -90,8 +90,8 @@ package struct HTTPMessage: @unchecked Sendable {
         var status: Int?
         /// Where the method, target, reason, version and `Content-Encoding` lie in the box's texts.
         var texts: HTTPMessageTexts
-        /// Where the texts start in the box's elements (after the header fields).
-        var textsOffset: Int
+        /// Where the texts start in the box's elements (after the header fields): set by `Box.make` alone.
+        var textsOffset = 0
         /// Nil while the header fields are the box's elements (`HTTPHeaderFields.copyCompacted`); the
         /// fields of their own once changed.
         var changedHeaderFields: HTTPHeaderFields?
@@ -113,23 +113,23 @@ package struct HTTPMessage: @unchecked Sendable {
     /// and the header fields as `HTTPHeaderFields.copyCompacted` lays them out followed by the texts'
     /// bytes (its elements).
     private final class Box: ManagedBuffer<Fields, UInt8> {
-        /// A box holding `fields`, `headers` (`fields.textsOffset` is their `compactedSize`) and the texts
-        /// `fields.texts` describes, which `writeTexts` writes at the pointer it is given.
+        /// A box holding `fields` (with `textsOffset` set: the header fields' `compactedSize`), `headers`
+        /// and the texts `fields.texts` describes, which `writeTexts` writes at the pointer it is given.
         static func make(
             _ fields: Fields, headers: borrowing HTTPHeaderFields, writeTexts: (UnsafeMutableRawPointer) -> Void
         ) -> Box {
-            let textsOffset = fields.textsOffset
+            var fields = fields
+            let textsOffset = headers.compactedSize
+            fields.textsOffset = textsOffset
             let box = unsafeDowncast(create(minimumCapacity: textsOffset &+ fields.texts.byteCount) { _ in fields }, to: Box.self)
             headers.copyCompacted(to: box.elements)
             writeTexts(box.elements + textsOffset)
             return box
         }
 
-        /// A box holding `fields` (but for where the texts lie), `headers` and the texts `texts`.
+        /// A box holding `fields`, `headers` and the texts `texts`.
         static func make(_ fields: Fields, headers: borrowing HTTPHeaderFields, texts: UnsafeRawBufferPointer) -> Box {
-            var fields = fields
-            fields.textsOffset = headers.compactedSize
-            return make(fields, headers: headers) { target in
+            make(fields, headers: headers) { target in
                 if let texts = texts.baseAddress { target.copyMemory(from: texts, byteCount: fields.texts.byteCount) }
             }
         }
@@ -182,7 +182,6 @@ package struct HTTPMessage: @unchecked Sendable {
         var fields = box.header
         let headers = box.headerFields
         fields.texts = HTTPMessageTexts(strings)
-        fields.textsOffset = headers.compactedSize
         box = Box.make(fields, headers: headers) { [texts = fields.texts] in texts.write(strings, to: $0) }
     }
 
@@ -326,7 +325,7 @@ package struct HTTPMessage: @unchecked Sendable {
         let texts = HTTPMessageTexts(strings)
         box = Box.make(Fields(
             kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, status: status, texts: texts,
-            textsOffset: headers.compactedSize, changedHeaderFields: nil, trailers: trailers, bytes: bytes, interimCount: interimCount,
+            changedHeaderFields: nil, trailers: trailers, bytes: bytes, interimCount: interimCount,
             interimBytes: interimBytes, firstOrigin: firstOrigin, lastOrigin: lastOrigin,
             decodedBodyBytes: decodedBodyBytes, flags: flags, retainedBody: retainedBody, reencoded: nil, http2: http2,
             http3: http3), headers: headers) { texts.write(strings, to: $0) }
@@ -342,7 +341,7 @@ package struct HTTPMessage: @unchecked Sendable {
     ) {
         box = Box.make(Fields(
             kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, status: status, texts: texts,
-            textsOffset: headers.compactedSize, changedHeaderFields: nil, trailers: trailers, bytes: bytes,
+            changedHeaderFields: nil, trailers: trailers, bytes: bytes,
             interimCount: interimCount, interimBytes: interimBytes, firstOrigin: firstOrigin, lastOrigin: lastOrigin,
             decodedBodyBytes: decodedBodyBytes, flags: flags, retainedBody: retainedBody, reencoded: nil, http2: nil,
             http3: nil), headers: headers) { $0.copyMemory(from: textBytes, byteCount: texts.byteCount) }

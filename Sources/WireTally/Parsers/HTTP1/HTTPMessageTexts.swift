@@ -85,19 +85,4 @@ struct HTTPMessageTexts: Sendable {
     func string(_ slot: Slot, in bytes: UnsafeRawBufferPointer) -> String? {
         self.bytes(slot, in: bytes).map { HTTP1Syntax.token($0, 0..<$0.count) }
     }
-
-    /// Whether every byte is below 0x80 (eight at a time): such a text is stored as it is.
-    static func isASCII(_ text: UnsafeRawBufferPointer) -> Bool {
-        guard let start = text.baseAddress else { return true }
-        var index = 0, high: UInt64 = 0
-        while index &+ 8 <= text.count {
-            high |= start.loadUnaligned(fromByteOffset: index, as: UInt64.self)
-            index &+= 8
-        }
-        while index < text.count {
-            high |= UInt64(start.load(fromByteOffset: index, as: UInt8.self))
-            index &+= 1
-        }
-        return high & 0x8080_8080_8080_8080 == 0
-    }
 }
