@@ -65,13 +65,7 @@ package struct AnalysisRun {
                 // packet included, and so did `slots[index]` read for its three fields
                 batch.slots.withUnsafeBufferPointer { slots in
                     guard let first = slots.baseAddress else { return }
-                    for slot in first..<first + slots.count {
-                        if slot.pointee.isDecoded {
-                            analyzer.process(slot.pointee.packet, decoded: slot.pointee.decoded)
-                        } else {
-                            analyzer.process(slot.pointee.packet)
-                        }
-                    }
+                    for slot in first..<first + slots.count { analyzer.process(slot) }
                 }
                 packets += batch.slots.count
                 report(batch.fileBytesRead)

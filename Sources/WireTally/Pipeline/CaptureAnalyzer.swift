@@ -56,7 +56,7 @@ package final class CaptureAnalyzer {
     /// exchange k, and the ones written are dropped.
     private var tcpDNSAwaitingConnection: [String: PrefixDiscardingArray<DNSTransaction>] = [:]
     private var nextExpiry: Int64 = .min
-    /// Counts of the decoder that decoded packets for `process(_:decoded:)`.
+    /// Counts of the decoder that decoded packets in the slots given to `process(_:)`.
     private var otherDecoderStatistics = DecoderStatistics()
     private let emit: (consuming AnalysisRecord) -> Void
     /// Exchanges stay on their connection after their record (`Options.keepsReportedExchanges`).
@@ -124,32 +124,42 @@ package final class CaptureAnalyzer {
 
     /// Analyses one packet. Its bytes are not kept past the call.
     package func process(_ packet: CapturedPacket) {
-        let owner = packet.owner
-        guard count(packet, owner: owner) else { return }
-        analyze(decoder.decode(packet), of: packet, owner: owner)
+        withUnsafePointer(to: packet) { packet in
+            let owner = packet.pointee.owner
+            guard count(packet, owner: owner) else { return }
+            analyze(decoder.decode(packet.pointee), linkType: packet.pointee.linkType, owner: owner)
+        }
     }
 
-    /// Counts and analyses one packet that another decoder decoded already (`decoded`). That
-    /// decoder's counts go to `addDecoderStatistics`.
-    func process(_ packet: CapturedPacket, decoded: DecodedPacket) {
-        let owner = packet.owner
+    /// Counts and analyses the packet in a batch's slot (`AnalysisRun`), read where it lies: the packet
+    /// and the form the reader decoded it into (`isDecoded`, whose counts go to
+    /// `addDecoderStatistics`) are not copied out of the slot (a copy of the packet retained and
+    /// released its owner, one of the decoded packet moved 200 bytes).
+    func process(_ slot: UnsafePointer<PacketBatch.Slot>) {
+        let packet = slot.pointer(to: \.packet).unsafelyUnwrapped
+        let owner = packet.pointee.owner
         guard count(packet, owner: owner) else { return }
-        analyze(decoded, of: packet, owner: owner)
+        if slot.pointee.isDecoded {
+            analyze(slot.pointee.decoded, linkType: packet.pointee.linkType, owner: owner)
+        } else {
+            analyze(decoder.decode(packet.pointee), linkType: packet.pointee.linkType, owner: owner)
+        }
     }
 
     /// Counts a packet read and lets capture time advance to it; false when the filter or the app
-    /// filter (given the packet's `owner`) rejects it.
+    /// filter (given the packet's `owner`) rejects it. The packet is read in place.
     @inline(__always)
-    private func count(_ packet: CapturedPacket, owner: PacketOwner?) -> Bool {
-        let frame = TrafficCounters(packets: 1, ipBytes: 0, frameBytes: packet.originalLength, payloadBytes: 0)
+    private func count(_ packet: UnsafePointer<CapturedPacket>, owner: PacketOwner?) -> Bool {
+        let timestamp = packet.pointee.timestamp
+        let frame = TrafficCounters(packets: 1, ipBytes: 0, frameBytes: packet.pointee.originalLength, payloadBytes: 0)
         summary.read += frame
-        now = packet.timestamp
-        if summary.firstTimestamp == nil { summary.firstTimestamp = packet.timestamp }
-        summary.lastTimestamp = max(summary.lastTimestamp ?? packet.timestamp, packet.timestamp)
-        if packet.timestamp.nanoseconds >= nextExpiry { expire(now: packet.timestamp) }
-        reassembler.settle(now: packet.timestamp)
+        now = timestamp
+        if summary.firstTimestamp == nil { summary.firstTimestamp = timestamp }
+        summary.lastTimestamp = max(summary.lastTimestamp ?? timestamp, timestamp)
+        if timestamp.nanoseconds >= nextExpiry { expire(now: timestamp) }
+        reassembler.settle(now: timestamp)
 
-        if let filter, !passes(packet, filter) {
+        if let filter, !passes(packet.pointee, filter) {
             summary.filtered += frame
             return false
         }
@@ -162,7 +172,7 @@ package final class CaptureAnalyzer {
 
     /// Counts a decoded packet and hands it to the reassembler or the flow tracker.
     @inline(__always)
-    private func analyze(_ decoded: borrowing DecodedPacket, of packet: CapturedPacket, owner: PacketOwner?) {
+    private func analyze(_ decoded: borrowing DecodedPacket, linkType: LinkType, owner: PacketOwner?) {
         switch decoded {
         case let .tcp(ip, tcp):
             var counted = ip.wire
@@ -191,7 +201,7 @@ package final class CaptureAnalyzer {
             break
         case let .undecoded(failure, wire):
             summary.undecoded[failure, default: TrafficCounters()] += wire
-            if failure == .unknownLinkType { summary.unknownLinkTypes[packet.linkType.rawValue, default: 0] += 1 }
+            if failure == .unknownLinkType { summary.unknownLinkTypes[linkType.rawValue, default: 0] += 1 }
         }
         if let owner { note(owner, of: decoded) }
     }
@@ -227,7 +237,7 @@ package final class CaptureAnalyzer {
         quicTracker.releaseHeldDatagrams(now: current)
     }
 
-    /// Adds the counts of a decoder that decoded packets given to `process(_:decoded:)`; call before
+    /// Adds the counts of a decoder that decoded the packets of the slots given to `process(_:)`; call before
     /// `finish`.
     func addDecoderStatistics(_ statistics: DecoderStatistics) {
         otherDecoderStatistics = otherDecoderStatistics.merged(withStateless: statistics)
@@ -418,14 +428,16 @@ package final class CaptureAnalyzer {
             return ExchangeTimer.Interval(start: $0.queryTimestamp ?? $0.answerTimestamp, end: end)
         }
         let timing = ExchangeTimer.timing(
-            of: exchange, payloadTimes: payloadTimes, dns: lookup, connect: connect, tls: tls, serverFIN: serverFIN)
+            ofExchange: exchange.index, request: exchange.request, response: exchange.response, payloadTimes: payloadTimes,
+            dns: lookup, connect: connect, tls: tls, serverFIN: serverFIN)
         exchange.timing = timing
         lastExchangeID += 1
         return lastExchangeID
     }
 
-    /// Emits an exchange's record, counted in the summary (its wire read in the record's memory).
-    private func emit(_ record: ExchangeRecord) {
+    /// Emits an exchange's record, counted in the summary (its wire read in the record's memory), handed
+    /// on without a retain (and its caller's release).
+    private func emit(_ record: consuming ExchangeRecord) {
         summary.exchanges += 1
         summary.attributedIPBytes += record.connection.wire.tallies.up.ipBytes + record.connection.wire.tallies.down.ipBytes
         emit(.exchange(record))

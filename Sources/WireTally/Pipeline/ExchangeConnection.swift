@@ -43,51 +43,39 @@ package struct ExchangeConnection: Sendable {
     /// cleartext; by reference, so that the record carries a pointer, not the session.
     package var tlsSession: TLSSessionSnapshot?
     package var protection: Protection
+}
+
+extension ExchangeConnection {
+    // The initializers are in an extension so that the struct keeps its memberwise initializer, which
+    // `snapshot` makes a TCP exchange's connection with in one piece.
 
     package init(
         transport: Transport, id: Int, client: IPAddress, clientPort: UInt16, server: IPAddress, serverPort: UInt16,
         firstTimestamp: Timestamp, owner: TrafficOwner?, wire: ExchangeWire, tlsSession: TLSSessionSnapshot?,
         protection: Protection
     ) {
-        self.transport = transport
-        self.id = id
-        self.client = client
-        self.clientPort = clientPort
-        self.server = server
-        self.serverPort = serverPort
-        self.firstTimestamp = firstTimestamp
-        sharedOwner = owner.map(SharedTrafficOwner.init)
-        self.wire = wire
-        self.tlsSession = tlsSession
-        self.protection = protection
+        self.init(
+            transport: transport, id: id, client: client, clientPort: clientPort, server: server, serverPort: serverPort,
+            firstTimestamp: firstTimestamp, sharedOwner: owner.map(SharedTrafficOwner.init), wire: wire,
+            tlsSession: tlsSession, protection: protection)
     }
 
     /// Exchange `index` of a TCP connection, as the connection is now; `tls`: its application layer's
     /// TLS analysis, nil for cleartext; `decrypted`: the exchange's TLS records were opened; `owner`:
     /// the connection's owner, boxed once for the exchanges reported together (`SharedTrafficOwner`).
-    /// The fields are set here, not through the memberwise initializer: the 440-byte wire read from the
-    /// ledger goes straight into `wire` instead of through an argument. Inlined into its one caller
-    /// (`ExchangeRecord`'s TCP initializer); the snapshot is still built aside and copied into the
-    /// record once (the initializer's copy of `self` to its result, which no spelling tried avoided:
-    /// "session 21" in BENCHMARKS.md).
+    /// Made by the memberwise initializer in one expression and inlined into its one caller
+    /// (`ExchangeRecord`'s TCP initializer), which stores it into the record: an initializer setting
+    /// `self` field by field built the snapshot aside, twice, and copied it into the record with a
+    /// retain and a release of its references ("session 21" and "session 23" in BENCHMARKS.md).
     @inline(__always)
-    init(_ connection: TCPConnection, tls: TLSConnectionAnalysis?, exchange index: Int, decrypted: Bool, owner: SharedTrafficOwner?) {
-        transport = .tcp
-        id = connection.id
-        client = connection.client
-        clientPort = connection.clientPort
-        server = connection.server
-        serverPort = connection.serverPort
-        firstTimestamp = connection.firstTimestamp
-        sharedOwner = owner
-        wire = connection.ledger.exchanges.wire(index)
-        if let tls {
-            tlsSession = tls.sharedSession
-            protection = tls.isEstimated ? .estimated : decrypted ? .decrypted : .encrypted
-        } else {
-            tlsSession = nil
-            protection = .cleartext
-        }
+    static func snapshot(
+        of connection: TCPConnection, tls: TLSConnectionAnalysis?, exchange index: Int, decrypted: Bool, owner: SharedTrafficOwner?
+    ) -> ExchangeConnection {
+        ExchangeConnection(
+            transport: .tcp, id: connection.id, client: connection.client, clientPort: connection.clientPort,
+            server: connection.server, serverPort: connection.serverPort, firstTimestamp: connection.firstTimestamp,
+            sharedOwner: owner, wire: connection.ledger.exchanges.wire(index), tlsSession: tls?.sharedSession,
+            protection: tls.map { $0.isEstimated ? .estimated : decrypted ? .decrypted : .encrypted } ?? .cleartext)
     }
 
     /// Exchange `index` of a QUIC connection, as the connection is now.

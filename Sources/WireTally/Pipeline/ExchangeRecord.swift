@@ -21,13 +21,12 @@ package final class ExchangeRecord {
     }
 
     /// Exchange `exchange` of TCP connection `connection` as it is now (`tls`, `owner`: see
-    /// `ExchangeConnection`'s TCP initializer). Inlined into its one caller: the exchange is moved into
-    /// the record's memory once, and the connection's snapshot is made here rather than passed in
-    /// (its caller's copies of the snapshot and of the exchange went).
+    /// `ExchangeConnection.snapshot`). Inlined into its one caller: the exchange is moved into the
+    /// record's memory once, and the connection's snapshot is made here rather than passed in.
     @inline(__always)
     init(_ exchange: consuming HTTPExchange, id: Int, of connection: TCPConnection, tls: TLSConnectionAnalysis?, owner: SharedTrafficOwner?) {
-        self.connection = ExchangeConnection(
-            connection, tls: tls, exchange: exchange.index, decrypted: exchange.tlsRecords != nil, owner: owner)
+        self.connection = .snapshot(
+            of: connection, tls: tls, exchange: exchange.index, decrypted: exchange.tlsRecords != nil, owner: owner)
         self.exchange = exchange
         self.id = id
     }

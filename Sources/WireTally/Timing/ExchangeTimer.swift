@@ -12,8 +12,10 @@ package enum ExchangeTimer {
         }
     }
 
-    /// The phases of `exchange`, whose packets carrying new payload bytes span `payloadTimes` per
-    /// direction (`ExchangeWire.payloadTimes`: the few bytes of the wire the phases read). `dns`,
+    /// The phases of exchange `index` of its connection, with messages `request` and `response` (given
+    /// apart: a whole exchange, ~440 bytes, was copied for the call), whose packets carrying new payload
+    /// bytes span `payloadTimes` per direction (`ExchangeWire.payloadTimes`: the few bytes of the wire
+    /// the phases read). `dns`,
     /// `connect` and `tls` are the lookup, the transport handshake (TCP's SYN to its completion, QUIC's
     /// first Initial to the server's answer) and the TLS handshake that preceded the connection
     /// (ClientHello to the client's Finished); they count only for its first exchange. `ssl` starts where `connect` ends (the time
@@ -21,11 +23,11 @@ package enum ExchangeTimer {
     /// URLSessionTaskMetrics' `secureConnectionStartDate`), or at the ClientHello without a handshake.
     /// `serverFIN`: when the server's FIN was seen, the end of a close-delimited response.
     package static func timing(
-        of exchange: HTTPExchange, payloadTimes: DirectionPair<ClosedRange<Timestamp>?>, dns: Interval? = nil,
-        connect: Interval? = nil, tls: Interval? = nil, serverFIN: Timestamp? = nil
+        ofExchange index: Int, request: HTTPMessage?, response: HTTPMessage?, payloadTimes: DirectionPair<ClosedRange<Timestamp>?>,
+        dns: Interval? = nil, connect: Interval? = nil, tls: Interval? = nil, serverFIN: Timestamp? = nil
     ) -> ExchangeTiming {
         var timing = ExchangeTiming()
-        let isFirst = exchange.index == 0
+        let isFirst = index == 0
         // The earliest start of a phase that happened (kept as it comes: no array per exchange).
         var earliest: Timestamp?
         func started(_ time: Timestamp) { earliest = min(earliest ?? time, time) }
@@ -55,28 +57,28 @@ package enum ExchangeTimer {
             if direction == .down, message.flags.contains(.closeDelimited), let serverFIN { last = max(last, serverFIN) }
             return first...max(first, last)
         }
-        let response = span(exchange.response, .down)
+        let responseSpan = span(response, .down)
         // The request ends before the response has ended: a later packet the exchange owns upstream
         // (the client's TLS close_notify after the last response) is not part of sending it.
-        let request = span(exchange.request, .up, until: response?.upperBound)
-        let lastOwnedUp = exchange.request == nil ? nil : payloadTimes[FlowDirection.up.rawValue]?.upperBound
-        timing.requestSpan = request
-        timing.responseSpan = response
-        if let request {
-            timing.send = milliseconds(request.lowerBound, request.upperBound)
-            started(request.lowerBound)
+        let requestSpan = span(request, .up, until: responseSpan?.upperBound)
+        let lastOwnedUp = request == nil ? nil : payloadTimes[FlowDirection.up.rawValue]?.upperBound
+        timing.requestSpan = requestSpan
+        timing.responseSpan = responseSpan
+        if let requestSpan {
+            timing.send = milliseconds(requestSpan.lowerBound, requestSpan.upperBound)
+            started(requestSpan.lowerBound)
         }
-        if let request, let response {
-            timing.wait = max(0, milliseconds(request.upperBound, response.lowerBound))
+        if let requestSpan, let responseSpan {
+            timing.wait = max(0, milliseconds(requestSpan.upperBound, responseSpan.lowerBound))
         }
-        if let response {
-            timing.receive = milliseconds(response.lowerBound, response.upperBound)
-            started(response.lowerBound)
+        if let responseSpan {
+            timing.receive = milliseconds(responseSpan.lowerBound, responseSpan.upperBound)
+            started(responseSpan.lowerBound)
         }
         timing.start = earliest
         // The exchange's last payload packet: normally its last response packet (a TLS close_notify
         // or a late request retransmission owned by the exchange can come after it).
-        let end = latest(latest(response?.upperBound, request?.upperBound), lastOwnedUp)
+        let end = latest(latest(responseSpan?.upperBound, requestSpan?.upperBound), lastOwnedUp)
         if let start = timing.start, let end { timing.total = milliseconds(start, end) }
         return timing
     }
