@@ -127,7 +127,7 @@ package final class CaptureAnalyzer {
         withUnsafePointer(to: packet) { packet in
             let owner = packet.pointee.owner
             guard count(packet, owner: owner) else { return }
-            analyze(decoder.decode(packet.pointee), linkType: packet.pointee.linkType, owner: owner)
+            withUnsafePointer(to: decoder.decode(packet.pointee)) { analyze($0, linkType: packet.pointee.linkType, owner: owner) }
         }
     }
 
@@ -140,9 +140,9 @@ package final class CaptureAnalyzer {
         let owner = packet.pointee.owner
         guard count(packet, owner: owner) else { return }
         if slot.pointee.isDecoded {
-            analyze(slot.pointee.decoded, linkType: packet.pointee.linkType, owner: owner)
+            analyze(slot.pointer(to: \.decoded).unsafelyUnwrapped, linkType: packet.pointee.linkType, owner: owner)
         } else {
-            analyze(decoder.decode(packet.pointee), linkType: packet.pointee.linkType, owner: owner)
+            withUnsafePointer(to: decoder.decode(packet.pointee)) { analyze($0, linkType: packet.pointee.linkType, owner: owner) }
         }
     }
 
@@ -170,10 +170,10 @@ package final class CaptureAnalyzer {
         return true
     }
 
-    /// Counts a decoded packet and hands it to the reassembler or the flow tracker.
+    /// Counts a decoded packet and hands it to the reassembler or the flow tracker; read in place.
     @inline(__always)
-    private func analyze(_ decoded: borrowing DecodedPacket, linkType: LinkType, owner: PacketOwner?) {
-        switch decoded {
+    private func analyze(_ decoded: UnsafePointer<DecodedPacket>, linkType: LinkType, owner: PacketOwner?) {
+        switch decoded.pointee {
         case let .tcp(ip, tcp):
             var counted = ip.wire
             counted.payloadBytes = tcp.payloadLength
@@ -203,7 +203,7 @@ package final class CaptureAnalyzer {
             summary.undecoded[failure, default: TrafficCounters()] += wire
             if failure == .unknownLinkType { summary.unknownLinkTypes[linkType.rawValue, default: 0] += 1 }
         }
-        if let owner { note(owner, of: decoded) }
+        if let owner { note(owner, of: decoded.pointee) }
     }
 
     /// Notes the owner of a decoded packet for its connection or flow (after the packet was
@@ -299,7 +299,7 @@ package final class CaptureAnalyzer {
 
     private func report(_ connection: TCPConnection) {
         reportExchanges(of: connection, upTo: .max)
-        connection.owner = owners.take(connection.key) ?? connection.owner
+        if hasOwners { connection.owner = owners.take(connection.key) ?? connection.owner }
         if connection.consumer is DNSOverTCPConsumer { reportDNS(of: connection, upTo: .max) }
         summary.connections += 1
         if connection.flags.contains(.tooManyOpenRequests) { summary.openRequestCapConnections += 1 }
@@ -329,10 +329,14 @@ package final class CaptureAnalyzer {
     private func reportExchanges(of connection: TCPConnection, upTo end: Int, taking: Bool = false) {
         guard let application = connection.consumer as? ApplicationLayerAnalysis,
               connection.exchangesReported < min(end, application.exchangeCount) else { return }
-        if let owner = owners.owner(of: connection.key) { connection.owner = owner }  // not the owner copied onto itself
-        // One box for the exchanges reported now; none read when no packet ever named an owner (then
-        // no connection has one, and reading the nil `TrafficOwner?` copied ~150 bytes an exchange).
-        let owner = hasOwners ? connection.owner.map(SharedTrafficOwner.init) : nil
+        // One box for the exchanges reported now. The tracker is not asked and the connection's owner
+        // not read when no packet ever named an owner: then no connection has one (the tracker's nil
+        // answer cost two copies of a nil `TrafficOwner?`, ~150 bytes each, a report round).
+        var owner: SharedTrafficOwner?
+        if hasOwners {
+            if let tracked = owners.owner(of: connection.key) { connection.owner = tracked }  // not the owner copied onto itself
+            owner = connection.owner.map(SharedTrafficOwner.init)
+        }
         // The session's fields read where they are (`application.tls?.session` copied all of it).
         let tls = application.tls
         var handshake: ExchangeTimer.Interval?
