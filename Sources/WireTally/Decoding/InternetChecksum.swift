@@ -81,9 +81,9 @@ enum InternetChecksum {
         return UInt16(truncatingIfNeeded: folded)
     }
 
-    /// The sum of the TCP/UDP pseudo-header (RFC 793 for IPv4, RFC 8200 §8.1 for IPv6), not folded, as
-    /// the words `sum` adds (each 16-bit word byte-swapped on a little-endian host), so that `sum` can
-    /// start from it.
+    /// The sum of the TCP/UDP pseudo-header (RFC 793 for IPv4, RFC 8200 §8.1 for IPv6), folded to 16 bits
+    /// in the byte order of the words `sum` adds (swapped on a little-endian host), for `sum(_:adding:)`
+    /// to start from.
     @inline(__always)
     static func pseudoHeaderWideSum(
         source: IPAddress, destination: IPAddress, transportProtocol: UInt8, length: Int
