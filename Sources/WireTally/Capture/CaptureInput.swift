@@ -80,8 +80,16 @@ final class CaptureInput {
     /// Returns how many are available: `count`, or fewer only at the end of the input.
     /// Throws `.decompression` on corrupt gzip data (bytes inflated before it stay available
     /// until they are asked for past the corruption).
+    /// Inlined: the test of what is buffered (every record's header and body ask), then a call only to read.
+    @inline(__always)
     func fill(_ count: Int) throws(CaptureError) -> Int {
         if end - start >= count { return count }
+        return try fillFromInput(count)
+    }
+
+    /// `fill` when fewer than `count` bytes are buffered.
+    @inline(never)
+    private func fillFromInput(_ count: Int) throws(CaptureError) -> Int {
         makeRoom(for: count)
         while end - start < count && !reachedEnd {
             let received = try read(into: buffer + end, maximum: capacity - end)

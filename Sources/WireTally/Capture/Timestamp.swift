@@ -44,7 +44,7 @@ package struct Timestamp: Hashable, Comparable, Sendable {
         guard digits > 0 else { return wholeCount }
         destination[wholeCount] = UInt8(ascii: ".")
         // All nine decimals are stored; the first `digits` are kept (truncated, not rounded).
-        DecimalDigits.writePadded(UInt64(fraction), width: 9, endingAt: destination + wholeCount + 1 + 9)
+        DecimalDigits.writeNineDigits(UInt32(truncatingIfNeeded: fraction), to: destination + wholeCount + 1)
         return wholeCount + 1 + digits
     }
 

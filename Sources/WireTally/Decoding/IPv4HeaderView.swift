@@ -23,8 +23,14 @@ struct IPv4HeaderView {
     }
 
     /// True when the header checksum is right; the caller ensures `headerLength` bytes are present.
+    /// A header without options (nearly all) is summed inline (`InternetChecksum.sumOfHeader`).
+    @inline(__always)
     var hasValidChecksum: Bool {
-        InternetChecksum.sum(bytes.clamped(from: 0, to: headerLength)) == 0xffff
+        let headerLength = headerLength
+        guard headerLength == 20, let base = bytes.baseAddress else {
+            return InternetChecksum.sum(bytes.clamped(from: 0, to: headerLength)) == 0xffff
+        }
+        return InternetChecksum.sumOfHeader(base) == 0xffff
     }
 
     private func word(_ offset: Int) -> UInt16 {

@@ -7,12 +7,13 @@
 /// 8 bytes at a time, then 4, 2 and 1; folded to 16 bits once at the end. It is on the per-packet
 /// path (the reading thread verifies every TCP and UDP checksum and every IPv4 header's).
 enum InternetChecksum {
-    /// The ones-complement sum of `bytes` (odd final byte padded with zero), folded to 16 bits.
-    static func sum(_ bytes: UnsafeRawBufferPointer) -> UInt16 {
-        guard let base = bytes.baseAddress else { return 0 }
+    /// The ones-complement sum of `bytes` (odd final byte padded with zero) and of `initial` (a wide
+    /// sum of words, such as `pseudoHeaderWideSum`'s), folded to 16 bits.
+    static func sum(_ bytes: UnsafeRawBufferPointer, adding initial: UInt64 = 0) -> UInt16 {
+        guard let base = bytes.baseAddress else { return UInt16(bigEndian: fold(initial)) }
         // Offsets never exceed `count`: wrapping arithmetic spares the overflow checks.
         let count = bytes.count
-        var total: UInt64 = 0
+        var total = initial
         // Carries out of `total`, each worth 1 (2^64 is 1 in ones-complement arithmetic); they cannot
         // overflow: at most one per 8 bytes.
         var carries: UInt64 = 0
@@ -51,6 +52,15 @@ enum InternetChecksum {
         return UInt16(bigEndian: fold(sum &+ (overflow ? 1 : 0)))
     }
 
+    /// `sum` of the 20 bytes at `base` (an IPv4 header without options), inline: five 32-bit words added
+    /// into 64 bits (no carry can leave them), then folded.
+    @inline(__always)
+    static func sumOfHeader(_ base: UnsafeRawPointer) -> UInt16 {
+        var total: UInt64 = 0
+        for word in 0..<5 { total &+= UInt64(base.loadUnaligned(fromByteOffset: word &* 4, as: UInt32.self)) }
+        return UInt16(bigEndian: fold(total))
+    }
+
     /// `lhs + rhs + carry` modulo 2^64, `carry` (0 or 1) becoming the carry out: written so that the
     /// compiler chains such additions into add-with-carry instructions.
     @inline(__always)
@@ -71,21 +81,19 @@ enum InternetChecksum {
         return UInt16(truncatingIfNeeded: folded)
     }
 
-    /// Adds two folded ones-complement sums.
+    /// The sum of the TCP/UDP pseudo-header (RFC 793 for IPv4, RFC 8200 §8.1 for IPv6), folded to 16 bits
+    /// in the byte order of the words `sum` adds (swapped on a little-endian host), for `sum(_:adding:)`
+    /// to start from.
     @inline(__always)
-    static func add(_ lhs: UInt16, _ rhs: UInt16) -> UInt16 {
-        fold(UInt64(lhs) &+ UInt64(rhs))
-    }
-
-    /// The sum of the TCP/UDP pseudo-header (RFC 793 for IPv4, RFC 8200 §8.1 for IPv6).
-    static func pseudoHeaderSum(
+    static func pseudoHeaderWideSum(
         source: IPAddress, destination: IPAddress, transportProtocol: UInt8, length: Int
-    ) -> UInt16 {
+    ) -> UInt64 {
         var total = UInt64(transportProtocol) &+ UInt64(UInt32(truncatingIfNeeded: length) >> 16)
             &+ UInt64(UInt32(truncatingIfNeeded: length) & 0xffff)
         total &+= wordSum(source.low) &+ wordSum(destination.low)
         if source.isIPv6 { total &+= wordSum(source.high) &+ wordSum(destination.high) }
-        return fold(total)
+        // the big-endian sum as the host-order words `sum` adds
+        return UInt64(fold(total).bigEndian)
     }
 
     @inline(__always)
@@ -97,8 +105,8 @@ enum InternetChecksum {
     static func isValidTransport(
         _ segment: UnsafeRawBufferPointer, source: IPAddress, destination: IPAddress, transportProtocol: UInt8
     ) -> Bool {
-        let pseudo = pseudoHeaderSum(
+        let pseudo = pseudoHeaderWideSum(
             source: source, destination: destination, transportProtocol: transportProtocol, length: segment.count)
-        return add(pseudo, sum(segment)) == 0xffff
+        return sum(segment, adding: pseudo) == 0xffff
     }
 }

@@ -16,7 +16,14 @@ enum DecimalDigits {
             return 1
         }
         if UInt(bitPattern: value) < 10_000 {  // most byte counts of small exchanges
-            return writeTwoToFourDigits(UInt32(truncatingIfNeeded: value), to: destination)
+            return writeOneToFourDigits(UInt32(truncatingIfNeeded: value), to: destination)
+        }
+        if UInt(bitPattern: value) < 100_000_000 {  // byte counts of exchanges of 10 kB and more
+            let low8 = UInt32(truncatingIfNeeded: value)
+            let high = low8 / 10_000
+            let leading = writeOneToFourDigits(high, to: destination)
+            writeFourDigits(low8 &- high &* 10_000, to: destination + leading)
+            return leading &+ 4
         }
         let magnitude = UInt64(value.magnitude)
         destination.pointee = UInt8(ascii: "-")
@@ -59,17 +66,40 @@ enum DecimalDigits {
         return writeMilliseconds(nanoseconds, to: destination)
     }
 
-    /// Stores `value` (10...9999) at `destination` with one 4-byte store, whatever its length: its two
+    /// Stores `value` (below 10^9: a second's nanoseconds) as exactly nine digits, with leading zeros, at
+    /// `destination`: one digit, then four and four by one store each.
+    @inline(__always)
+    static func writeNineDigits(_ value: UInt32, to destination: UnsafeMutablePointer<UInt8>) {
+        let first = value / 100_000_000
+        let rest = value &- first &* 100_000_000
+        let high = rest / 10_000
+        destination.pointee = UInt8(ascii: "0") &+ UInt8(truncatingIfNeeded: first)
+        writeFourDigits(high, to: destination + 1)
+        writeFourDigits(rest &- high &* 10_000, to: destination + 5)
+    }
+
+    /// Stores `value` (1...9999) at `destination` with one 4-byte store, whatever its length: its two
     /// digit pairs, the leading zero digits shifted out (what follows a shorter number is overwritten
     /// by what is written next); returns how many digits it has.
     @inline(__always)
-    private static func writeTwoToFourDigits(_ value: UInt32, to destination: UnsafeMutablePointer<UInt8>) -> Int {
-        let digits = value >= 1000 ? 4 : value >= 100 ? 3 : 2
-        // the text in memory order from the lowest byte: the high pair, then the low pair
-        let text = digitPair(value / 100) | digitPair(value % 100) &<< 16
+    private static func writeOneToFourDigits(_ value: UInt32, to destination: UnsafeMutablePointer<UInt8>) -> Int {
+        let digits = value >= 1000 ? 4 : value >= 100 ? 3 : value >= 10 ? 2 : 1
         UnsafeMutableRawPointer(destination).storeBytes(
-            of: (text &>> (8 &* UInt32(truncatingIfNeeded: 4 &- digits))).littleEndian, as: UInt32.self)
+            of: (fourDigits(value) &>> (8 &* UInt32(truncatingIfNeeded: 4 &- digits))).littleEndian, as: UInt32.self)
         return digits
+    }
+
+    /// Stores `value` (below 10,000) as exactly four digits, with leading zeros, in one 4-byte store.
+    @inline(__always)
+    private static func writeFourDigits(_ value: UInt32, to destination: UnsafeMutablePointer<UInt8>) {
+        UnsafeMutableRawPointer(destination).storeBytes(of: fourDigits(value).littleEndian, as: UInt32.self)
+    }
+
+    /// The four digits of `value` (below 10,000), leading zeros included, as the word whose bytes hold
+    /// them in memory order from the lowest: the high pair, then the low pair.
+    @inline(__always)
+    private static func fourDigits(_ value: UInt32) -> UInt32 {
+        digitPair(value / 100) | digitPair(value % 100) &<< 16
     }
 
     /// The two digits of `value` (below 100) as the word whose two low bytes hold them in memory order.

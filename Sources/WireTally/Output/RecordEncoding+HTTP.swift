@@ -90,7 +90,7 @@ extension RecordEncoding {
         _ timing: ExchangeTiming, as phases: NumberMembers<8>, to encoder: inout Encoder
     ) {
         func phase(_ milliseconds: Double) -> Int64? {
-            milliseconds < 0 ? nil : Int64((milliseconds * 1_000_000).rounded())
+            milliseconds < 0 ? nil : roundedToInteger(milliseconds * 1_000_000)
         }
         encoder.durationMembers(
             phases,
@@ -99,6 +99,15 @@ extension RecordEncoding {
                 phase(timing.wait), phase(timing.receive), phase(timing.total),
             ]
         )
+    }
+
+    /// `Int64(value.rounded())` (halves away from zero) of a `value` that is not negative, without libm's
+    /// `round` call: the truncation, plus one when the rest is a half or more (the rest of a double is
+    /// exact); traps where that does (NaN, infinity, 2^63 and more).
+    @inline(__always)
+    static func roundedToInteger(_ value: Double) -> Int64 {
+        let whole = Int64(value)
+        return value - Double(whole) >= 0.5 ? whole &+ 1 : whole
     }
 
     /// What HTTP/2 says of an exchange's stream (nil for HTTP/1.x): its messages' stream facts merged

@@ -21,7 +21,7 @@ struct TimestampFormatter {
         }
         // 16 bytes stored whatever the text's length: what follows it is overwritten by the decimals.
         UnsafeMutableRawPointer(destination).storeBytes(of: prefix, as: SIMD16<UInt8>.self)
-        DecimalDigits.writePadded(fraction, width: 9, endingAt: destination + prefixCount + 9)
+        DecimalDigits.writeNineDigits(UInt32(truncatingIfNeeded: fraction), to: destination + prefixCount)
         return prefixCount + min(digits, 9)
     }
 

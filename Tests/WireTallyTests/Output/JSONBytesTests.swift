@@ -14,6 +14,29 @@ import Testing
         }
     }
 
+    /// Integers of five to eight digits (up to four leading digits, then four by one store each) and the
+    /// edges around them: every power of ten and its neighbours, each count of nines, random values of each
+    /// length; alone and followed by more text, which overwrites what the stores left after the number.
+    @Test func fiveToEightDigitIntegersAsTheStandardLibraryPrintsThem() {
+        var values: [Int] = []
+        var power = 1
+        for _ in 0...18 {
+            values += [power - 1, power, power + 1, -power, -(power - 1)]
+            power = power &* 10
+        }
+        values += [10_000, 10_009, 10_010, 10_099, 10_100, 19_999, 20_000, 99_999_999, 100_000_000, Int.max, Int.min]
+        var generator = SeededGenerator(state: 23)
+        for digits in 5...8 {
+            let low = Int(pow(10, Double(digits - 1))), high = Int(pow(10, Double(digits))) - 1
+            for _ in 0..<500 { values.append(Int.random(in: low...high, using: &generator)) }
+        }
+        for value in values {
+            #expect(JSONValue.integer(value).serialized == String(value))
+            #expect(JSONValue.array([.integer(value), .null]).serialized == "[\(value),null]")
+            #expect(JSONValue.array([.integer(value), .integer(7)]).serialized == "[\(value),7]")
+        }
+    }
+
     /// Every integer of up to four digits (written with one 4-byte store whatever its length), alone and
     /// followed by more text, which overwrites what the store left after a shorter number.
     @Test func shortIntegersAsTheStandardLibraryPrintsThem() {
