@@ -849,23 +849,11 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 body = framing(message, isRequest: false)
             }
         }
-        let readsBody = message.kind == .request || limits.readsResponseBodies
-        // The coding as a `String` only when the body is decoded or retained.
-        var coding: String?
         if let position = message.contentEncodingHeader {
             message.headerFields.withValue(at: position) { message.setText(.contentEncoding, $0) }
-            if readsBody && (limits.decodeBodies || limits.retainedBodyBytes > 0) { coding = message.text(.contentEncoding) }
-            switch body {
-            case .none, .invalid: break
-            default:
-                if limits.decodeBodies && readsBody, let coding { message.decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
-            }
         }
-        // Body retention: raw bytes when there is no coding, else what the decoder produces.
-        if limits.retainedBodyBytes > 0 && readsBody {
-            message.retained = message.decoder == nil && coding.map(ContentDecoder.isIdentity) != false
-                ? [] : nil
-            message.decoder?.retainLimit = limits.retainedBodyBytes
+        if (message.kind == .request || limits.readsResponseBodies) && (limits.decodeBodies || limits.retainedBodyBytes > 0) {
+            prepareBodyReading(message, body)
         }
         switch body {
         case .none, .length(0):
@@ -881,6 +869,24 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             loseSync(side, at: message.end, flags: .malformed)
         }
         if message.kind == .response { resumeHeldClientIfAnswered() }
+    }
+
+    /// Sets up decoding (`decodeBodies`) and retention (`retainedBodyBytes`) of the body of `message`,
+    /// framed as `body`, when its direction's bodies are read. Apart, so a header block with neither
+    /// holds no coding `String`.
+    private func prepareBodyReading(_ message: Builder, _ body: Framing) {
+        let coding = message.contentEncodingHeader == nil ? nil : message.text(.contentEncoding)
+        switch body {
+        case .none, .invalid: break
+        default:
+            if limits.decodeBodies, let coding { message.decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
+        }
+        // Body retention: raw bytes when there is no coding, else what the decoder produces.
+        if limits.retainedBodyBytes > 0 {
+            message.retained = message.decoder == nil && coding.map(ContentDecoder.isIdentity) != false
+                ? [] : nil
+            message.decoder?.retainLimit = limits.retainedBodyBytes
+        }
     }
 
     // MARK: Ending messages
