@@ -51,6 +51,44 @@ import Testing
         #expect(none.headers.isEmpty && none.headerFields.byteCount == 0 && none.header("Host") == nil)
     }
 
+    /// Trailers, a retained body, the HTTP/2 and HTTP/3 infos and changed header fields lie apart from
+    /// the other fields, boxed only once one is set: set at the start or later, through a copy or the
+    /// only message, back to their defaults, each reads as it was set and copies stay independent.
+    @Test func rareFieldsBehaveAsValues() {
+        let plain = Self.message()
+        #expect(plain.trailers.isEmpty && plain.retainedBody == nil && plain.http2 == nil && plain.http3 == nil)
+        let origin = plain.firstOrigin
+        let trailer = HTTPHeader(name: "X-Checksum", value: "1")
+        let framed = HTTPMessage(
+            kind: .response, exchangeIndex: 1, streamRange: 0..<9, status: 200, version: "HTTP/2",
+            trailers: [trailer], firstOrigin: origin, lastOrigin: origin, retainedBody: [1, 2],
+            http2: HTTP2StreamInfo(streamID: 3), http3: HTTP3StreamInfo(streamID: 4))
+        #expect(framed.trailers == [trailer] && framed.retainedBody == [1, 2])
+        #expect(framed.http2?.streamID == 3 && framed.http3?.streamID == 4)
+        // Set later on a message without them, through a copy: the original keeps its defaults.
+        var copy = plain
+        copy.trailers.append(trailer)
+        copy.retainedBody = [7]
+        copy.http2 = HTTP2StreamInfo(streamID: 5)
+        copy.http3 = HTTP3StreamInfo(streamID: 6)
+        #expect(plain.trailers.isEmpty && plain.retainedBody == nil && plain.http2 == nil && plain.http3 == nil)
+        #expect(copy.trailers == [trailer] && copy.retainedBody == [7] && copy.http2?.streamID == 5 && copy.http3?.streamID == 6)
+        // A copy of a message with them set shares them until one changes.
+        var second = copy
+        second.retainedBody = nil
+        second.http2?.frames += 1
+        second.trailers.removeAll()
+        #expect(copy.retainedBody == [7] && copy.http2?.frames == 0 && copy.trailers == [trailer])
+        #expect(second.retainedBody == nil && second.http2?.frames == 1 && second.trailers.isEmpty && second.http3?.streamID == 6)
+        // Changed header fields sit beside the others: a copy made before keeps the box's fields.
+        let before = second
+        second.headers = [HTTPHeader(name: "Via", value: "x")]
+        #expect(second.header("Via") == "x" && second.header("Host") == nil && second.http3?.streamID == 6)
+        #expect(before.header("Host") == "example.org" && before.header("Via") == nil)
+        second.http3 = nil
+        #expect(second.header("Via") == "x" && second.http3 == nil && before.http3?.streamID == 6)
+    }
+
     @Test func headerLookupIgnoresASCIICaseOnly() {
         let message = Self.message()
         #expect(message.header("host") == "example.org")

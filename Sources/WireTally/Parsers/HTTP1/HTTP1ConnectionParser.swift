@@ -548,15 +548,19 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 side.skipToLineEnd = true
                 return rejected
             }
-            if side.message == nil {
-                side.message = side.newMessage(start: offset + Int64(i), origin: origin)
-                if side.mode == .inSync, !announce(side) { return n }
+            let message: Builder
+            if let open = side.message {
+                message = open
+            } else {
+                message = side.newMessage(start: offset + Int64(i), origin: origin)
+                side.message = message
+                if side.mode == .inSync, !announce(side, message) { return n }
             }
             side.line.append(contentsOf: UnsafeBufferPointer(start: p + i, count: fed))
             i += fed
             if verdict == .accepted {
-                if announce(side) {
-                    side.line.withUnsafeBytes { acceptStartLine(side, $0, nil) }
+                if announce(side, message) {
+                    side.line.withUnsafeBytes { acceptStartLine(side, message, $0, nil) }
                     side.clearLine()
                 }
                 return i
@@ -590,17 +594,19 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             }
             length = fed
         }
-        side.message = side.newMessage(start: offset + Int64(start), origin: origin)
+        let message = side.newMessage(start: offset + Int64(start), origin: origin)
+        side.message = message
         // A request past the open-request cap stops the direction instead (the byte-wise path stops it
         // at the line's first byte in sync, at its end otherwise: the same calls either way).
-        if announce(side) { acceptStartLine(side, UnsafeRawBufferPointer(start: p + start, count: length), tokens) }
+        if announce(side, message) { acceptStartLine(side, message, UnsafeRawBufferPointer(start: p + start, count: length), tokens) }
         return start &+ length
     }
 
-    /// Reports the message start and gives it its exchange index; false when it is a request past the
-    /// cap on open requests (the client direction stops instead).
-    private func announce(_ side: Side) -> Bool {
-        guard let message = side.message, !message.announced else { return true }
+    /// Reports the start of `message`, the side's message, and gives it its exchange index; false when it
+    /// is a request past the cap on open requests (the client direction stops instead). The callers hold
+    /// the builder, so it is passed (reading `side.message` again would retain and release it).
+    private func announce(_ side: Side, _ message: Builder) -> Bool {
+        guard !message.announced else { return true }
         if message.kind == .request
             && (pending.count - pendingHead >= limits.maxOpenRequests || limits.openRequestsTotal?.isExhausted == true)
         {
@@ -635,38 +641,37 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     }
 
     /// The start line `raw` (with the empty lines before it and its line end) was accepted and its
-    /// message announced; `tokens`: where its tokens end when `HTTP1Syntax.wholeStartLine` read it.
-    private func acceptStartLine(_ side: Side, _ raw: UnsafeRawBufferPointer, _ tokens: StartLineTokens?) {
+    /// message, the side's `message`, announced; `tokens`: where its tokens end when
+    /// `HTTP1Syntax.wholeStartLine` read it.
+    private func acceptStartLine(_ side: Side, _ message: Builder, _ raw: UnsafeRawBufferPointer, _ tokens: StartLineTokens?) {
         isHTTP = true
-        if let message = side.message {
-            let text = HTTP1Syntax.content(UnsafeRawBufferPointer(rebasing: raw[side.sniffer.leading...]))
-            message.bytes.startLine += raw.count
-            if message.kind == .request {
-                let first, last: Int
-                if let tokens {
-                    (first, last) = (tokens.methodEnd, tokens.targetEnd)
-                } else {
-                    first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
-                    last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
-                }
-                let stored = message.storeStartLine(text)
-                message.setText(.method, 0..<first, of: text, storedAt: stored)
-                message.framingMethod = FramingMethod(UnsafeRawBufferPointer(rebasing: text[0..<first]))
-                message.setText(.target, (first + 1)..<max(first + 1, last), of: text, storedAt: stored)
-                message.setText(.version, min(last + 1, text.count)..<text.count, of: text, storedAt: stored)
-                if let index = pendingIndex(message.exchangeIndex) { pending[index].method = message.framingMethod }
+        let text = HTTP1Syntax.content(UnsafeRawBufferPointer(rebasing: raw[side.sniffer.leading...]))
+        message.bytes.startLine += raw.count
+        if message.kind == .request {
+            let first, last: Int
+            if let tokens {
+                (first, last) = (tokens.methodEnd, tokens.targetEnd)
             } else {
-                let stored = message.storeStartLine(text)
-                message.setText(.version, 0..<8, of: text, storedAt: stored)
-                // Three digits (the sniffer checked them).
-                message.status = (Int(text[9]) - 48) * 100 + (Int(text[10]) - 48) * 10 + Int(text[11]) - 48
-                message.setText(.reason, min(13, text.count)..<text.count, of: text, storedAt: stored)
-                let status = message.status ?? 0
-                let interim = status >= 100 && status < 200 && status != 101
-                if !interim && pendingHead < pending.count && pending[pendingHead].index == message.exchangeIndex {
-                    message.request = pending[pendingHead]
-                    popPending()
-                }
+                first = text.firstIndex(of: HTTP1Syntax.space) ?? 0
+                last = text.lastIndex(of: HTTP1Syntax.space) ?? text.count
+            }
+            let stored = message.storeStartLine(text)
+            message.setText(.method, 0..<first, of: text, storedAt: stored)
+            message.framingMethod = FramingMethod(UnsafeRawBufferPointer(rebasing: text[0..<first]))
+            message.setText(.target, (first + 1)..<max(first + 1, last), of: text, storedAt: stored)
+            message.setText(.version, min(last + 1, text.count)..<text.count, of: text, storedAt: stored)
+            if let index = pendingIndex(message.exchangeIndex) { pending[index].method = message.framingMethod }
+        } else {
+            let stored = message.storeStartLine(text)
+            message.setText(.version, 0..<8, of: text, storedAt: stored)
+            // Three digits (the sniffer checked them).
+            message.status = (Int(text[9]) - 48) * 100 + (Int(text[10]) - 48) * 10 + Int(text[11]) - 48
+            message.setText(.reason, min(13, text.count)..<text.count, of: text, storedAt: stored)
+            let status = message.status ?? 0
+            let interim = status >= 100 && status < 200 && status != 101
+            if !interim && pendingHead < pending.count && pending[pendingHead].index == message.exchangeIndex {
+                message.request = pending[pendingHead]
+                popPending()
             }
         }
         side.mode = .inSync
@@ -844,23 +849,11 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
                 body = framing(message, isRequest: false)
             }
         }
-        let readsBody = message.kind == .request || limits.readsResponseBodies
-        // The coding as a `String` only when the body is decoded or retained.
-        var coding: String?
         if let position = message.contentEncodingHeader {
             message.headerFields.withValue(at: position) { message.setText(.contentEncoding, $0) }
-            if readsBody && (limits.decodeBodies || limits.retainedBodyBytes > 0) { coding = message.text(.contentEncoding) }
-            switch body {
-            case .none, .invalid: break
-            default:
-                if limits.decodeBodies && readsBody, let coding { message.decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
-            }
         }
-        // Body retention: raw bytes when there is no coding, else what the decoder produces.
-        if limits.retainedBodyBytes > 0 && readsBody {
-            message.retained = message.decoder == nil && coding.map(ContentDecoder.isIdentity) != false
-                ? [] : nil
-            message.decoder?.retainLimit = limits.retainedBodyBytes
+        if (message.kind == .request || limits.readsResponseBodies) && (limits.decodeBodies || limits.retainedBodyBytes > 0) {
+            prepareBodyReading(message, body)
         }
         switch body {
         case .none, .length(0):
@@ -876,6 +869,24 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             loseSync(side, at: message.end, flags: .malformed)
         }
         if message.kind == .response { resumeHeldClientIfAnswered() }
+    }
+
+    /// Sets up decoding (`decodeBodies`) and retention (`retainedBodyBytes`) of the body of `message`,
+    /// framed as `body`, when its direction's bodies are read. Apart, so a header block with neither
+    /// holds no coding `String`.
+    private func prepareBodyReading(_ message: Builder, _ body: Framing) {
+        let coding = message.contentEncodingHeader == nil ? nil : message.text(.contentEncoding)
+        switch body {
+        case .none, .invalid: break
+        default:
+            if limits.decodeBodies, let coding { message.decoder = ContentDecoder(contentEncoding: coding, limits: limits) }
+        }
+        // Body retention: raw bytes when there is no coding, else what the decoder produces.
+        if limits.retainedBodyBytes > 0 {
+            message.retained = message.decoder == nil && coding.map(ContentDecoder.isIdentity) != false
+                ? [] : nil
+            message.decoder?.retainLimit = limits.retainedBodyBytes
+        }
     }
 
     // MARK: Ending messages

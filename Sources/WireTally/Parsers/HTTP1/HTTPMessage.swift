@@ -75,7 +75,8 @@ package struct HTTPMessageFlags: OptionSet, Hashable, Sendable {
 /// retaining every string and array in them; changing a shared copy copies the fields first. The header
 /// fields' bytes, and after them the start line's texts and the `Content-Encoding` (`HTTPMessageTexts`),
 /// lie in the box's own allocation, after its fields: a message is one allocation, and freeing it one
-/// free with nothing else to release but its arrays.
+/// free with nothing else to release (what few messages have — trailers, a retained body, HTTP/2 and
+/// HTTP/3 stream infos, changed header fields — is in a second one, `Fields.rare`).
 ///
 /// `@unchecked Sendable`: the box (a `ManagedBuffer`, which is not `Sendable`) is changed only through a
 /// unique reference (`unique`), and everything in it is `Sendable`.
@@ -92,10 +93,6 @@ package struct HTTPMessage: @unchecked Sendable {
         var texts: HTTPMessageTexts
         /// Where the texts start in the box's elements (after the header fields): set by `Box.make` alone.
         var textsOffset = 0
-        /// Nil while the header fields are the box's elements (`HTTPHeaderFields.copyCompacted`); the
-        /// fields of their own once changed.
-        var changedHeaderFields: HTTPHeaderFields?
-        var trailers: [HTTPHeader]
         var bytes: HTTPByteCounts
         var interimCount: Int
         var interimBytes: Int
@@ -103,10 +100,45 @@ package struct HTTPMessage: @unchecked Sendable {
         var lastOrigin: PacketOrigin
         var decodedBodyBytes: Int?
         var flags: HTTPMessageFlags
-        var retainedBody: [UInt8]?
         var reencoded: (decodedBytes: Int, encodedSize: Int)?
+        /// Nil while every one of them is at its default (an HTTP/1.x message without trailers or a
+        /// retained body): the fields then hold no reference at all, so making, copying and freeing them
+        /// is copying and zeroing plain bytes (with `RareFields`' members among them, the value witnesses
+        /// copied and destroyed each optional array, string and stream info one by one).
+        var rare: RareFieldsBox?
+    }
+
+    /// The fields most messages leave at their defaults (HTTP/1.x ones all but always), kept apart from
+    /// `Fields` (see `Fields.rare`).
+    private struct RareFields: Sendable {
+        /// Nil while the header fields are the box's elements (`HTTPHeaderFields.copyCompacted`); the
+        /// fields of their own once changed.
+        var changedHeaderFields: HTTPHeaderFields?
+        var trailers: [HTTPHeader] = []
+        var retainedBody: [UInt8]?
         var http2: HTTP2StreamInfo?
         var http3: HTTP3StreamInfo?
+
+        /// A new message's rare fields in a box; nil when they are all at their defaults (checked on the
+        /// arguments by pattern, so the common message copies none of them: `!= nil` copied and destroyed
+        /// each stream info).
+        @inline(__always)
+        static func boxed(
+            trailers: [HTTPHeader], retainedBody: [UInt8]?, http2: HTTP2StreamInfo? = nil, http3: HTTP3StreamInfo? = nil
+        ) -> RareFieldsBox? {
+            guard trailers.isEmpty, case .none = retainedBody, case .none = http2, case .none = http3 else {
+                return RareFieldsBox(RareFields(trailers: trailers, retainedBody: retainedBody, http2: http2, http3: http3))
+            }
+            return nil
+        }
+    }
+
+    /// `RareFields` in a box, shared by copies of a message until one changes them (`rare`).
+    ///
+    /// `@unchecked Sendable`: changed only through a unique reference (`rare`).
+    private final class RareFieldsBox: @unchecked Sendable {
+        var fields: RareFields
+        init(_ fields: RareFields) { self.fields = fields }
     }
 
     /// The fields (its header), shared by copies until one changes (then it gets its own: `unique`),
@@ -118,10 +150,9 @@ package struct HTTPMessage: @unchecked Sendable {
         static func make(
             _ fields: Fields, headers: borrowing HTTPHeaderFields, writeTexts: (UnsafeMutableRawPointer) -> Void
         ) -> Box {
-            var fields = fields
             let textsOffset = headers.compactedSize
-            fields.textsOffset = textsOffset
             let box = unsafeDowncast(create(minimumCapacity: textsOffset &+ fields.texts.byteCount) { _ in fields }, to: Box.self)
+            box.header.textsOffset = textsOffset
             headers.copyCompacted(to: box.elements)
             writeTexts(box.elements + textsOffset)
             return box
@@ -161,7 +192,7 @@ package struct HTTPMessage: @unchecked Sendable {
 
         /// The header fields: the changed ones, else the box's elements.
         var headerFields: HTTPHeaderFields {
-            header.changedHeaderFields ?? HTTPHeaderFields(sharing: self, base: elements)
+            header.rare?.fields.changedHeaderFields ?? HTTPHeaderFields(sharing: self, base: elements)
         }
     }
 
@@ -172,6 +203,18 @@ package struct HTTPMessage: @unchecked Sendable {
         mutating get {
             if !isKnownUniquelyReferenced(&box) { box = Box.make(copying: box) }
             return box
+        }
+    }
+
+    /// The rare fields, for a change: in a box of this message's own (made when it has none).
+    private var rare: RareFields {
+        get { box.header.rare?.fields ?? RareFields() }
+        _modify {
+            let box = unique
+            if box.header.rare == nil || !isKnownUniquelyReferenced(&box.header.rare!) {
+                box.header.rare = RareFieldsBox(box.header.rare?.fields ?? RareFields())
+            }
+            yield &box.header.rare!.fields
         }
     }
 
@@ -233,10 +276,12 @@ package struct HTTPMessage: @unchecked Sendable {
     package var headerFields: HTTPHeaderFields {
         get { box.headerFields }
         _modify {
-            let box = unique
             // Changed in a storage of their own (one holding the box would keep it alive from inside).
-            if box.header.changedHeaderFields == nil { box.header.changedHeaderFields = box.headerFields.ownCopy() }
-            yield &box.header.changedHeaderFields!
+            if box.header.rare?.fields.changedHeaderFields == nil {
+                let own = box.headerFields.ownCopy()
+                rare.changedHeaderFields = own
+            }
+            yield &rare.changedHeaderFields!
         }
     }
     /// Header fields in order (trailers not included), made into strings on each read.
@@ -246,8 +291,8 @@ package struct HTTPMessage: @unchecked Sendable {
     }
     /// Trailer fields of a chunked body.
     package var trailers: [HTTPHeader] {
-        get { box.header.trailers }
-        _modify { yield &unique.header.trailers }
+        get { box.header.rare?.fields.trailers ?? [] }
+        _modify { yield &rare.trailers }
     }
     /// Bytes of the final message (interim responses excluded).
     package var bytes: HTTPByteCounts {
@@ -292,8 +337,8 @@ package struct HTTPMessage: @unchecked Sendable {
     /// decoding switched off, a decompression bomb). Complete when `count` equals the body size
     /// (`decodedBodyBytes ?? bytes.body`).
     package var retainedBody: [UInt8]? {
-        get { box.header.retainedBody }
-        _modify { yield &unique.header.retainedBody }
+        get { box.header.rare?.fields.retainedBody }
+        _modify { yield &rare.retainedBody }
     }
     /// The retained body re-encoded with the message's own codings (for the `rebuilt` estimator, see
     /// `Estimator`), measured when the message completed so the body need not be kept: how many
@@ -304,13 +349,13 @@ package struct HTTPMessage: @unchecked Sendable {
     }
     /// HTTP/2 only (nil for HTTP/1.x): the stream the message travelled on and what happened to it.
     package var http2: HTTP2StreamInfo? {
-        get { box.header.http2 }
-        _modify { yield &unique.header.http2 }
+        get { box.header.rare?.fields.http2 }
+        _modify { yield &rare.http2 }
     }
     /// HTTP/3 only (nil otherwise): the QUIC stream the message travelled on and what happened to it.
     package var http3: HTTP3StreamInfo? {
-        get { box.header.http3 }
-        _modify { yield &unique.header.http3 }
+        get { box.header.rare?.fields.http3 }
+        _modify { yield &rare.http3 }
     }
 
     package init(
@@ -323,12 +368,12 @@ package struct HTTPMessage: @unchecked Sendable {
     ) {
         let strings: HTTPMessageTexts.Strings = [method, target, reason, version, contentEncoding]
         let texts = HTTPMessageTexts(strings)
+        let rare = RareFields.boxed(trailers: trailers, retainedBody: retainedBody, http2: http2, http3: http3)
         box = Box.make(Fields(
             kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, status: status, texts: texts,
-            changedHeaderFields: nil, trailers: trailers, bytes: bytes, interimCount: interimCount,
-            interimBytes: interimBytes, firstOrigin: firstOrigin, lastOrigin: lastOrigin,
-            decodedBodyBytes: decodedBodyBytes, flags: flags, retainedBody: retainedBody, reencoded: nil, http2: http2,
-            http3: http3), headers: headers) { texts.write(strings, to: $0) }
+            bytes: bytes, interimCount: interimCount, interimBytes: interimBytes, firstOrigin: firstOrigin,
+            lastOrigin: lastOrigin, decodedBodyBytes: decodedBodyBytes, flags: flags, reencoded: nil, rare: rare),
+            headers: headers) { texts.write(strings, to: $0) }
     }
 
     /// A parsed HTTP/1.x message: its texts are `texts`, laid out in `textBytes` (valid UTF-8,
@@ -339,12 +384,12 @@ package struct HTTPMessage: @unchecked Sendable {
         interimCount: Int, interimBytes: Int, firstOrigin: PacketOrigin, lastOrigin: PacketOrigin, decodedBodyBytes: Int?,
         flags: HTTPMessageFlags, retainedBody: [UInt8]?
     ) {
+        let rare = RareFields.boxed(trailers: trailers, retainedBody: retainedBody)
         box = Box.make(Fields(
             kind: kind, exchangeIndex: exchangeIndex, streamRange: streamRange, status: status, texts: texts,
-            changedHeaderFields: nil, trailers: trailers, bytes: bytes,
-            interimCount: interimCount, interimBytes: interimBytes, firstOrigin: firstOrigin, lastOrigin: lastOrigin,
-            decodedBodyBytes: decodedBodyBytes, flags: flags, retainedBody: retainedBody, reencoded: nil, http2: nil,
-            http3: nil), headers: headers) { $0.copyMemory(from: textBytes, byteCount: texts.byteCount) }
+            bytes: bytes, interimCount: interimCount, interimBytes: interimBytes, firstOrigin: firstOrigin,
+            lastOrigin: lastOrigin, decodedBodyBytes: decodedBodyBytes, flags: flags, reencoded: nil, rare: rare),
+            headers: headers) { $0.copyMemory(from: textBytes, byteCount: texts.byteCount) }
     }
 
     /// The value of the first header named `name` (ASCII case-insensitive, compared byte by byte: no
