@@ -2,17 +2,13 @@
 /// indices stay those of the whole sequence (0, 1, 2, … in append order), `startIndex` is the first
 /// element kept and `endIndex` the number of elements ever appended (or the discard point, if later).
 ///
-/// Discarded elements are freed in batches, once they make up half the storage and number at least
-/// `minimumBatch`: discarding is amortised O(1) per element, and the storage holds at most twice the
-/// kept elements or `minimumBatch` discarded ones more (a connection discarding one exchange of two
-/// at a time would otherwise shift its storage on every discard). A connection's
+/// Discarded elements are freed in batches, once they make up half the storage: discarding is
+/// amortised O(1) per element and the storage holds at most twice the kept elements. A connection's
 /// exchanges live here, so that a long keep-alive connection keeps only those not yet reported.
 package struct PrefixDiscardingArray<Element>: RandomAccessCollection {
     /// The elements from index `storageStart` on; those before `startIndex` are discarded already.
     private var storage: [Element]
     private var storageStart = 0
-    /// Discarded elements freed together at least (unless none is kept).
-    private static var minimumBatch: Int { 4 }
     /// The first element kept.
     package private(set) var startIndex = 0
     /// One past the last element.
@@ -44,7 +40,7 @@ package struct PrefixDiscardingArray<Element>: RandomAccessCollection {
         if index >= endIndex {
             storage.removeAll(keepingCapacity: true)
             storageStart = index
-        } else if index - storageStart >= Self.minimumBatch, (index - storageStart) * 2 >= storage.count {
+        } else if (index - storageStart) * 2 >= storage.count {
             storage.removeFirst(index - storageStart)
             storageStart = index
         }

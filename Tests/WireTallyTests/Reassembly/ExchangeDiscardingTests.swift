@@ -20,8 +20,8 @@ import Testing
         #expect(array[12] == 120 && array.startIndex == 12)
     }
 
-    /// A keep-alive connection: one element appended and the one before it discarded at a time, the
-    /// discarded ones freed in batches; every kept element stays at its index.
+    /// A keep-alive connection: one element appended and the one before it discarded at a time (the
+    /// storage shifted on every discard); every kept element stays at its index.
     @Test func discardingOneOfTwoAtATimeKeepsEveryIndex() {
         var array = PrefixDiscardingArray<Int>()
         array.append(0)
