@@ -224,11 +224,13 @@ package final class HTTPConnectionAnalysis: ExchangeAnalysis, HTTPParserDelegate
 
     /// Drops the exchanges before `index`, once their records are written: they are final and sealed
     /// (nothing parsed later changes them), so nothing reads them any more. Indices stay the same.
-    /// Their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`).
+    /// Their ownership runs merge (`OwnershipRuns.mergeRuns(before:)`; by name: the pair's index
+    /// subscript is a call).
     package func discardExchanges(before index: Int) {
         upgrade?.http2.discardExchanges(before: index)
         http1Exchanges.discard(before: index)
-        for direction in FlowDirection.allCases { runs[direction.rawValue].mergeRuns(before: index) }
+        runs.up.mergeRuns(before: index)
+        runs.down.mergeRuns(before: index)
     }
 
     private func slot(_ index: Int) {

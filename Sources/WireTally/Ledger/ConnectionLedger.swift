@@ -134,7 +134,9 @@ package struct ConnectionLedger: Sendable {
     }
 
     /// Counts a packet in its direction's totals and holds it if it is a setup or teardown packet;
-    /// true when it is a payload or ACK packet, to be attributed by the caller.
+    /// true when it is a payload or ACK packet, to be attributed by the caller. Inlined: every packet
+    /// is counted, and a call passed the whole packet through memory.
+    @inline(__always)
     private mutating func count(_ packet: LedgerPacket) -> Bool {
         totals.update(packet.direction.rawValue) {
             $0.add(packet.counters, as: packet.category, duplicatePayloadBytes: packet.duplicatePayloadBytes)
@@ -291,11 +293,10 @@ package struct ConnectionLedger: Sendable {
     package mutating func discardExchanges(before index: Int) {
         precondition(index <= sealedCount, "exchange \(index - 1) is not sealed")
         // The tallies read in place: a copy of each exchange's wire would retain and release its
-        // `afterClientClose` storage.
+        // `afterClientClose` storage. By name: the pairs' index subscripts are calls.
         for position in exchanges.startIndex..<min(index, exchanges.endIndex) {
-            for direction in FlowDirection.allCases {
-                discardedOwned[direction.rawValue] += exchanges[position].tallies[direction.rawValue].total
-            }
+            discardedOwned.up += exchanges[position].tallies.up.total
+            discardedOwned.down += exchanges[position].tallies.down.total
         }
         exchanges.discard(before: index)
     }
@@ -333,7 +334,9 @@ package struct ConnectionLedger: Sendable {
     }
 
     /// Splits a packet's payload over the owners of its stream range; the first owner also gets the
-    /// packet itself and its header overhead (unless the attribution splits them by share).
+    /// packet itself and its header overhead (unless the attribution splits them by share). Inlined in
+    /// `attribute`, its one caller: most packets carry payload.
+    @inline(__always)
     private mutating func split(_ packet: LedgerPacket, over range: Range<Int64>, _ attribution: some StreamAttribution) {
         let first = attribution.ownerRun(at: range.lowerBound, packet.direction)
         if first.end < range.upperBound && attribution.splitsPacketsByShare { return splitByShare(packet, over: range, attribution) }

@@ -85,7 +85,9 @@ package struct ExchangeWire: Hashable, Sendable {
 
     /// Counts `counters` (a packet of `category` seen at `time`, or a share of its payload) in
     /// `direction`; `upgraded`: the bytes were carried after an Upgrade/CONNECT. One access to the
-    /// exchange for everything the ledger credits it with.
+    /// exchange for everything the ledger credits it with (inlined in `ConnectionLedger.credit`, its
+    /// caller on every packet).
+    @inline(__always)
     mutating func add(
         _ counters: TrafficCounters, as category: PacketCategory, duplicatePayloadBytes: Int, upgraded: Bool,
         at time: Timestamp, direction: FlowDirection

@@ -25,8 +25,14 @@ package struct OwnerRun: Hashable, Sendable {
 /// Runs are appended in stream order; a run set at or before an existing start replaces the runs from
 /// there on (a parser that re-synchronised decided late where a message began).
 package struct OwnershipRuns: Sendable {
-    private var starts: [Int64] = []
-    private var owners: [StreamOwner] = []
+    /// Where a run starts and whom its bytes belong to.
+    private struct Run: Sendable {
+        var start: Int64
+        var owner: StreamOwner
+    }
+
+    /// In stream order (one array: setting and merging runs change one array, not a pair).
+    private var runs: [Run] = []
     /// Runs before this one were merged by `mergeRuns(before:)` already.
     private var mergedEnd = 0
 
@@ -45,13 +51,9 @@ package struct OwnershipRuns: Sendable {
 
     /// From `offset` on, bytes belong to `owner`.
     package mutating func set(_ owner: StreamOwner, from offset: Int64) {
-        while let last = starts.last, last >= offset {
-            starts.removeLast()
-            owners.removeLast()
-        }
-        if owners.last == owner { return }
-        starts.append(offset)
-        owners.append(owner)
+        while let last = runs.last, last.start >= offset { runs.removeLast() }
+        if runs.last?.owner == owner { return }
+        runs.append(Run(start: offset, owner: owner))
     }
 
     /// Merges each run of an exchange before `exchange` (sealed and discarded: a late packet for its
@@ -61,24 +63,23 @@ package struct OwnershipRuns: Sendable {
     /// Only runs that end at or before `limit` merge: owners a parent layer still reads to split units
     /// it has yet to report (TLS records shared by HTTP/2 streams) keep their runs.
     package mutating func mergeRuns(before exchange: Int, endingBy limit: Int64 = .max) {
-        var kept = min(mergedEnd, owners.count), next = kept  // `set` may have replaced merged runs
-        while next < owners.count, owners[next].exchange < exchange,
-              limit == .max || (next + 1 < starts.count && starts[next + 1] <= limit) {
-            if kept > 0, !owners[next].isNobody, !owners[kept - 1].isNobody {
-                owners[kept - 1] = owners[next]
+        var kept = min(mergedEnd, runs.count), next = kept  // `set` may have replaced merged runs
+        while next < runs.count, runs[next].owner.exchange < exchange,
+              limit == .max || (next + 1 < runs.count && runs[next + 1].start <= limit) {
+            if kept > 0, !runs[next].owner.isNobody, !runs[kept - 1].owner.isNobody {
+                runs[kept - 1].owner = runs[next].owner
             } else {
-                (starts[kept], owners[kept]) = (starts[next], owners[next])
+                runs[kept] = runs[next]
                 kept += 1
             }
             next += 1
         }
-        starts.removeSubrange(kept..<next)
-        owners.removeSubrange(kept..<next)
+        if next > kept { runs.removeSubrange(kept..<next) }
         mergedEnd = kept
     }
 
     /// How many runs are kept.
-    package var count: Int { starts.count }
+    package var count: Int { runs.count }
 
     /// The owner of the byte at `offset`.
     package func owner(at offset: Int64) -> StreamOwner { run(containing: offset).owner }
@@ -88,25 +89,25 @@ package struct OwnershipRuns: Sendable {
     package func run(containing offset: Int64) -> OwnerRun {
         let index = runIndex(containing: offset)
         let next = index.map { $0 + 1 } ?? 0
-        return OwnerRun(owner: index.map { owners[$0] } ?? .nobody, end: next < starts.count ? starts[next] : .max)
+        return OwnerRun(owner: index.map { runs[$0].owner } ?? .nobody, end: next < runs.count ? runs[next].start : .max)
     }
 
     /// Where the first run owned by an exchange after `index` starts, if any has begun.
     @inline(__always)
     package func start(ofExchangeAfter index: Int) -> Int64? {
-        var position = owners.count
-        while position > 0, owners[position - 1].exchange > index { position -= 1 }
-        return position < owners.count ? starts[position] : nil
+        var position = runs.count
+        while position > 0, runs[position - 1].owner.exchange > index { position -= 1 }
+        return position < runs.count ? runs[position].start : nil
     }
 
     /// Index of the run containing `offset` (the last run starting at or before it).
     @inline(__always)
     private func runIndex(containing offset: Int64) -> Int? {
-        if let last = starts.last, last <= offset { return starts.count - 1 }
-        var low = 0, high = starts.count
+        if let last = runs.last, last.start <= offset { return runs.count - 1 }
+        var low = 0, high = runs.count
         while low < high {
             let middle = (low + high) / 2
-            if starts[middle] <= offset { low = middle + 1 } else { high = middle }
+            if runs[middle].start <= offset { low = middle + 1 } else { high = middle }
         }
         return low == 0 ? nil : low - 1
     }

@@ -17,6 +17,10 @@ struct ActivityTable<Flow: ActivityTracked> {
     /// The freshest flow a sweep has passed (`markSwept`): every flow from `stalest` up to it has been
     /// visited and not touched since. Touching or removing it moves the mark to its older neighbour.
     private var lastSwept: Flow?
+    /// Flows found recently, each in the slot of its key (`FlowKey.recentSlot`), nil where none is:
+    /// consecutive packets come from a few flows, and one found here costs a comparison of keys
+    /// instead of hashing the key for the dictionary. A flow leaves its slot when it leaves the table.
+    private var recent = [Unmanaged<Flow>?](repeating: nil, count: FlowKey.recentSlots)
 
     var count: Int { flows.count }
 
@@ -37,21 +41,29 @@ struct ActivityTable<Flow: ActivityTracked> {
         lastSwept = nil
     }
 
-    /// The flow stored under `key`.
-    subscript(key: FlowKey) -> Flow? { unretainedFlow(for: key)?.takeUnretainedValue() }
+    /// The flow stored under `key` (`unretainedFlow(for:)`, retained).
+    subscript(key: FlowKey) -> Flow? {
+        mutating get { unretainedFlow(for: key)?.takeUnretainedValue() }
+    }
 
     /// The flow stored under `key`, not retained: valid while the table holds it (a per-packet lookup
-    /// then costs no reference counting). Consecutive packets mostly belong to one flow, the one
-    /// touched last, so that one is compared first and the dictionary (hashing the key) is searched
-    /// only on a miss.
-    func unretainedFlow(for key: FlowKey) -> Unmanaged<Flow>? {
-        if let freshest, freshest.key == key { return .passUnretained(freshest) }
-        return flows[key].map { .passUnretained($0) }
+    /// then costs no reference counting). The flow in the key's slot of `recent` is compared first, and
+    /// the dictionary (hashing the key) is searched only on a miss; the flow it finds takes the slot.
+    /// Inlined: called for every packet, and a call kept the comparison of keys in a closure.
+    @inline(__always)
+    mutating func unretainedFlow(for key: FlowKey) -> Unmanaged<Flow>? {
+        let slot = key.recentSlot
+        if let cached = recent[slot], cached._withUnsafeGuaranteedRef({ $0.key == key }) { return cached }
+        guard let found = flows[key] else { return nil }
+        let flow = Unmanaged.passUnretained(found)
+        recent[slot] = flow
+        return flow
     }
 
     /// Adds a flow, under its key, as the freshest.
     mutating func insert(_ flow: Flow) {
         flows[flow.key] = flow
+        recent[flow.key.recentSlot] = .passUnretained(flow)
         link(flow)
     }
 
@@ -66,6 +78,8 @@ struct ActivityTable<Flow: ActivityTracked> {
     /// Removes a flow.
     mutating func remove(_ flow: Flow) {
         flows[flow.key] = nil
+        let slot = flow.key.recentSlot
+        if recent[slot]?.toOpaque() == Unmanaged.passUnretained(flow).toOpaque() { recent[slot] = nil }
         unlink(flow)
     }
 
@@ -78,6 +92,7 @@ struct ActivityTable<Flow: ActivityTracked> {
             all.append(flow)
         }
         flows.removeAll()
+        for slot in recent.indices { recent[slot] = nil }
         return all
     }
 

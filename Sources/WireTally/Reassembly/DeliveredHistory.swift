@@ -21,7 +21,7 @@ final class DeliveredHistory {
     }
 
     /// References a history keeps at most: beyond them (a stream of tiny segments) bytes are copied at
-    /// delivery, so that the list stays small.
+    /// delivery, so that the list stays small. A power of two (the ring's capacity doubles up to it).
     private static let maxReferences = 256
 
     /// The ring: stream offset `o` of the window is at index `(o - runStart) % capacity`.
@@ -32,8 +32,15 @@ final class DeliveredHistory {
     private var runStart: Int64 = 0
     /// Stream offset just past the last byte delivered.
     private var endOffset: Int64 = 0
-    /// Bytes delivered in this run that may be in the window and are not in the ring, oldest first.
-    private var references: [Reference] = []
+    /// Bytes delivered in this run that may be in the window and are not in the ring, oldest first:
+    /// `referenceCount` of them from index `firstReference` on, in a ring of `referenceCapacity` (a
+    /// power of two, doubled as needed up to `maxReferences`; nil until the first reference). Adding
+    /// one and forgetting the oldest (on every delivery and give-back) check no uniqueness and shift
+    /// nothing, as an array's append and `removeFirst` did.
+    private var referenceRing: UnsafeMutablePointer<Reference>?
+    private var referenceCapacity = 0
+    private var firstReference = 0
+    private var referenceCount = 0
     /// The loan this history last noted itself a borrower of.
     private var borrowedLoan = 0
     /// Unretained (no reference counting on every delivery): the analyzer that lends the memory
@@ -46,7 +53,10 @@ final class DeliveredHistory {
         self.lentMemory = lentMemory.map { Unmanaged.passUnretained($0) }
     }
 
-    deinit { storage?.deallocate() }
+    deinit {
+        storage?.deallocate()
+        referenceRing?.deallocate()
+    }
 
     /// Stream offset of the oldest byte remembered.
     private var windowStart: Int64 { max(runStart, endOffset - Int64(capacity)) }
@@ -56,13 +66,13 @@ final class DeliveredHistory {
         guard capacity > 0, let source = bytes.baseAddress, bytes.count > 0 else { return }
         if offset != endOffset || endOffset == runStart {
             runStart = offset
-            references.removeAll(keepingCapacity: true)
+            (firstReference, referenceCount) = (0, 0)
         }
         endOffset = offset + Int64(bytes.count)
-        if let lentMemory, references.count < Self.maxReferences {
+        if let lentMemory, referenceCount < Self.maxReferences {
             let loan = lentMemory._withUnsafeGuaranteedRef { $0.loan(holding: bytes) }
             if loan != 0 {
-                references.append(Reference(offset: offset, bytes: source, count: bytes.count, loan: loan))
+                appendReference(Reference(offset: offset, bytes: source, count: bytes.count, loan: loan))
                 if borrowedLoan != loan {
                     borrowedLoan = loan
                     lentMemory._withUnsafeGuaranteedRef { $0.noteBorrower(self) }
@@ -76,13 +86,11 @@ final class DeliveredHistory {
     /// Copies into the ring what the window holds of the bytes referred to in loans up to `loan`, and
     /// forgets those references (their memory is about to be reclaimed).
     func copyReferences(through loan: Int) {
-        var copied = 0
-        for reference in references {
-            guard reference.loan <= loan else { break }
+        while referenceCount > 0, let reference = referenceRing?[firstReference], reference.loan <= loan {
             store(reference.bytes, count: reference.count, at: reference.offset)
-            copied += 1
+            firstReference = (firstReference + 1) & (referenceCapacity - 1)
+            referenceCount -= 1
         }
-        references.removeFirst(copied)
     }
 
     /// How many of `bytes` (a retransmitted copy starting at stream offset `offset`) differ from the
@@ -114,7 +122,31 @@ final class DeliveredHistory {
         storage = nil
         allocated = 0
         capacity = 0
-        references = []
+        referenceRing?.deallocate()
+        referenceRing = nil
+        (referenceCapacity, firstReference, referenceCount) = (0, 0, 0)
+    }
+
+    /// Adds `reference` after the others (`referenceCount < maxReferences`). Inlined: most deliveries
+    /// add one.
+    @inline(__always)
+    private func appendReference(_ reference: Reference) {
+        if referenceCount == referenceCapacity { growReferences() }
+        (referenceRing! + ((firstReference + referenceCount) & (referenceCapacity - 1))).initialize(to: reference)
+        referenceCount += 1
+    }
+
+    /// Doubles the ring of references (8 at first), the oldest moved to index 0.
+    private func growReferences() {
+        let grownCapacity = max(8, 2 * referenceCapacity)
+        let grown = UnsafeMutablePointer<Reference>.allocate(capacity: grownCapacity)
+        if let referenceRing {
+            for index in 0..<referenceCount {
+                (grown + index).initialize(to: referenceRing[(firstReference + index) & (referenceCapacity - 1)])
+            }
+            referenceRing.deallocate()
+        }
+        (referenceRing, referenceCapacity, firstReference) = (grown, grownCapacity, 0)
     }
 
     /// Copies into the ring the part of `count` bytes delivered at `offset` that is still in the window.

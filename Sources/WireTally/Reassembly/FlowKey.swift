@@ -22,6 +22,20 @@ struct FlowKey: Hashable {
         a == b ? aPort < bPort : a < b
     }
 
+    /// Slots of `ActivityTable`'s recently found flows: a few hundred, so that the flows a capture
+    /// interleaves seldom share one.
+    static let recentSlots = 1 << recentSlotBits
+    private static let recentSlotBits = 8
+
+    /// The slot of this key among `recentSlots`: the addresses' low words and the ports folded into
+    /// one word and multiplied by 2^64 / φ, whose top bits spread nearby values over the slots (a few
+    /// instructions, where the dictionary's hash takes a few hundred). Equal keys share a slot.
+    @inline(__always)
+    var recentSlot: Int {
+        let folded = lowAddress.low ^ highAddress.low.byteSwapped ^ (UInt64(lowPort) << 16 | UInt64(highPort))
+        return Int(truncatingIfNeeded: (folded &* 0x9E37_79B9_7F4A_7C15) >> (64 - Self.recentSlotBits))
+    }
+
     /// Hashes the addresses and ports folded into three words (one `Hasher` round per word instead of
     /// one per field: this runs for every packet). Equal keys fold equally, as `==` requires.
     func hash(into hasher: inout Hasher) {

@@ -1,8 +1,8 @@
 import Testing
 @testable import WireTally
 
-/// `ActivityTable`: lookups by key (the freshest flow answered without the dictionary, never after it
-/// left the table), and the sweep mark: a settle sweep visits each idle flow once per idle period, and a
+/// `ActivityTable`: lookups by key (flows found recently answered without the dictionary, never after
+/// they left the table, also when two keys share a slot of recent flows), and the sweep mark: a settle sweep visits each idle flow once per idle period, and a
 /// flow that sees activity (or leaves the table) is visited again by the next sweep, in activity order.
 @Suite struct ActivityTableTests {
     final class Flow: ActivityTracked {
@@ -41,6 +41,43 @@ import Testing
         _ = table.removeAll()
         #expect(table[Self.key(1)] == nil)
         #expect(table[Self.key(2)] == nil)
+    }
+
+    @Test func keysSharingARecentSlotAreEachFoundAndNeverAfterRemoval() throws {
+        let first = Self.key(1)
+        let sharing = (2...UInt16.max).map(Self.key).filter { $0.recentSlot == first.recentSlot }.prefix(2)
+        try #require(sharing.count == 2)
+        var table = ActivityTable<Flow>()
+        let flows = [Flow("f1", port: 1), Flow("s1", port: sharing.first!.lowPort), Flow("s2", port: sharing.last!.lowPort)]
+        for flow in flows { table.insert(flow) }
+        // each found by its key, in turns that move the slot from one to another
+        for _ in 0..<2 {
+            for flow in flows.reversed() + flows { #expect(table.unretainedFlow(for: flow.key)?.takeUnretainedValue() === flow) }
+        }
+        // the one in the slot leaves: its key finds nothing, the others are still found
+        #expect(table[flows[1].key] === flows[1])
+        table.remove(flows[1])
+        #expect(table[flows[1].key] == nil)
+        #expect(table[flows[0].key] === flows[0])
+        #expect(table[flows[2].key] === flows[2])
+        // one that left while another held the slot
+        table.remove(flows[0])
+        #expect(table[flows[0].key] == nil)
+        #expect(table[flows[2].key] === flows[2])
+        _ = table.removeAll()
+        #expect(table[flows[2].key] == nil)
+    }
+
+    @Test func recentSlotsSpreadAConnectionsPortsAndIsTheSameBothWays() {
+        let client = IPAddress(ipv4: 0x0a00_0001), server = IPAddress(ipv4: 0x0a00_0002)
+        let slots = Set((40000..<40064).map { FlowKey(transportProtocol: 6, client, UInt16($0), server, 80).recentSlot })
+        #expect(slots.count >= 40)  // 64 ports over 256 slots: few shared
+        for port: UInt16 in [1, 80, 443, 51000] {
+            let up = FlowKey(transportProtocol: 6, client, port, server, 8080)
+            let down = FlowKey(transportProtocol: 6, server, 8080, client, port)
+            #expect(up.recentSlot == down.recentSlot)
+            #expect((0..<FlowKey.recentSlots).contains(up.recentSlot))
+        }
     }
 
     static func key(_ port: UInt16) -> FlowKey {

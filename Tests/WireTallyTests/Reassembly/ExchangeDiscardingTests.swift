@@ -20,6 +20,19 @@ import Testing
         #expect(array[12] == 120 && array.startIndex == 12)
     }
 
+    /// A keep-alive connection: one element appended and the one before it discarded at a time (the
+    /// storage shifted on every discard); every kept element stays at its index.
+    @Test func discardingOneOfTwoAtATimeKeepsEveryIndex() {
+        var array = PrefixDiscardingArray<Int>()
+        array.append(0)
+        for value in 1..<50 {
+            array.append(value)
+            array.discard(before: value)
+            #expect(array.startIndex == value && array.endIndex == value + 1)
+            #expect(Array(array) == [value])
+        }
+    }
+
     @Test func mergedRunsKeepWhoOwnedTheFirstByte() {
         var runs = OwnershipRuns()
         runs.set(StreamOwner(exchange: 0), from: 0)
