@@ -15,10 +15,10 @@ package enum ExchangeTimer {
     /// The phases of exchange `index` of its connection, with messages `request` and `response` (given
     /// apart: a whole exchange, ~440 bytes, was copied for the call), whose packets carrying new payload
     /// bytes span `payloadTimes` per direction (`ExchangeWire.payloadTimes`: the few bytes of the wire
-    /// the phases read). `dns`,
-    /// `connect` and `tls` are the lookup, the transport handshake (TCP's SYN to its completion, QUIC's
-    /// first Initial to the server's answer) and the TLS handshake that preceded the connection
-    /// (ClientHello to the client's Finished); they count only for its first exchange. `ssl` starts where `connect` ends (the time
+    /// the phases read). `dns`, `connect` and `tls` are the lookup, the transport handshake (TCP's SYN to
+    /// its completion, QUIC's first Initial to the server's answer) and the TLS handshake that preceded
+    /// the connection (ClientHello to the client's Finished); they count only for its first exchange.
+    /// `ssl` starts where `connect` ends (the time
     /// the client takes to build its ClientHello is part of it, as in curl's `appconnect − connect` and
     /// URLSessionTaskMetrics' `secureConnectionStartDate`), or at the ClientHello without a handshake.
     /// `serverFIN`: when the server's FIN was seen, the end of a close-delimited response.

@@ -875,7 +875,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// framed as `body`, when its direction's bodies are read. Apart, so a header block with neither
     /// holds no coding `String`.
     private func prepareBodyReading(_ message: Builder, _ body: Framing) {
-        let coding = message.contentEncodingHeader == nil ? nil : message.text(.contentEncoding)
+        let coding = message.text(.contentEncoding)
         switch body {
         case .none, .invalid: break
         default:
