@@ -27,6 +27,26 @@ import Testing
         #expect(r.events.contains(.unparsed(.up, 119)))
     }
 
+    /// The room under the header cap is read once per delivery and the lines' bytes counted for all of
+    /// a delivery's lines at once: a block cut into three deliveries anywhere (the cap met exactly, and
+    /// missed by the empty line's last byte, after a start line and lines in earlier deliveries) gives
+    /// the events of the block whole.
+    @Test func headerBlocksAtTheCapInThreeDeliveries() {
+        var limits = HTTPLimits()
+        limits.maxHeaderBytes = 60
+        for (size, tooLarge) in [(60, false), (61, true)] {
+            let up = ascii(Self.request("/a", size: size))
+            let reference = HTTP1Script.run([.up(up)], limits: limits)
+            #expect(reference.requests.count == 1 && reference.requests[0].flags.contains(.headersTooLarge) == tooLarge)
+            for first in 1..<up.count {
+                for second in (first + 1)..<up.count {
+                    let r = HTTP1Script.run(HTTP1Script.pieces(up, cuts: [first, second]).map { .up($0) }, limits: limits)
+                    #expect(r.events == reference.events, "size \(size), cut at \(first) and \(second)")
+                }
+            }
+        }
+    }
+
     @Test func startLinesRejectedOrFoundAgainSplitAnywhere() {
         let up = ascii(
             "\r\n\r\nGET /a HTTP/1.1\r\n\r\n" + "GET /b HTTP/2.0\r\nHost: h\r\n\r\n" + "GET /c HTTP/1.\r\n\r\n"

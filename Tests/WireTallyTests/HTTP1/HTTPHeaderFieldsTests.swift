@@ -120,4 +120,30 @@ import Testing
             #expect(fields.isEmpty && Array(shared) == expected)
         }
     }
+
+    /// A header block's fields are appended with the storage's uniqueness checked once for the block
+    /// (`makeStorageOwn`, then `appendToOwnStorage` checking only the room): starting with no storage,
+    /// with a storage another copy shares (that copy keeps its fields) and with a message's fields, and
+    /// growing past the first storage many times, they read back as `append` gives them.
+    @Test func fieldsAppendedToOwnStorageReadBackAsAppended() {
+        let first = HTTPHeader(name: "First", value: "1")
+        let origin = HTTP1Script.origin(1)
+        let message = HTTPMessage(kind: .request, exchangeIndex: 0, streamRange: 0..<1, version: "HTTP/1.1", headers: [first],
+                                  firstOrigin: origin, lastOrigin: origin)
+        for start in ["no storage", "shared", "a message's"] {
+            var fields = start == "no storage" ? HTTPHeaderFields() : start == "shared" ? [first] : message.headerFields
+            let copy = fields
+            var reference = fields
+            fields.makeStorageOwn()
+            for index in 0..<500 {
+                let name = Array("X-\(index)".utf8), value = Array(repeating: UInt8(ascii: "v"), count: index % 70)
+                name.withUnsafeBytes { name in
+                    value.withUnsafeBytes { fields.appendToOwnStorage(name: name, value: $0); reference.append(name: name, value: $0) }
+                }
+            }
+            #expect(Array(fields) == Array(reference) && fields.count == 500 + copy.count, "\(start)")
+            #expect(fields.byteCount == reference.byteCount, "\(start)")
+            #expect(Array(copy) == (start == "no storage" ? [] : [first]) && message.headers == [first], "\(start)")
+        }
+    }
 }

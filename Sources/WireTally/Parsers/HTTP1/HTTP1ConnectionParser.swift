@@ -276,10 +276,12 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
 
         var end: Int64 { start + Int64(interimBytes + bytes.total) }
 
-        /// Adds a header field, noting where the notable ones are.
+        /// Adds a header field, noting where the notable ones are. The fields' storage is their own
+        /// (`headerFields.makeStorageOwn()` once per run of lines: nothing copies the fields meanwhile).
+        @inline(__always)
         func appendHeader(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer, _ notable: NotableHeader?) {
             let position = headerFields.count
-            headerFields.append(name: name, value: value)
+            headerFields.appendToOwnStorage(name: name, value: value)
             switch notable {
             case .transferEncoding: transferEncodingHeaders = (transferEncodingHeaders?.lowerBound ?? position)...position
             case .contentLength: contentLengthHeaders = (contentLengthHeaders?.lowerBound ?? position)...position
@@ -463,13 +465,14 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     }
 
     /// Counts, decodes and retains body bytes.
+    /// The builder is reached through `side.message` in place each time, not held: held across the
+    /// decoder's or the array's calls, it was retained and released for every packet of a body.
     private func consumeBody(_ side: Side, _ bytes: UnsafeRawBufferPointer) {
-        guard let message = side.message else { return }
-        message.bytes.body += bytes.count
-        message.decoder?.feed(bytes)
+        side.message?.bytes.body += bytes.count
+        if side.message?.decoder != nil { side.message?.decoder?.feed(bytes) }
         // Body retention (off when `retainedBodyBytes` is 0): raw bytes of a body without coding.
-        if let kept = message.retained?.count, kept < limits.retainedBodyBytes {
-            message.retained!.append(contentsOf: bytes.prefix(limits.retainedBodyBytes - kept))
+        if let kept = side.message?.retained?.count, kept < limits.retainedBodyBytes {
+            side.message?.retained?.append(contentsOf: bytes.prefix(limits.retainedBodyBytes - kept))
         }
     }
 
@@ -707,23 +710,32 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
     /// where it stopped: at `n`, after the block's empty line (`headersComplete` ran), or at a line cut
     /// by the packet's end or longer than the room left under the cap (for `takeLine`, which buffers
     /// or refuses it exactly as before).
+    ///
+    /// The room under the cap is read once and the lines' bytes counted into the message's once (before
+    /// `headersComplete`, which reads them, or on leaving); the fields' storage is made the builder's
+    /// own once for the run.
     private func wholeHeaderLines(_ side: Side, _ message: Builder, _ p: UnsafePointer<UInt8>, _ n: Int, _ start: Int) -> Int {
         var i = start
+        let room = limits.maxHeaderBytes - (message.bytes.startLine + message.bytes.headers)
+        var taken = 0
+        message.headerFields.makeStorageOwn()
         while i < n, let found = memchr(p + i, Int32(HTTP1Syntax.lf), n &- i) {
             let end = UnsafeRawPointer(found) - UnsafeRawPointer(p) &+ 1
             let length = end &- i
-            guard length <= limits.maxHeaderBytes - (message.bytes.startLine + message.bytes.headers) else { return i }
-            message.bytes.headers += length
+            guard length <= room &- taken else { break }
+            taken &+= length
             // The content: without the LF, and a CR before it (`HTTP1Syntax.content`).
             var contentEnd = end &- 1
             if contentEnd > i && p[contentEnd &- 1] == HTTP1Syntax.cr { contentEnd &-= 1 }
             if contentEnd == i {
+                message.bytes.headers += taken
                 headersComplete(side, message)
                 return end
             }
             headerField(side, message, UnsafeRawBufferPointer(start: p + i, count: contentEnd &- i))
             i = end
         }
+        message.bytes.headers += taken
         return i
     }
 
@@ -736,6 +748,7 @@ package final class HTTP1ConnectionParser: TCPStreamConsumer {
             headersComplete(side, message)
             return
         }
+        message.headerFields.makeStorageOwn()
         headerField(side, message, text)
     }
 

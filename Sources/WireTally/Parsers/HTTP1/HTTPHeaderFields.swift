@@ -103,6 +103,27 @@ package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, Ex
     /// Adds a field `name: value`.
     package mutating func append(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         makeRoom(name.count &+ value.count &+ Layout.endsSize)
+        store(name: name, value: value)
+    }
+
+    /// Makes the storage this value's own (a copy of it first when another copy shares it), for the
+    /// `appendToOwnStorage` calls of a header block: its uniqueness checked once for all of them.
+    mutating func makeStorageOwn() {
+        if !isKnownUniquelyReferenced(&storage), storage != nil { replaceStorage(room: 0) }
+    }
+
+    /// `append(name:value:)` where the storage is this value's own or there is none
+    /// (`makeStorageOwn()`, and no copy of this value made since): only the room is checked.
+    mutating func appendToOwnStorage(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
+        assert(storage == nil || isKnownUniquelyReferenced(&storage), "HTTPHeaderFields: appending to a shared storage")
+        let room = name.count &+ value.count &+ Layout.endsSize
+        if base == nil || Self.freeBytes(base.unsafelyUnwrapped) < room { replaceStorage(room: room) }
+        store(name: name, value: value)
+    }
+
+    /// Copies a field's name and value after the stored ones (the room checked by the caller).
+    @inline(__always)
+    private func store(name: UnsafeRawBufferPointer, value: UnsafeRawBufferPointer) {
         let base = base.unsafelyUnwrapped
         let start = base.load(fromByteOffset: Layout.byteCount, as: Int.self)
         let bytes = (base + Layout.bytes).assumingMemoryBound(to: UInt8.self)
@@ -172,13 +193,16 @@ package struct HTTPHeaderFields: @unchecked Sendable, RandomAccessCollection, Ex
     /// check and a comparison, no retain.
     @inline(__always)
     private mutating func makeRoom(_ room: Int) {
-        if isKnownUniquelyReferenced(&storage), let base {
-            let free = base.load(fromByteOffset: Layout.capacity, as: Int.self)
-                &- base.load(fromByteOffset: Layout.byteCount, as: Int.self)
-                &- base.load(fromByteOffset: Layout.fieldCount, as: Int.self) &* Layout.endsSize
-            if free >= room { return }
-        }
+        if isKnownUniquelyReferenced(&storage), let base, Self.freeBytes(base) >= room { return }
         replaceStorage(room: room)
+    }
+
+    /// Bytes free between the names and values and the ends table of the storage at `base`.
+    @inline(__always)
+    private static func freeBytes(_ base: UnsafeMutableRawPointer) -> Int {
+        base.load(fromByteOffset: Layout.capacity, as: Int.self)
+            &- base.load(fromByteOffset: Layout.byteCount, as: Int.self)
+            &- base.load(fromByteOffset: Layout.fieldCount, as: Int.self) &* Layout.endsSize
     }
 
     /// `makeRoom`'s copy: into a new storage twice as large as what is used (at least), with `room`
