@@ -85,12 +85,15 @@ final class PacketBatch: PipeBatch {
         used = 0
     }
 
+    /// Moves `packet` into a new slot, then decodes it there: the decoded packet is written into its
+    /// slot, not built aside and copied in.
     private func add(_ packet: consuming CapturedPacket, decoder: PacketDecoder?) {
         packet.recordFrameOwner(reusing: &lastRecordedOwner)
-        if let decoder, let decoded = decoder.decodeUnlessFragment(packet) {
-            slots.append(Slot(packet: packet, decoded: decoded, isDecoded: true))
-        } else {
-            slots.append(Slot(packet: packet))
+        slots.append(Slot(packet: packet))
+        guard let decoder else { return }
+        slots.withUnsafeMutableBufferPointer { slots in
+            let slot = slots.baseAddress.unsafelyUnwrapped + (slots.count - 1)
+            slot.pointee.isDecoded = decoder.decodeUnlessFragment(slot.pointee.packet, into: &slot.pointee.decoded)
         }
     }
 
