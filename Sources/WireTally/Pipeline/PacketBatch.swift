@@ -35,6 +35,7 @@ final class PacketBatch: PipeBatch {
     func forEachSlot(_ body: (UnsafePointer<Slot>) -> Void) {
         for slot in UnsafePointer(slotStorage)..<UnsafePointer(slotStorage + slotCount) { body(slot) }
     }
+
     /// Bytes the reader had read from its files when the batch was handed over (for progress).
     var fileBytesRead = 0
     private var storage: UnsafeMutableRawPointer
