@@ -75,12 +75,6 @@ package final class MergedPacketSource: PacketSource {
         inputs.reduce(0) { $0 + $1.source.fileBytesRead }
     }
 
-    /// The input of the only file, when the source reads exactly one: its packets then come straight
-    /// from that input's buffer, which can be lent (`CaptureInput.lend(to:)`).
-    var singleFileInput: CaptureInput? {
-        inputs.count == 1 ? (inputs[0].source as? any CaptureFileReader)?.input : nil
-    }
-
     /// The finest timestamp precision among the inputs.
     package var timestampDigits: Int {
         var digits = 0
@@ -114,11 +108,44 @@ package final class MergedPacketSource: PacketSource {
         return try numbered(earliest.flatMap { inputs[$0.position].head }) ?? endOfInput()
     }
 
+    /// When the source reads exactly one pcap or pcapng file: reads it into the buffers `lender`
+    /// gives (`CaptureInput.lend(to:)`) to its end or its failure (kept in `failures`), handing `body`
+    /// each packet as `nextPacket()` would give it, and returns true. Otherwise returns false, having
+    /// read nothing. The file's reader is called directly, not through the merge and the
+    /// `PacketSource` existential: each packet of a one-file capture went through three calls and as
+    /// many copies of itself on its way out. Call it instead of `nextPacket()`, not after it.
+    func readSingleFile(lending lender: any CaptureBufferLender, _ body: (consuming CapturedPacket) -> Void) -> Bool {
+        guard inputs.count == 1 else { return false }
+        switch inputs[0].source {
+        case let reader as PcapReader: readOnly(reader, lending: lender, body)
+        case let reader as PcapNGReader: readOnly(reader, lending: lender, body)
+        default: return false
+        }
+        return true
+    }
+
+    /// `readSingleFile` with the concrete reader of the only input.
+    private func readOnly(
+        _ reader: some CaptureFileReader, lending lender: any CaptureBufferLender,
+        _ body: (consuming CapturedPacket) -> Void
+    ) {
+        reader.input.lend(to: lender)
+        var reader = reader
+        while let packet = numbered(next(position: 0, reading: { try reader.nextPacket() })) { body(packet) }
+    }
+
     /// The next packet of input `position`, or nil when it is finished or has just failed.
     private func pull(_ position: Int) -> CapturedPacket? {
         guard !inputs[position].isFinished else { return nil }
+        return next(position: position, reading: { try inputs[position].source.nextPacket() })
+    }
+
+    /// The packet `read` reads from input `position`; nil at the input's end or failure (then the
+    /// input is finished, the failure kept).
+    @inline(__always)
+    private func next(position: Int, reading read: () throws -> CapturedPacket?) -> CapturedPacket? {
         do {
-            if var packet = try inputs[position].source.nextPacket() {
+            if var packet = try read() {
                 packet.fileIndex = inputs[position].fileIndex
                 return packet
             }

@@ -2,6 +2,13 @@ extension LinkLayer {
     /// Ethernet II, 802.3 with LLC/SNAP, and Ethernet-declared frames that start directly with IP
     /// (iOS `rvi` interfaces).
     static func ethernet(_ frame: UnsafeRawBufferPointer, originalLength: Int) -> NetworkLayerLocation {
+        // The common frame first: Ethernet II carrying IP directly. (An EtherType of IP makes the frame
+        // look like Ethernet, so the test of a frame starting with IP below would not take it either.)
+        switch frame.uint16BigEndian(at: 12) {
+        case .some(EtherType.ipv4): return .ip(offset: 14, version: 4)
+        case .some(EtherType.ipv6): return .ip(offset: 14, version: 6)
+        default: break
+        }
         if let version = ipVersionOfHeaderFillingFrame(frame, originalLength: originalLength),
             !looksLikeEthernet(frame, originalLength: originalLength)
         {

@@ -7,17 +7,25 @@ extension PacketDecoder {
     }
 
     @inline(__always)
-    func decodeIPv4(_ frame: NetworkFrame) -> DecodedPacket {
+    func decodeIPv4(_ frame: NetworkFrame, into decoded: inout DecodedPacket) {
         guard let header = IPv4HeaderView(frame.bytes) else {
-            return .undecoded(Self.shortfall(needed: 20, declared: frame.originalLength), wire: frame.wire)
+            decoded = .undecoded(Self.shortfall(needed: 20, declared: frame.originalLength), wire: frame.wire)
+            return
         }
         let headerLength = header.headerLength
-        guard headerLength >= 20 else { return .undecoded(.malformedIP, wire: frame.wire) }
+        guard headerLength >= 20 else {
+            decoded = .undecoded(.malformedIP, wire: frame.wire)
+            return
+        }
         guard headerLength <= frame.bytes.count else {
-            return .undecoded(Self.shortfall(needed: headerLength, declared: frame.originalLength), wire: frame.wire)
+            decoded = .undecoded(Self.shortfall(needed: headerLength, declared: frame.originalLength), wire: frame.wire)
+            return
         }
         let declared = header.totalLength
-        guard declared == 0 || declared >= headerLength else { return .undecoded(.malformedIP, wire: frame.wire) }
+        guard declared == 0 || declared >= headerLength else {
+            decoded = .undecoded(.malformedIP, wire: frame.wire)
+            return
+        }
         let length = ipLength(declared: declared, frame: frame)
         var wire = frame.wire
         wire.ipBytes = length
@@ -29,7 +37,7 @@ extension PacketDecoder {
             transportProtocol: header.transportProtocol, transport: datagram.clamped(from: headerLength),
             transportLength: length - headerLength, wire: wire, timestamp: frame.timestamp,
             frameNumber: frame.frameNumber, hasBadHeaderChecksum: hasBadChecksum, vlan: frame.vlan)
-        guard header.isFragment else { return decodeTransport(packet) }
+        guard header.isFragment else { return decodeTransport(packet, into: &decoded) }
 
         let fragment = Fragment(
             offset: header.fragmentOffset, declaredLength: packet.transportLength, captured: packet.transport,
@@ -39,20 +47,21 @@ extension PacketDecoder {
             source: packet.source, destination: packet.destination, transportProtocol: packet.transportProtocol,
             identification: UInt32(header.identification))
         switch reassemble(fragment, key: key) {
-        case .held: return .heldFragment
-        case .oversized: return .undecoded(.malformedIP, wire: wire)
+        case .held: decoded = .heldFragment
+        case .oversized: decoded = .undecoded(.malformedIP, wire: wire)
         case let .completed(captured, length, _, reassembledWire):
             packet.transport = captured
             packet.transportLength = length
             packet.wire = reassembledWire
             packet.wasFragmented = true
-            return decodeTransport(packet)
+            decodeTransport(packet, into: &decoded)
         }
     }
 
-    func decodeIPv6(_ frame: NetworkFrame) -> DecodedPacket {
+    func decodeIPv6(_ frame: NetworkFrame, into decoded: inout DecodedPacket) {
         guard let header = IPv6HeaderView(frame.bytes) else {
-            return .undecoded(Self.shortfall(needed: 40, declared: frame.originalLength), wire: frame.wire)
+            decoded = .undecoded(Self.shortfall(needed: 40, declared: frame.originalLength), wire: frame.wire)
+            return
         }
         let length = ipLength(declared: header.payloadLength == 0 ? 0 : 40 + header.payloadLength, frame: frame)
         var wire = frame.wire
@@ -64,13 +73,13 @@ extension PacketDecoder {
             timestamp: frame.timestamp, frameNumber: frame.frameNumber, vlan: frame.vlan)
 
         switch IPv6ExtensionHeaders.walk(datagram, from: 40, nextHeader: header.nextHeader, declaredLength: length) {
-        case .truncated: return .undecoded(.truncated, wire: wire)
-        case .malformed: return .undecoded(.malformedIP, wire: wire)
+        case .truncated: decoded = .undecoded(.truncated, wire: wire)
+        case .malformed: decoded = .undecoded(.malformedIP, wire: wire)
         case let .transport(transportProtocol, offset):
             packet.transportProtocol = transportProtocol
             packet.transport = datagram.clamped(from: offset)
             packet.transportLength = length - offset
-            return decodeTransport(packet)
+            decodeTransport(packet, into: &decoded)
         case let .fragment(fragmentHeader, offset):
             let fragmentableStart = offset + 8
             let fragment = Fragment(
@@ -81,21 +90,21 @@ extension PacketDecoder {
                 source: packet.source, destination: packet.destination, transportProtocol: 0,
                 identification: fragmentHeader.identification)
             switch reassemble(fragment, key: key) {
-            case .held: return .heldFragment
-            case .oversized: return .undecoded(.malformedIP, wire: wire)
+            case .held: decoded = .heldFragment
+            case .oversized: decoded = .undecoded(.malformedIP, wire: wire)
             case let .completed(captured, reassembledLength, nextHeader, reassembledWire):
                 packet.wire = reassembledWire
                 packet.wasFragmented = true
                 switch IPv6ExtensionHeaders.walk(
                     captured, from: 0, nextHeader: nextHeader, declaredLength: reassembledLength)
                 {
-                case .truncated: return .undecoded(.truncated, wire: reassembledWire)
-                case .malformed, .fragment: return .undecoded(.malformedIP, wire: reassembledWire)
+                case .truncated: decoded = .undecoded(.truncated, wire: reassembledWire)
+                case .malformed, .fragment: decoded = .undecoded(.malformedIP, wire: reassembledWire)
                 case let .transport(transportProtocol, transportOffset):
                     packet.transportProtocol = transportProtocol
                     packet.transport = captured.clamped(from: transportOffset)
                     packet.transportLength = reassembledLength - transportOffset
-                    return decodeTransport(packet)
+                    decodeTransport(packet, into: &decoded)
                 }
             }
         }

@@ -1,24 +1,29 @@
 extension PacketDecoder {
-    /// Decodes the TCP or UDP header of `packet`; other protocols are returned as `.otherIP`.
+    /// Decodes the TCP or UDP header of `packet` into `decoded`; other protocols give `.otherIP`.
     @inline(__always)
-    func decodeTransport(_ packet: IPPacket) -> DecodedPacket {
+    func decodeTransport(_ packet: IPPacket, into decoded: inout DecodedPacket) {
         switch packet.transportProtocol {
-        case IPProtocol.tcp: return decodeTCP(packet)
-        case IPProtocol.udp: return decodeUDP(packet)
-        default: return .otherIP(packet)
+        case IPProtocol.tcp: decodeTCP(packet, into: &decoded)
+        case IPProtocol.udp: decodeUDP(packet, into: &decoded)
+        default: decoded = .otherIP(packet)
         }
     }
 
     @inline(__always)
-    private func decodeTCP(_ packet: IPPacket) -> DecodedPacket {
+    private func decodeTCP(_ packet: IPPacket, into decoded: inout DecodedPacket) {
         guard let header = TCPHeaderView(packet.transport) else {
-            return .undecoded(Self.shortfall(needed: 20, declared: packet.transportLength), wire: packet.wire)
+            decoded = .undecoded(Self.shortfall(needed: 20, declared: packet.transportLength), wire: packet.wire)
+            return
         }
         let headerLength = header.headerLength
         guard headerLength >= 20, headerLength <= packet.transportLength else {
-            return .undecoded(.malformedIP, wire: packet.wire)
+            decoded = .undecoded(.malformedIP, wire: packet.wire)
+            return
         }
-        guard headerLength <= packet.transport.count else { return .undecoded(.truncated, wire: packet.wire) }
+        guard headerLength <= packet.transport.count else {
+            decoded = .undecoded(.truncated, wire: packet.wire)
+            return
+        }
         let hasBadChecksum = hasBadTransportChecksum(packet, segment: packet.transport, length: packet.transportLength)
         if hasBadChecksum { statistics.badTCPChecksums += 1 }
         let segment = TCPSegment(
@@ -27,12 +32,13 @@ extension PacketDecoder {
             headerLength: headerLength, payload: packet.transport.clamped(from: headerLength),
             payloadLength: packet.transportLength - headerLength, hasBadChecksum: hasBadChecksum,
             optionBytes: header.optionBytes)
-        return .tcp(packet, segment)
+        decoded = .tcp(packet, segment)
     }
 
-    private func decodeUDP(_ packet: IPPacket) -> DecodedPacket {
+    private func decodeUDP(_ packet: IPPacket, into decoded: inout DecodedPacket) {
         guard let header = UDPHeaderView(packet.transport) else {
-            return .undecoded(Self.shortfall(needed: 8, declared: packet.transportLength), wire: packet.wire)
+            decoded = .undecoded(Self.shortfall(needed: 8, declared: packet.transportLength), wire: packet.wire)
+            return
         }
         var length = header.length
         if length < 8 || length > packet.transportLength {
@@ -47,7 +53,7 @@ extension PacketDecoder {
             sourcePort: header.sourcePort, destinationPort: header.destinationPort,
             payload: packet.transport.clamped(from: 8, to: length), payloadLength: length - 8,
             hasBadChecksum: hasBadChecksum)
-        return .udp(packet, datagram)
+        decoded = .udp(packet, datagram)
     }
 
     /// True when `segment` was captured whole (`length` bytes) and its checksum is wrong.

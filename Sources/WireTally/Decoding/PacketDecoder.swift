@@ -35,6 +35,15 @@ package final class PacketDecoder {
 
     /// Decodes one frame. Fragments are held (`.heldFragment`) until the one completing their datagram.
     package func decode(_ packet: CapturedPacket) -> DecodedPacket {
+        var decoded = DecodedPacket.heldFragment
+        decode(packet, into: &decoded)
+        return decoded
+    }
+
+    /// Decodes one frame into `decoded`, replacing what it held: the result is built where the caller
+    /// keeps it (a batch's slot), not in a temporary copied out at the return (three copies of its
+    /// 200 bytes a packet).
+    package func decode(_ packet: borrowing CapturedPacket, into decoded: inout DecodedPacket) {
         releaseReassembledBuffer()
         let frameWire = TrafficCounters(packets: 1, frameBytes: packet.originalLength)
         let location = LinkLayer.locateNetworkLayer(
@@ -43,7 +52,9 @@ package final class PacketDecoder {
         let linkVersion: UInt8?
         let vlan: VLANTags
         switch location {
-        case let .failure(failure): return .undecoded(failure, wire: frameWire)
+        case let .failure(failure):
+            decoded = .undecoded(failure, wire: frameWire)
+            return
         case let .ip(ipOffset, version, tags): (offset, linkVersion, vlan) = (ipOffset, version, tags)
         }
         if offset == 0 && packet.linkType == .ethernet { statistics.ethernetFramesStartingWithIP += 1 }
@@ -51,31 +62,38 @@ package final class PacketDecoder {
         let frame = NetworkFrame(
             bytes: network, originalLength: max(packet.originalLength - offset, network.count), wire: frameWire,
             timestamp: packet.timestamp, frameNumber: packet.frameNumber, vlan: vlan)
-        guard let first = network.byte(at: 0) else { return .undecoded(.truncated, wire: frameWire) }
+        guard let first = network.byte(at: 0) else {
+            decoded = .undecoded(.truncated, wire: frameWire)
+            return
+        }
         let version = first >> 4
-        if let linkVersion, linkVersion != version { return .undecoded(.malformedIP, wire: frameWire) }
+        if let linkVersion, linkVersion != version {
+            decoded = .undecoded(.malformedIP, wire: frameWire)
+            return
+        }
         switch version {
-        case 4: return decodeIPv4(frame)
-        case 6: return decodeIPv6(frame)
-        default: return .undecoded(.malformedIP, wire: frameWire)
+        case 4: decodeIPv4(frame, into: &decoded)
+        case 6: decodeIPv6(frame, into: &decoded)
+        default: decoded = .undecoded(.malformedIP, wire: frameWire)
         }
     }
 
-    /// Decodes one frame unless it is an IP fragment, which needs the fragment state of the decoder that
-    /// reassembles (another thread's): then it returns nil and counts nothing, as if it had not seen it.
-    /// A decoder used only this way keeps no state across frames but its `statistics`, so it can
-    /// decode ahead of the one that reassembles, on another thread.
-    func decodeUnlessFragment(_ packet: CapturedPacket) -> DecodedPacket? {
+    /// Decodes one frame into `decoded` unless it is an IP fragment, which needs the fragment state of
+    /// the decoder that reassembles (another thread's): then it returns false and counts nothing, as if
+    /// it had not seen it (what `decoded` holds then is unspecified). A decoder used only this way
+    /// keeps no state across frames but its `statistics`, so it can decode ahead of the one that
+    /// reassembles, on another thread.
+    func decodeUnlessFragment(_ packet: borrowing CapturedPacket, into decoded: inout DecodedPacket) -> Bool {
         let counted = statistics
         defersFragments = true
         metFragment = false
-        let decoded = decode(packet)
+        decode(packet, into: &decoded)
         defersFragments = false
         guard !metFragment else {
             statistics = counted
-            return nil
+            return false
         }
-        return decoded
+        return true
     }
 
     /// Drops held fragments of datagrams whose first fragment is older than `time`, and returns the

@@ -63,10 +63,7 @@ package struct AnalysisRun {
                 held.analysing(batch)
                 // through a pointer to each slot: `for slot in batch.slots` copies every slot, decoded
                 // packet included, and so did `slots[index]` read for its three fields
-                batch.slots.withUnsafeBufferPointer { slots in
-                    guard let first = slots.baseAddress else { return }
-                    for slot in first..<first + slots.count { analyzer.process(slot) }
-                }
+                batch.forEachSlot { analyzer.process($0) }
                 packets += batch.slots.count
                 report(batch.fileBytesRead)
                 held.analysed(batch)

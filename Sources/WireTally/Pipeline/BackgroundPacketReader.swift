@@ -64,22 +64,30 @@ final class BackgroundPacketReader: CaptureBufferLender, @unchecked Sendable {
     }
 
     private func readAll() {
-        let singleInput = source.singleFileInput
-        singleInput?.lend(to: self)
-        let readsInPlace = singleInput != nil
-        while let packet = nextPacket() {
-            // `filling` is replaced inside `nextPacket()` when the input moves on to the next buffer.
-            sendReadThrough()
-            if readsInPlace {
-                filling.appendInPlace(packet, decoder: decoder)
-            } else if !filling.append(packet, decoder: decoder) {
-                handOver()
-                _ = filling.append(packet, decoder: decoder)
+        if !readSingleFileInPlace() {
+            while let packet = nextPacket() {
+                if !filling.append(packet, decoder: decoder) {
+                    handOver()
+                    _ = filling.append(packet, decoder: decoder)
+                }
             }
         }
         sendReadThrough()
         if filling.slots.isEmpty { pipe.giveBack(filling) } else { send(filling) }
         pipe.close()
+    }
+
+    /// Reads the source's only file straight into the batches' buffers (the input borrows them) and
+    /// its packets straight from its reader; false, having read nothing, when the source is not one
+    /// pcap or pcapng file.
+    private func readSingleFileInPlace() -> Bool {
+        let decoder = decoder
+        return source.readSingleFile(lending: self) { packet in
+            // `filling` is replaced while the reader reads the packet when the input moves on to the
+            // next buffer: the one read through goes to the analysing thread now
+            sendReadThrough()
+            filling.appendInPlace(packet, decoder: decoder)
+        }
     }
 
     private func sendReadThrough() {

@@ -7,17 +7,18 @@
 /// (`CapturedPacket.recordFrameOwner(reusing:)`), so that the analysing thread never reads the frame
 /// for it.
 final class PacketBatch: PipeBatch {
-    /// One packet, its bytes in `storage`.
+    /// One packet, its bytes in `storage`. Slots are filled field by field where they lie
+    /// (`add`), never built aside and copied in.
     struct Slot {
         /// The packet, its bytes in the batch's buffer. Whole, not field by field: it is moved in
         /// and read in place, where rebuilding it from fields copied it (retaining its owner) twice.
         var packet: CapturedPacket
         /// The packet decoded by the reader, when `isDecoded`. Not optional: the analysing thread
         /// reads it in place, where unwrapping an optional would copy it.
-        var decoded: DecodedPacket = .heldFragment
+        var decoded: DecodedPacket
         /// False when the analysing thread must decode the packet (no decoder given, or an IP
         /// fragment: fragment state belongs to the analysing thread's decoder).
-        var isDecoded = false
+        var isDecoded: Bool
     }
 
     /// Bytes a batch holds before it is handed over (a packet bigger than that gets a batch of its own).
@@ -25,7 +26,16 @@ final class PacketBatch: PipeBatch {
     /// analysis (1 MiB batches cost 20 % more CPU; 64 KiB ones more hand-overs).
     static let byteCapacity = 256 << 10
 
-    private(set) var slots: [Slot] = []
+    /// The batch's packets in order, valid until the batch is cleared (read them in place: a copy
+    /// of a slot copies its decoded packet).
+    var slots: UnsafeBufferPointer<Slot> { UnsafeBufferPointer(start: slotStorage, count: slotCount) }
+
+    /// Calls `body` with each slot in order, where it lies.
+    @inline(__always)
+    func forEachSlot(_ body: (UnsafePointer<Slot>) -> Void) {
+        for slot in UnsafePointer(slotStorage)..<UnsafePointer(slotStorage + slotCount) { body(slot) }
+    }
+
     /// Bytes the reader had read from its files when the batch was handed over (for progress).
     var fileBytesRead = 0
     private var storage: UnsafeMutableRawPointer
@@ -34,21 +44,30 @@ final class PacketBatch: PipeBatch {
     private var used = 0
     /// The owner a frame added last named, reused while the next frames name the same.
     private var lastRecordedOwner: RecordedOwner?
+    /// Room for `slotCapacity` slots, the first `slotCount` in use. Not an array: a slot is
+    /// initialized where it lies, field by field, which an array's `append` cannot do.
+    private var slotStorage: UnsafeMutablePointer<Slot>
+    private var slotCapacity = 1024
+    private var slotCount = 0
 
     init() {
         capacity = Self.byteCapacity
         storage = .allocate(byteCount: capacity, alignment: 16)
-        slots.reserveCapacity(1024)
+        slotStorage = .allocate(capacity: slotCapacity)
     }
 
-    deinit { storage.deallocate() }
+    deinit {
+        slotStorage.deinitialize(count: slotCount)
+        slotStorage.deallocate()
+        storage.deallocate()
+    }
 
     /// Copies `packet` in; false when it does not fit any more (a batch always takes its first
     /// packet). With a `decoder`, the copy is decoded (`PacketDecoder.decodeUnlessFragment`).
     func append(_ packet: consuming CapturedPacket, decoder: PacketDecoder?) -> Bool {
         let count = packet.bytes.count
         if used + count > capacity {
-            guard slots.isEmpty else { return false }
+            guard slotCount == 0 else { return false }
             replaceStorage(capacity: count, keeping: UnsafeRawBufferPointer(start: nil, count: 0))
         }
         if let base = packet.bytes.baseAddress, count > 0 { (storage + used).copyMemory(from: base, byteCount: count) }
@@ -67,7 +86,7 @@ final class PacketBatch: PipeBatch {
     /// `minimumCapacity` bytes, starting with a copy of `unread` (which may lie in it). The batch must
     /// be empty.
     func readingBuffer(startingWith unread: UnsafeRawBufferPointer, minimumCapacity: Int) -> UnsafeMutableRawBufferPointer {
-        precondition(slots.isEmpty, "a batch's buffer is read into only while it holds no packets")
+        precondition(slotCount == 0, "a batch's buffer is read into only while it holds no packets")
         if capacity < minimumCapacity {
             replaceStorage(capacity: max(minimumCapacity, Self.byteCapacity), keeping: unread)
         } else if let base = unread.baseAddress, unread.count > 0 {
@@ -81,17 +100,37 @@ final class PacketBatch: PipeBatch {
 
     /// Empties the batch for reuse (keeps its buffers).
     func clear() {
-        slots.removeAll(keepingCapacity: true)
+        slotStorage.deinitialize(count: slotCount)
+        slotCount = 0
         used = 0
     }
 
+    /// Fills the next slot where it lies: the packet decoded straight into it (a `DecodedPacket` is
+    /// plain data, so it may be written over the slot's uninitialized memory), then the packet moved in.
     private func add(_ packet: consuming CapturedPacket, decoder: PacketDecoder?) {
+        if slotCount == slotCapacity { growSlots() }
+        let slot = slotStorage + slotCount
         packet.recordFrameOwner(reusing: &lastRecordedOwner)
-        if let decoder, let decoded = decoder.decodeUnlessFragment(packet) {
-            slots.append(Slot(packet: packet, decoded: decoded, isDecoded: true))
+        let decoded = slot.pointer(to: \.decoded).unsafelyUnwrapped
+        let isDecoded: Bool
+        if let decoder {
+            isDecoded = decoder.decodeUnlessFragment(packet, into: &decoded.pointee)
         } else {
-            slots.append(Slot(packet: packet))
+            decoded.initialize(to: .heldFragment)
+            isDecoded = false
         }
+        slot.pointer(to: \.isDecoded).unsafelyUnwrapped.initialize(to: isDecoded)
+        slot.pointer(to: \.packet).unsafelyUnwrapped.initialize(to: packet)
+        slotCount += 1
+    }
+
+    /// Twice the room for slots, the slots in use moved over.
+    private func growSlots() {
+        let grown = UnsafeMutablePointer<Slot>.allocate(capacity: 2 * slotCapacity)
+        grown.moveInitialize(from: slotStorage, count: slotCount)
+        slotStorage.deallocate()
+        slotStorage = grown
+        slotCapacity *= 2
     }
 
     /// A new buffer of `capacity` bytes starting with a copy of `kept` (which may lie in the old one).

@@ -39,7 +39,7 @@ import Testing
         #expect(decoder.flushFragments() == .zero)
     }
 
-    /// The reader thread's decoding: fragments are left (nil, nothing counted) to the decoder that
+    /// The reader thread's decoding: fragments are left (false, nothing counted) to the decoder that
     /// reassembles; other frames decode as with `decode`.
     @Test func decodingUnlessFragmentLeavesFragmentsAndTheirCountsAlone() {
         let stateless = PacketDecoder()
@@ -49,22 +49,24 @@ import Testing
         var corrupted = fragments[0]
         corrupted[14 + 10] ^= 0xff  // a bad header checksum: counted only by the decoder that reassembles
         for frame in [corrupted] + fragments.dropFirst() {
-            let decoded = frame.withUnsafeBytes { bytes in
+            var decoded = DecodedPacket.heldFragment
+            let isDecoded = frame.withUnsafeBytes { bytes in
                 stateless.decodeUnlessFragment(CapturedPacket(
                     frameNumber: 1, timestamp: Timestamp(nanoseconds: 0), linkType: .ethernet,
-                    originalLength: bytes.count, bytes: bytes))
+                    originalLength: bytes.count, bytes: bytes), into: &decoded)
             }
-            #expect(decoded == nil)
+            #expect(!isDecoded)
         }
         #expect(stateless.statistics == DecoderStatistics())
         #expect(stateless.heldFragmentDatagrams == 0)
         let reference = decodeAll([whole]).first
-        let decoded = whole.withUnsafeBytes { bytes in
+        var decoded = DecodedPacket.heldFragment
+        let isDecoded = whole.withUnsafeBytes { bytes in
             stateless.decodeUnlessFragment(CapturedPacket(
                 frameNumber: 1, timestamp: Timestamp(seconds: 0, nanoseconds: 0), linkType: .ethernet,
-                originalLength: bytes.count, bytes: bytes))
+                originalLength: bytes.count, bytes: bytes), into: &decoded)
         }
-        guard case let .tcp(ip, tcp) = decoded else {
+        guard isDecoded, case let .tcp(ip, tcp) = decoded else {
             Issue.record("not decoded as TCP: \(String(describing: decoded))")
             return
         }
