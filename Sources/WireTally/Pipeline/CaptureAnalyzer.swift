@@ -358,7 +358,7 @@ package final class CaptureAnalyzer {
         let connect = connection.synTime.flatMap { syn in
             connection.establishedTime.map { ExchangeTimer.Interval(start: syn, end: $0) }
         }
-        let reported = connection.exchangesReported..<min(end, application.exchanges.endIndex)
+        let reported = connection.exchangesReported..<min(end, application.exchangesEndIndex)
         let tlsRecords = tls?.recordBytes(of: reported)
         // Read for each record, unless the records take the exchanges: then the analysis must hold the
         // only reference to them, or taking one would copy them all.
