@@ -85,6 +85,13 @@ package final class ApplicationLayerAnalysis: TCPStreamConsumer, StreamAttributi
         }
     }
 
+    /// `exchanges.endIndex`, read without copying the array (a retain and a release) on cleartext
+    /// HTTP/1.x, where it is the exchange count.
+    package var exchangesEndIndex: Int {
+        if let http = httpLayer { return http._withUnsafeGuaranteedRef { $0.exchangeCount } }
+        return exchanges.endIndex
+    }
+
     /// Exchange `index` for its record when it is discarded right after (`discardExchanges(before:)`
     /// past it follows before anything reads the exchanges again): cleartext HTTP/1.x moves it out (no
     /// copy of it, no retain of its messages), the other layers give a copy.

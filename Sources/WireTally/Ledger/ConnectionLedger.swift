@@ -315,6 +315,8 @@ package struct ConnectionLedger: Sendable {
     // MARK: - Attribution
 
     /// Attributes a payload or ACK packet; false when its bytes are not examined yet (and not forced).
+    /// Inlined: `record` attributes nearly every packet, and a call passed the packet through memory.
+    @inline(__always)
     private mutating func attribute(_ packet: LedgerPacket, _ attribution: some StreamAttribution, force: Bool) -> Bool {
         let direction = packet.direction
         if let range = packet.streamRange {
@@ -378,7 +380,9 @@ package struct ConnectionLedger: Sendable {
                owner: exchange.map { StreamOwner(exchange: $0) } ?? .nobody, attribution)
     }
 
-    /// Gives `counters` (all or a share of `packet`) to `owner`.
+    /// Gives `counters` (all or a share of `packet`) to `owner`. Inlined: every attributed packet is
+    /// credited at least once, and a call spilled the packet's fields.
+    @inline(__always)
     private mutating func credit(
         _ counters: TrafficCounters, of packet: LedgerPacket, duplicate: Int, owner: StreamOwner, _ attribution: some StreamAttribution
     ) {

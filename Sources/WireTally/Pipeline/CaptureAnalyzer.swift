@@ -90,30 +90,42 @@ package final class CaptureAnalyzer {
         appFilter = options.appName.map { InlineName($0) }
         // The trackers call back into the analyzer, which closures can capture only once every stored
         // property, trackers included, is set: they reach it through `analyzer`, set last. The trackers
-        // are `let`s so that the per-packet calls do not retain and release them.
-        weak var analyzer: CaptureAnalyzer?
+        // are `let`s so that the per-packet calls do not retain and release them. Unretained: the
+        // trackers are the analyzer's own and call back only while one of its methods runs (a weak
+        // reference gave the analyzer a side table, so every call back loaded it through that and
+        // released it on the runtime's slow path).
+        var analyzer: Unmanaged<CaptureAnalyzer>?
+        func withAnalyzer<Result>(_ body: (CaptureAnalyzer) -> Result) -> Result? {
+            analyzer?._withUnsafeGuaranteedRef(body)
+        }
         // DNS: port-53 connections get the DNS-over-TCP consumer, the others `makeConsumer`'s.
-        let dnsTracker = DNSTransactionTracker(answers: dnsAnswers, finished: { analyzer?.report($0) })
+        let dnsTracker = DNSTransactionTracker(answers: dnsAnswers, finished: { transaction in withAnalyzer { $0.report(transaction) } })
         let dnsOrOtherConsumer: (TCPConnection.Endpoints) -> (any TCPStreamConsumer)? = { endpoints in
             if DNSPorts.carriesDNS(endpoints.clientPort, endpoints.serverPort) {
                 return DNSOverTCPConsumer(endpoints: endpoints, tracker: dnsTracker)
             }
             if let makeConsumer { return makeConsumer(endpoints) }
             return ApplicationLayerAnalysis(
-                httpLimits: httpLimits, resolution: analyzer?.claimResolution(of: endpoints.server), tlsKeys: tlsKeys)
+                httpLimits: httpLimits, resolution: withAnalyzer { $0.claimResolution(of: endpoints.server) } ?? nil,
+                tlsKeys: tlsKeys)
         }
-        let nextID: () -> Int = { analyzer?.assignID() ?? 0 }
+        let nextID: () -> Int = { withAnalyzer { $0.assignID() } ?? 0 }
         self.dnsTracker = dnsTracker
         reassembler = TCPReassembler(
             limits: options.limits, nextID: nextID, makeConsumer: dnsOrOtherConsumer,
-            sealed: { analyzer?.reportSealedExchanges(of: $0, discarding: !keepsReportedExchanges) },
-            finished: { analyzer?.report($0) }, lentMemory: lentPacketMemory)
-        flowTracker = IPFlowTracker(limits: options.limits, nextID: nextID, finished: { analyzer?.report($0) })
+            sealed: { connection in
+                withAnalyzer { $0.reportSealedExchanges(of: connection, discarding: !keepsReportedExchanges) }
+            },
+            finished: { connection in withAnalyzer { $0.report(connection) } }, lentMemory: lentPacketMemory)
+        flowTracker = IPFlowTracker(
+            limits: options.limits, nextID: nextID, finished: { flow in withAnalyzer { $0.report(flow) } })
         quicTracker = QUICConnectionTracker(
-            limits: options.limits, keys: tlsKeys, httpLimits: httpLimits, nextID: nextID, resolve: { analyzer?.claimResolution(of: $0) },
-            sealed: { analyzer?.reportExchanges(of: $0) }, finished: { analyzer?.report($0) })
+            limits: options.limits, keys: tlsKeys, httpLimits: httpLimits, nextID: nextID,
+            resolve: { address in withAnalyzer { $0.claimResolution(of: address) } ?? nil },
+            sealed: { connection in withAnalyzer { $0.reportExchanges(of: connection) } },
+            finished: { connection in withAnalyzer { $0.report(connection) } })
         self.keepsReportedExchanges = keepsReportedExchanges
-        analyzer = self
+        analyzer = .passUnretained(self)
     }
 
     /// The next record id (shared by connections and flows).
@@ -346,7 +358,7 @@ package final class CaptureAnalyzer {
         let connect = connection.synTime.flatMap { syn in
             connection.establishedTime.map { ExchangeTimer.Interval(start: syn, end: $0) }
         }
-        let reported = connection.exchangesReported..<min(end, application.exchanges.endIndex)
+        let reported = connection.exchangesReported..<min(end, application.exchangesEndIndex)
         let tlsRecords = tls?.recordBytes(of: reported)
         // Read for each record, unless the records take the exchanges: then the analysis must hold the
         // only reference to them, or taking one would copy them all.

@@ -19,8 +19,8 @@ package final class IPFlow: ActivityTracked {
     package internal(set) var owner: TrafficOwner?
 
     let key: FlowKey
-    var newer: IPFlow?
-    var older: IPFlow?
+    var newer: Unmanaged<IPFlow>?
+    var older: Unmanaged<IPFlow>?
     var lastActivity: Timestamp { lastTimestamp }
 
     /// The client is the first sender, except that a flow from a well-known port (< 1024) to a

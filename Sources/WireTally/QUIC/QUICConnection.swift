@@ -57,8 +57,8 @@ package final class QUICConnection: ActivityTracked {
     package private(set) var closeTime: Timestamp?
 
     let key: FlowKey
-    var newer: QUICConnection?
-    var older: QUICConnection?
+    var newer: Unmanaged<QUICConnection>?
+    var older: Unmanaged<QUICConnection>?
     var lastActivity: Timestamp { lastTimestamp }
 
     /// A connection whose first datagram came from `client` (its sender) to `server`.

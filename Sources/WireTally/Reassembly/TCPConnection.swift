@@ -73,8 +73,8 @@ package final class TCPConnection: ActivityTracked {
     private var finSeen = false
 
     // Links of the table's least-recently-active list.
-    var newer: TCPConnection?
-    var older: TCPConnection?
+    var newer: Unmanaged<TCPConnection>?
+    var older: Unmanaged<TCPConnection>?
     var lastActivity: Timestamp { lastTimestamp }
 
     let key: FlowKey

@@ -2,14 +2,16 @@ import Testing
 @testable import WireTally
 
 /// `ActivityTable`: lookups by key (flows found recently answered without the dictionary, never after
-/// they left the table, also when two keys share a slot of recent flows), and the sweep mark: a settle sweep visits each idle flow once per idle period, and a
-/// flow that sees activity (or leaves the table) is visited again by the next sweep, in activity order.
+/// they left the table, also when two keys share a slot of recent flows), the sweep mark: a settle sweep visits each idle flow once per idle period, and a
+/// flow that sees activity (or leaves the table) is visited again by the next sweep, in activity order;
+/// and the list's own hold on its flows (its links are unretained): a flow lives while it is linked,
+/// even when another took its key, and is freed once it left the list or the list went.
 @Suite struct ActivityTableTests {
     final class Flow: ActivityTracked {
         let name: String
         let key: FlowKey
-        var newer: Flow?
-        var older: Flow?
+        var newer: Unmanaged<Flow>?
+        var older: Unmanaged<Flow>?
         var lastActivity = Timestamp(nanoseconds: 0)
         init(_ name: String, port: UInt16) {
             self.name = name
@@ -122,6 +124,41 @@ import Testing
         #expect(Self.sweep(&table) == ["f3", "f4", "f1"])
         #expect(table.removeAll().map(\.name) == ["f3", "f4", "f1"])
         #expect(table.firstUnswept == nil)
+    }
+
+    @Test func theListKeepsItsFlowsAliveUntilTheyLeaveItOrItGoes() {
+        weak var removed: Flow?
+        weak var displaced: Flow?
+        weak var taken: Flow?
+        weak var left: Flow?
+        do {
+            var table = ActivityTable<Flow>()
+            do {
+                let flows = Self.flows(3)
+                for flow in flows { table.insert(flow) }
+                removed = flows[0]
+                table.remove(flows[0])
+                // a flow inserted under a key a linked flow has (a QUIC connection's first path reused):
+                // the dictionary drops the first, the list keeps it, oldest first
+                displaced = flows[1]
+                table.insert(Flow("f2 again", port: 2))
+                table.touch(flows[2])
+                left = flows[2]
+            }
+            #expect(removed == nil)
+            #expect(displaced != nil)
+            #expect(table.stalest === displaced)
+            #expect(Self.sweep(&table) == ["f2", "f2 again", "f3"])
+            let all = table.removeAll()
+            #expect(all.map(\.name) == ["f2", "f2 again", "f3"])
+            taken = all[1]
+            #expect(displaced != nil)  // held by the array returned
+            table.insert(Flow("f4", port: 4))
+            left = table.stalest
+            #expect(left?.name == "f4")
+        }
+        #expect(displaced == nil && taken == nil)
+        #expect(left == nil)  // still linked when the table went
     }
 
     @Test func aSweepStoppedMidwayGoesOnFromWhereItStopped() {
