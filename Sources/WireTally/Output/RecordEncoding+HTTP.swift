@@ -17,6 +17,8 @@ extension RecordEncoding {
         let serverName = exchange.serverName, server = connection.server
         let connectionShareBytes = exchange.connectionShareBytes
         let http2 = http2Stream(of: exchange), http3 = http3Stream(of: exchange)
+        // (read here: the `tls` member's closure reading it from the exchange copied the whole exchange)
+        let tlsRecords = exchange.tlsRecords
         encoder.object { encoder in
             encoder.field("type", literal: "http")
             encoder.field(layout.id, id)
@@ -72,7 +74,7 @@ extension RecordEncoding {
             }
             encoder.object(layout.tls, connection.tlsSession) { encoder, session in
                 tlsSummaryFields(session.info, to: &encoder)
-                if let records = exchange.tlsRecords {
+                if let records = tlsRecords {
                     encoder.field("up") { tlsRecordBytes(records.up, to: &$0) }
                     encoder.field("down") { tlsRecordBytes(records.down, to: &$0) }
                 }
