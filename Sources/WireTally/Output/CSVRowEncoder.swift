@@ -47,7 +47,7 @@ struct CSVRowEncoder: JSONEncoding {
     private var json: JSONTextEncoder
     /// The timestamps' formatter, which keeps the text of the last one's second.
     private var timestamps = TimestampFormatter()
-    /// The last IPv4 endpoints' texts (a connection's, again for each of its exchanges).
+    /// The texts of IPv4 endpoints written lately (a connection's, again for each of its exchanges).
     private var endpoints = IPv4EndpointTexts()
 
     init(columns: [String]) {
@@ -273,7 +273,8 @@ struct CSVRowEncoder: JSONEncoding {
     mutating func endpoint(_ address: IPAddress, port: UInt16) {
         guard jsonDepth == 0, !address.isIPv6 else { return string(address.endpoint(port: port)) }
         let start = startLeaf()
-        text.commit(endpoints.write(address, port: port, to: text.freeSpace(atLeast: IPv4EndpointTexts.maximumCount)))
+        let destination = text.freeSpace(atLeast: IPv4EndpointTexts.maximumCount)
+        text.commit(endpoints.write(address, port: port, to: destination))
         endLeaf(startingAt: start, mayNeedQuotes: false)
     }
 

@@ -11,7 +11,7 @@ struct JSONTextEncoder: JSONEncoding {
     private var followsValue = false
     /// The timestamps' formatter, which keeps the text of the last one's second.
     private var timestamps = TimestampFormatter()
-    /// The last IPv4 endpoints' texts (a connection's, again for each of its exchanges).
+    /// The texts of IPv4 endpoints written lately (a connection's, again for each of its exchanges).
     private var endpoints = IPv4EndpointTexts()
 
     init(capacity: Int = 256) {
@@ -210,6 +210,16 @@ struct JSONTextEncoder: JSONEncoding {
         buffer.commit(
             members.write(afterComma: followsValue, to: space, values: nanoseconds) { DecimalDigits.writeDuration($0, to: $1) }
         )
+        followsValue = true
+    }
+
+    /// Inlined: one copy of the members' text.
+    @inline(__always)
+    mutating func nullMembers(_ members: NullMembers) {
+        let skipped = followsValue ? 0 : 1  // the comma of the text `,"name":null…`
+        let space = buffer.freeSpace(atLeast: members.textCount &+ PaddedText.slack)
+        PaddedText.copy(members.text + skipped, count: members.textCount &- skipped, to: space)
+        buffer.commit(members.textCount &- skipped)
         followsValue = true
     }
 
