@@ -43,40 +43,49 @@ import Testing
         }
     }
 
+    /// `body` run on every ASCII string of 0–17 bytes of letters from `first` on with one of `specials` at
+    /// each position (nil: none), as a `String` made from its bytes, the bytes, the length and the position.
+    private static func forEachString(
+        of first: UInt8, with specials: [UInt8?], _ body: (String, [UInt8], Int, Int) throws -> Void
+    ) rethrows {
+        for length in 0...17 {
+            for special in specials {
+                for position in 0..<max(length, 1) where special == nil ? position == 0 : position < length {
+                    var bytes = (0..<length).map { first + UInt8($0 % 26) }
+                    if let special { bytes[position] = special }
+                    try body(String(decoding: bytes, as: UTF8.self), bytes, length, position)
+                }
+            }
+        }
+    }
+
     /// Every ASCII string of 0–17 bytes with a character JSON escapes (or none) at each position, alone, as
     /// the second element of an array and as a member: the escapes the records always had.
     @Test func jsonStringsAsTheGeneralPathWritesThem() throws {
         let specials: [UInt8?] = [nil, 0x00, 0x01, 0x09, 0x0a, 0x0d, 0x1f, 0x7f, UInt8(ascii: "\""), UInt8(ascii: "\\"), UInt8(ascii: " ")]
-        for length in 0...17 {
-            for special in specials {
-                for position in 0..<max(length, 1) where special == nil ? position == 0 : position < length {
-                    var bytes = (0..<length).map { UInt8(ascii: "a") + UInt8($0 % 26) }
-                    if let special { bytes[position] = special }
-                    let text = String(decoding: bytes, as: UTF8.self)
-                    var encoder = JSONTextEncoder()
-                    encoder.array { encoder in
-                        encoder.string(text)
-                        encoder.string(text)
-                        encoder.object { $0.field("k", text) }
+        try Self.forEachString(of: UInt8(ascii: "a"), with: specials) { text, bytes, length, position in
+            var encoder = JSONTextEncoder()
+            encoder.array { encoder in
+                encoder.string(text)
+                encoder.string(text)
+                encoder.object { $0.field("k", text) }
+            }
+            let decoded = try JSONSerialization.jsonObject(with: Data(encoder.buffer.text.utf8)) as? [Any]
+            #expect(decoded?[0] as? String == text, "\(length) \(position)")
+            #expect(decoded?[1] as? String == text, "\(length) \(position)")
+            #expect((decoded?[2] as? [String: String])?["k"] == text, "\(length) \(position)")
+            var general = JSONTextEncoder()
+            bytes.withUnsafeBytes { utf8 in
+                general.array { encoder in
+                    encoder.string(utf8: utf8)
+                    encoder.string(utf8: utf8)
+                    encoder.object { encoder in
+                        encoder.key("k")
+                        encoder.string(utf8: utf8)
                     }
-                    let decoded = try JSONSerialization.jsonObject(with: Data(encoder.buffer.text.utf8)) as? [Any]
-                    #expect(decoded?[0] as? String == text, "\(length) \(position)")
-                    #expect(decoded?[1] as? String == text, "\(length) \(position)")
-                    #expect((decoded?[2] as? [String: String])?["k"] == text, "\(length) \(position)")
-                    var general = JSONTextEncoder()
-                    bytes.withUnsafeBytes { utf8 in
-                        general.array { encoder in
-                            encoder.string(utf8: utf8)
-                            encoder.string(utf8: utf8)
-                            encoder.object { encoder in
-                                encoder.key("k")
-                                encoder.string(utf8: utf8)
-                            }
-                        }
-                    }
-                    #expect(encoder.buffer.text == general.buffer.text, "\(length) \(position)")
                 }
             }
+            #expect(encoder.buffer.text == general.buffer.text, "\(length) \(position)")
         }
     }
 
@@ -84,24 +93,17 @@ import Testing
     /// is below `-` (the bytes that make the cell be scanned).
     @Test func csvCellsQuotedExactlyWhenTheyNeedIt() {
         let specials: [UInt8?] = [nil, UInt8(ascii: ","), UInt8(ascii: "\""), 0x0d, 0x0a, UInt8(ascii: " "), UInt8(ascii: "+"), UInt8(ascii: "-"), 0x00]
-        for length in 0...17 {
-            for special in specials {
-                for position in 0..<max(length, 1) where special == nil ? position == 0 : position < length {
-                    var bytes = (0..<length).map { UInt8(ascii: "A") + UInt8($0 % 26) }
-                    if let special { bytes[position] = special }
-                    let text = String(decoding: bytes, as: UTF8.self)
-                    let needsQuotes = bytes.contains { [UInt8(ascii: ","), UInt8(ascii: "\""), 0x0d, 0x0a].contains($0) }
-                    let cell = needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
-                    let lines = CSVRowEncoderTests.lines(columns: ["a", "b"]) { row in
-                        row.object { row in
-                            row.field("a", text)
-                            row.field("b", text)
-                        }
-                    }
-                    #expect(lines.line == cell + "," + cell + "\n", "\(length) \(position)")
-                    #expect(lines.cells == cell + "," + cell + "\n", "\(length) \(position)")
+        Self.forEachString(of: UInt8(ascii: "A"), with: specials) { text, bytes, length, position in
+            let needsQuotes = bytes.contains { [UInt8(ascii: ","), UInt8(ascii: "\""), 0x0d, 0x0a].contains($0) }
+            let cell = needsQuotes ? "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\"" : text
+            let lines = CSVRowEncoderTests.lines(columns: ["a", "b"]) { row in
+                row.object { row in
+                    row.field("a", text)
+                    row.field("b", text)
                 }
             }
+            #expect(lines.line == cell + "," + cell + "\n", "\(length) \(position)")
+            #expect(lines.cells == cell + "," + cell + "\n", "\(length) \(position)")
         }
     }
 }
