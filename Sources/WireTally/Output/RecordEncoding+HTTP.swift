@@ -10,6 +10,7 @@ extension RecordEncoding {
         _ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, timestampDigits digits: Int,
         to encoder: inout Encoder
     ) {
+        let wire = connection.wire
         let layout = HTTPRecordLayout.shared
         // the host of a request without a Host header (the closures below capture these, not the
         // exchange and connection: those would be copied)
@@ -38,8 +39,8 @@ extension RecordEncoding {
             }
             encoder.object(layout.response, exchange.response) { response($1, digits: digits, layout: layout, to: &$0) }
             encoder.object(layout.wire) { encoder in
-                exchangeDirection(connection.wire, .up, cancelled: exchange.cancelledAt != nil, as: layout.exchangeUp, to: &encoder)
-                exchangeDirection(connection.wire, .down, cancelled: exchange.cancelledAt != nil, as: layout.exchangeDown, to: &encoder)
+                exchangeDirection(wire, .up, cancelled: exchange.cancelledAt != nil, as: layout.exchangeUp, to: &encoder)
+                exchangeDirection(wire, .down, cancelled: exchange.cancelledAt != nil, as: layout.exchangeDown, to: &encoder)
                 encoder.field(layout.dnsIPBytes, exchange.dnsIPBytes)
             }
             if let at = exchange.cancelledAt {
