@@ -47,6 +47,8 @@ struct CSVRowEncoder: JSONEncoding {
     private var json: JSONTextEncoder
     /// The timestamps' formatter, which keeps the text of the last one's second.
     private var timestamps = TimestampFormatter()
+    /// The texts of IPv4 endpoints written lately (a connection's, again for each of its exchanges).
+    private var endpoints = IPv4EndpointTexts()
 
     init(columns: [String]) {
         self.columns = CSVColumnResolver(columns: columns)
@@ -252,13 +254,28 @@ struct CSVRowEncoder: JSONEncoding {
 
     mutating func string(_ value: String) {
         if jsonDepth > 0 { return json.string(value) }
+        if let small = SmallASCIIString(value) { return storeString(small) }
         JSONTextEncoder.withUTF8(of: value) { storeString($0) }
+    }
+
+    /// A small ASCII string leaf's plain text: its two words stored, the cell scanned for bytes to quote
+    /// only when one of its bytes is below `-` (as `needsQuotes` tells them).
+    @inline(__always)
+    private mutating func storeString(_ small: SmallASCIIString) {
+        let start = startLeaf()
+        small.store(to: text.freeSpace(atLeast: 16))
+        text.commit(small.count)
+        let words = small.words(fillingWith: UInt8(ascii: "-"))
+        endLeaf(startingAt: start, mayNeedQuotes: words.low.bytesBelow(UInt8(ascii: "-")) | words.high.bytesBelow(UInt8(ascii: "-")) != 0)
     }
 
     /// An IPv4 endpoint's text stored as it is made (`1.2.3.4:80`: nothing to quote), without a `String`.
     mutating func endpoint(_ address: IPAddress, port: UInt16) {
         guard jsonDepth == 0, !address.isIPv6 else { return string(address.endpoint(port: port)) }
-        plain(maximumCount: IPAddress.maximumIPv4EndpointCount) { address.writeIPv4Text(port: port, to: $0) }
+        let start = startLeaf()
+        let destination = text.freeSpace(atLeast: IPv4EndpointTexts.maximumCount)
+        text.commit(endpoints.write(address, port: port, to: destination))
+        endLeaf(startingAt: start, mayNeedQuotes: false)
     }
 
     mutating func string(utf8: UnsafeRawBufferPointer) {

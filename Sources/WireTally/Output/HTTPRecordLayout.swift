@@ -32,6 +32,13 @@ final class HTTPRecordLayout: Sendable {
     let contentEncoding = JSONKey(prebuilt: "content_encoding")
     let decodedBody = JSONKey(prebuilt: "decoded_body")
 
+    /// `cancel` of an exchange not cancelled.
+    let noCancel: NullMembers
+    /// `http2`, `http3`, `tls` of an HTTP/1.x exchange without TLS.
+    let noStreamNorTLS: NullMembers
+    /// `content_encoding`, `decoded_body` of a message without a coding.
+    let noBodyCoding: NullMembers
+
     /// `wire.up` and `wire.down`: a direction's members, upgraded bytes and what came after a cancel.
     let exchangeUp: NumberMembers<35>
     let exchangeDown: NumberMembers<35>
@@ -45,6 +52,9 @@ final class HTTPRecordLayout: Sendable {
     let interimMember = NumberMembers<2>(member: "interim", object: ["count", "bytes"])
 
     private init() {
+        noCancel = NullMembers([cancel])
+        noStreamNorTLS = NullMembers([http2, http3, tls])
+        noBodyCoding = NullMembers([contentEncoding, decodedBody])
         let direction = RecordEncoding.directionMembers(missingBytes: false)
             + ["upgraded_payload_bytes", .object("after_cancel", RecordEncoding.counterNames)]
         exchangeUp = NumberMembers(member: "up", object: direction)

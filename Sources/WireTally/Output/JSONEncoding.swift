@@ -41,6 +41,8 @@ protocol JSONEncoding {
     /// The run of members `members` with durations in milliseconds (`milliseconds(_:)` of
     /// `nanoseconds`), -1 for a nil duration (HAR's "does not apply").
     mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>)
+    /// The members `members`, each null: the text encoder copies them at once.
+    mutating func nullMembers(_ members: NullMembers)
 }
 
 extension JSONEncoding {
@@ -64,6 +66,13 @@ extension JSONEncoding {
 
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
         integerMembersOneByOne(members, values)
+    }
+
+    mutating func nullMembers(_ members: NullMembers) {
+        for name in members.keys {
+            key(name)
+            null()
+        }
     }
 
     mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {

@@ -11,6 +11,8 @@ struct JSONTextEncoder: JSONEncoding {
     private var followsValue = false
     /// The timestamps' formatter, which keeps the text of the last one's second.
     private var timestamps = TimestampFormatter()
+    /// The texts of IPv4 endpoints written lately (a connection's, again for each of its exchanges).
+    private var endpoints = IPv4EndpointTexts()
 
     init(capacity: Int = 256) {
         buffer = ByteBuffer(capacity: capacity)
@@ -75,10 +77,29 @@ struct JSONTextEncoder: JSONEncoding {
     }
 
     mutating func string(_ value: String) {
+        if let small = SmallASCIIString(value), appendSmallString(small) { return }
         Self.withUTF8(of: value) { [buffer, followsValue] in
             Self.appendString($0, afterComma: followsValue, to: buffer)
         }
         followsValue = true
+    }
+
+    /// A small ASCII string (`GET`, `HTTP/1.1`, `Not Modified`) as `appendString` writes it, when none of
+    /// its bytes needs escaping: its two words stored after the quote, tested where they are; returns
+    /// false, having written nothing, when one needs escaping.
+    @inline(__always)
+    private mutating func appendSmallString(_ small: SmallASCIIString) -> Bool {
+        let words = small.words(fillingWith: UInt8(ascii: " "))
+        guard Self.escapeBits(words.low) | Self.escapeBits(words.high) == 0 else { return false }
+        let space = buffer.freeSpace(atLeast: 1 + 1 + 16 + 1)
+        space.pointee = UInt8(ascii: ",")
+        let quote = followsValue ? 1 : 0
+        space[quote] = UInt8(ascii: "\"")
+        small.store(to: space + quote + 1)
+        space[quote &+ 1 &+ small.count] = UInt8(ascii: "\"")
+        buffer.commit(quote &+ small.count &+ 2)
+        followsValue = true
+        return true
     }
 
     mutating func string(utf8: UnsafeRawBufferPointer) {
@@ -108,12 +129,11 @@ struct JSONTextEncoder: JSONEncoding {
 
     mutating func endpoint(_ address: IPAddress, port: UInt16) {
         guard !address.isIPv6 else { return string(address.endpoint(port: port)) }
-        appendValue(maximumCount: IPAddress.maximumIPv4EndpointCount + 2) { destination in
-            destination.pointee = UInt8(ascii: "\"")
-            let count = address.writeIPv4Text(port: port, to: destination + 1)
-            destination[count + 1] = UInt8(ascii: "\"")
-            return count + 2
-        }
+        let space = valueSpace(maximumCount: IPv4EndpointTexts.maximumCount + 2)
+        space.pointee = UInt8(ascii: "\"")
+        let count = endpoints.write(address, port: port, to: space + 1)
+        space[count &+ 1] = UInt8(ascii: "\"")
+        commitValue(count &+ 2)
     }
 
     /// Inlined: one 8-byte store of `true` or `false` and what follows (overwritten next).
@@ -190,6 +210,16 @@ struct JSONTextEncoder: JSONEncoding {
         buffer.commit(
             members.write(afterComma: followsValue, to: space, values: nanoseconds) { DecimalDigits.writeDuration($0, to: $1) }
         )
+        followsValue = true
+    }
+
+    /// Inlined: one copy of the members' text.
+    @inline(__always)
+    mutating func nullMembers(_ members: NullMembers) {
+        let skipped = followsValue ? 0 : 1  // the comma of the text `,"name":null…`
+        let space = buffer.freeSpace(atLeast: members.textCount &+ PaddedText.slack)
+        PaddedText.copy(members.text + skipped, count: members.textCount &- skipped, to: space)
+        buffer.commit(members.textCount &- skipped)
         followsValue = true
     }
 
@@ -317,9 +347,16 @@ struct JSONTextEncoder: JSONEncoding {
     /// Whether any of the eight bytes of `word` is a control character, `"` or `\`.
     @inline(__always)
     private static func anyNeedsEscape(_ word: UInt64) -> Bool {
+        escapeBits(word) != 0
+    }
+
+    /// Non-zero exactly when one of the eight bytes of `word` is a control character, `"` or `\` (a
+    /// word, so the tests of several words are or-ed without a branch each).
+    @inline(__always)
+    private static func escapeBits(_ word: UInt64) -> UInt64 {
         let ones: UInt64 = 0x0101_0101_0101_0101
         let quotes = word ^ (ones &* UInt64(UInt8(ascii: "\""))), backslashes = word ^ (ones &* UInt64(UInt8(ascii: "\\")))
-        return word.bytesBelow(0x20) | quotes.bytesBelow(1) | backslashes.bytesBelow(1) != 0
+        return word.bytesBelow(0x20) | quotes.bytesBelow(1) | backslashes.bytesBelow(1)
     }
 
     /// Stores the escape of `byte` at `destination`; returns its length (2 or 6).

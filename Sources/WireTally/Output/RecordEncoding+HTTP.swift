@@ -17,6 +17,8 @@ extension RecordEncoding {
         let serverName = exchange.serverName, server = connection.server
         let connectionShareBytes = exchange.connectionShareBytes
         let http2 = http2Stream(of: exchange), http3 = http3Stream(of: exchange)
+        // (read here: the `tls` member's closure reading it from the exchange copied the whole exchange)
+        let tlsRecords = exchange.tlsRecords
         encoder.object { encoder in
             encoder.field("type", literal: "http")
             encoder.field(layout.id, id)
@@ -41,45 +43,65 @@ extension RecordEncoding {
                 exchangeDirection(wire, .down, cancelled: exchange.cancelledAt != nil, as: layout.exchangeDown, to: &encoder)
                 encoder.field(layout.dnsIPBytes, exchange.dnsIPBytes)
             }
-            encoder.object(layout.cancel, exchange.cancelledAt) { encoder, at in
-                encoder.field("by", literal: "client")
-                encoder.field("ts", timestamp: at, digits: digits)
+            if let at = exchange.cancelledAt {
+                encoder.object(layout.cancel) { encoder in
+                    encoder.field("by", literal: "client")
+                    encoder.field("ts", timestamp: at, digits: digits)
+                }
+            } else {
+                encoder.nullMembers(layout.noCancel)
             }
             encoder.field(layout.timing) { timing(exchange.timing, as: layout.timingPhases, to: &$0) }
-            encoder.object(layout.http2, http2) { encoder, stream in
-                encoder.field("stream_id", Int(stream.streamID))
-                encoder.field("scheme", stream.scheme)
-                encoder.field("pushed_by", stream.pushedBy.map(Int.init))
-                encoder.field("reset_error_code", stream.resetErrorCode.map(Int.init))
-                encoder.field("reset_by", stream.resetBy.map { $0 == .up ? "client" : "server" })
-                encoder.field("reset_after_end", stream.resetAfterEnd)
-                encoder.field("refused", stream.refused)
-                encoder.object("connection_share") { encoder in
-                    encoder.field("up", connectionShareBytes.up)
-                    encoder.field("down", connectionShareBytes.down)
-                }
-            }
-            encoder.object(layout.http3, http3) { encoder, stream in
-                encoder.field("stream_id", Int(clamping: stream.streamID))
-                encoder.field("scheme", stream.scheme)
-                encoder.field("reset_error_code", stream.resetErrorCode.map { Int(clamping: $0) })
-                encoder.field("reset_by", stream.resetBy.map { $0 == .up ? "client" : "server" })
-                encoder.field("stop_sending_error_code", stream.stopSendingErrorCode.map { Int(clamping: $0) })
-                encoder.field("stop_sending_by", stream.stopSendingBy.map { $0 == .up ? "client" : "server" })
-                encoder.field("qpack_blocked", stream.qpackBlocked)
-                encoder.field("frames", stream.frames)
-                encoder.field("unknown_frames", stream.unknownFrames)
-            }
-            encoder.object(layout.tls, connection.tlsSession) { encoder, session in
-                tlsSummaryFields(session.info, to: &encoder)
-                if let records = exchange.tlsRecords {
-                    encoder.field("up") { tlsRecordBytes(records.up, to: &$0) }
-                    encoder.field("down") { tlsRecordBytes(records.down, to: &$0) }
-                }
+            // (tested by pattern: a comparison with nil copies the stream facts through their value witnesses)
+            if case .none = http2, case .none = http3, connection.tlsSession == nil {
+                encoder.nullMembers(layout.noStreamNorTLS)
+            } else {
+                streamsAndTLS(
+                    http2: http2, http3: http3, connectionShareBytes: connectionShareBytes, tlsSession: connection.tlsSession,
+                    tlsRecords: tlsRecords, layout: layout, to: &encoder)
             }
             encoder.key(layout.flags)
             encoder.array { encoder in
                 forEachFlag(of: exchange, on: connection, http2: http2, http3: http3) { encoder.string($0) }
+            }
+        }
+    }
+
+    /// The `http2`, `http3` and `tls` members of an `http` record.
+    private static func streamsAndTLS<Encoder: JSONEncoding>(
+        http2: HTTP2StreamInfo?, http3: HTTP3StreamInfo?, connectionShareBytes: DirectionPair<Int>,
+        tlsSession: TLSSessionSnapshot?, tlsRecords: DirectionPair<TLSExchangeRecordBytes>?, layout: HTTPRecordLayout,
+        to encoder: inout Encoder
+    ) {
+        encoder.object(layout.http2, http2) { encoder, stream in
+            encoder.field("stream_id", Int(stream.streamID))
+            encoder.field("scheme", stream.scheme)
+            encoder.field("pushed_by", stream.pushedBy.map(Int.init))
+            encoder.field("reset_error_code", stream.resetErrorCode.map(Int.init))
+            encoder.field("reset_by", stream.resetBy.map { $0 == .up ? "client" : "server" })
+            encoder.field("reset_after_end", stream.resetAfterEnd)
+            encoder.field("refused", stream.refused)
+            encoder.object("connection_share") { encoder in
+                encoder.field("up", connectionShareBytes.up)
+                encoder.field("down", connectionShareBytes.down)
+            }
+        }
+        encoder.object(layout.http3, http3) { encoder, stream in
+            encoder.field("stream_id", Int(clamping: stream.streamID))
+            encoder.field("scheme", stream.scheme)
+            encoder.field("reset_error_code", stream.resetErrorCode.map { Int(clamping: $0) })
+            encoder.field("reset_by", stream.resetBy.map { $0 == .up ? "client" : "server" })
+            encoder.field("stop_sending_error_code", stream.stopSendingErrorCode.map { Int(clamping: $0) })
+            encoder.field("stop_sending_by", stream.stopSendingBy.map { $0 == .up ? "client" : "server" })
+            encoder.field("qpack_blocked", stream.qpackBlocked)
+            encoder.field("frames", stream.frames)
+            encoder.field("unknown_frames", stream.unknownFrames)
+        }
+        encoder.object(layout.tls, tlsSession) { encoder, session in
+            tlsSummaryFields(session.info, to: &encoder)
+            if let records = tlsRecords {
+                encoder.field("up") { tlsRecordBytes(records.up, to: &$0) }
+                encoder.field("down") { tlsRecordBytes(records.down, to: &$0) }
             }
         }
     }
@@ -290,8 +312,10 @@ extension RecordEncoding {
     private static func messageBody<Encoder: JSONEncoding>(
         _ message: HTTPMessage, layout: HTTPRecordLayout, to encoder: inout Encoder
     ) {
-        encoder.field(layout.contentEncoding, message.contentEncoding)
-        encoder.field(layout.decodedBody, message.decodedBodyBytes)
+        let contentEncoding = message.contentEncoding, decodedBody = message.decodedBodyBytes
+        guard contentEncoding != nil || decodedBody != nil else { return encoder.nullMembers(layout.noBodyCoding) }
+        encoder.field(layout.contentEncoding, contentEncoding)
+        encoder.field(layout.decodedBody, decodedBody)
     }
 
     /// One direction of an exchange's wire cost, the member `up` or `down` (`run`): the connection
