@@ -72,15 +72,15 @@ package struct AnalysisRun {
             reader.finish()
             analyzer.addDecoderStatistics(reader.decoderStatistics)
         } else {
-            while true {
-                do {
-                    guard let packet = try merged.nextPacket() else { break }
-                    analyzer.process(packet)
-                    packets += 1
-                    if packets % ReadProgress.packetInterval == 0 { report(merged.fileBytesRead) }
-                } catch {
-                    break  // the merge reports every input's failure in `failures`
-                }
+            let analyse = { (packet: consuming CapturedPacket) in
+                analyzer.process(packet)
+                packets += 1
+                if packets % ReadProgress.packetInterval == 0 { report(merged.fileBytesRead) }
+            }
+            // one file is read straight from its reader, not through the merge (`readSingleFile`)
+            if !merged.readSingleFile(lending: nil, analyse) {
+                // the merge reports every input's failure in `failures`
+                while let packet = try? merged.nextPacket() { analyse(packet) }
             }
         }
         report(merged.fileBytesRead)

@@ -139,7 +139,7 @@ package final class CaptureAnalyzer {
         withUnsafePointer(to: packet) { packet in
             let owner = packet.pointee.owner
             guard count(packet, owner: owner) else { return }
-            withUnsafePointer(to: decoder.decode(packet.pointee)) { analyze($0, linkType: packet.pointee.linkType, owner: owner) }
+            decodeAndAnalyze(packet, owner: owner)
         }
     }
 
@@ -154,8 +154,17 @@ package final class CaptureAnalyzer {
         if slot.pointee.isDecoded {
             analyze(slot.pointer(to: \.decoded).unsafelyUnwrapped, linkType: packet.pointee.linkType, owner: owner)
         } else {
-            withUnsafePointer(to: decoder.decode(packet.pointee)) { analyze($0, linkType: packet.pointee.linkType, owner: owner) }
+            decodeAndAnalyze(packet, owner: owner)
         }
+    }
+
+    /// Decodes `packet` and analyses it, the decoded form built where it is read (`decode(_:)` would
+    /// return a copy of its 200 bytes).
+    @inline(__always)
+    private func decodeAndAnalyze(_ packet: UnsafePointer<CapturedPacket>, owner: PacketOwner?) {
+        var decoded = DecodedPacket.heldFragment
+        decoder.decode(packet.pointee, into: &decoded)
+        withUnsafePointer(to: &decoded) { analyze($0, linkType: packet.pointee.linkType, owner: owner) }
     }
 
     /// Counts a packet read and lets capture time advance to it; false when the filter or the app
