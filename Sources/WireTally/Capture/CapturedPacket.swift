@@ -1,8 +1,12 @@
 /// One packet record as read from a capture, before any decoding.
 ///
 /// `bytes` points into the reader's buffer and is valid only until that reader is asked for its next
-/// packet: stages that keep data past that point copy it.
-package struct CapturedPacket {
+/// packet: stages that keep data past that point copy it. So is `recordedOwner`, which the packet does
+/// not keep alive: stages that keep a packet past that point keep its owner too (`PacketBatch`).
+/// Plain data: copying or dropping a packet copies its bytes and counts no reference (a strong owner
+/// reference made each copy and destruction of a packet a call through its type's value witnesses,
+/// three or four a packet).
+package struct CapturedPacket: BitwiseCopyable {
     /// 1-based position of the packet in the (merged) capture, like Wireshark's frame number.
     package var frameNumber: Int
     package var timestamp: Timestamp
@@ -22,8 +26,10 @@ package struct CapturedPacket {
     /// blocks, PCAPdroid's pcapng UID mapping), or the frame itself once `recordFrameOwner(reusing:)`
     /// has read it; nil otherwise. Until then, owners written into the frame (PKTAP header, PCAPdroid
     /// trailer) are read by `owner`. Kept out of line: inline, the owner's two names made the packet
-    /// ~170 bytes, copied with a call to memmove at every hand-on.
-    package var recordedOwner: RecordedOwner?
+    /// ~170 bytes, copied with a call to memmove at every hand-on. Not retained: whoever makes the
+    /// packet keeps its owner alive while `bytes` is valid (the pcapng reader keeps the last owner it
+    /// named, `recordFrameOwner(reusing:)`'s caller the one it records).
+    package unowned(unsafe) var recordedOwner: RecordedOwner?
 
     package init(
         frameNumber: Int, timestamp: Timestamp, linkType: LinkType, originalLength: Int,
@@ -63,13 +69,14 @@ package struct CapturedPacket {
     /// the frame's own owner now: for the thread that decodes the packet while its bytes are in that
     /// core's cache, so that the analysing thread never loads the frame's first cache line just to
     /// learn that it names no owner. `last`, the owner recorded last, is reused when the frame names
-    /// the same (consecutive packets mostly do), and becomes the one recorded here.
+    /// the same (consecutive packets mostly do), and becomes the one recorded here (`last` keeps it
+    /// alive).
     package mutating func recordFrameOwner(reusing last: inout RecordedOwner?) {
         guard !isFrameOwnerRecorded else { return }
         isFrameOwnerRecorded = true
         guard recordedOwner == nil, let owner = frameOwner else { return }
-        recordedOwner = RecordedOwner.reusing(last, for: owner)
-        last = recordedOwner
+        last = RecordedOwner.reusing(last, for: owner)
+        recordedOwner = last
     }
 }
 

@@ -1,5 +1,5 @@
 /// A pcap/pcapng link-layer header type (`LINKTYPE_*` values from tcpdump.org/linktypes.html).
-package struct LinkType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+package struct LinkType: RawRepresentable, Hashable, Sendable, BitwiseCopyable, CustomStringConvertible {
     package var rawValue: UInt32
     package init(rawValue: UInt32) { self.rawValue = rawValue }
 

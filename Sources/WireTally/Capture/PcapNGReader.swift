@@ -42,7 +42,8 @@ final class PcapNGReader: CaptureFileReader {
     private var packetCount = 0
     private var previousTimestamp = Timestamp(nanoseconds: 0)
     private var owners = PcapNGOwnerTable()
-    /// The owner of the last packet that named one, handed on again while packets name the same.
+    /// The owner of the last packet that named one, handed on again while packets name the same; it
+    /// keeps that packet's owner alive (a packet does not retain its `recordedOwner`).
     private var lastOwner: RecordedOwner?
 
     /// Reads the section header and the blocks before the first packet from `input`, which must

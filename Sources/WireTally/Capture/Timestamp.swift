@@ -2,7 +2,7 @@
 ///
 /// Every reader converts its file's resolution (micro, nano, or a pcapng `if_tsresol`) to nanoseconds;
 /// `PacketSource.timestampDigits` says how many decimals the capture really has.
-package struct Timestamp: Hashable, Comparable, Sendable {
+package struct Timestamp: Hashable, Comparable, Sendable, BitwiseCopyable {
     /// Nanoseconds since 1970-01-01T00:00:00Z.
     package var nanoseconds: Int64
 

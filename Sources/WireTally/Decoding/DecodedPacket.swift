@@ -2,7 +2,7 @@
 ///
 /// Byte views point into the captured frame or into the decoder's fragment buffer; they are valid until
 /// the decoder is given its next packet.
-package struct IPPacket {
+package struct IPPacket: BitwiseCopyable {
     // The small fields sit in the padding after `source` (declaration order is layout order): the
     // packet fits in 128 bytes, which the compiler copies inline instead of calling memcpy.
     package var source: IPAddress
@@ -54,7 +54,7 @@ package struct IPPacket {
 }
 
 /// TCP header flags.
-package struct TCPFlags: OptionSet, Hashable, Sendable {
+package struct TCPFlags: OptionSet, Hashable, Sendable, BitwiseCopyable {
     package var rawValue: UInt16
     package init(rawValue: UInt16) { self.rawValue = rawValue }
     package static let fin = TCPFlags(rawValue: 0x01)
@@ -68,7 +68,7 @@ package struct TCPFlags: OptionSet, Hashable, Sendable {
 }
 
 /// A decoded TCP segment header with a view of its payload.
-package struct TCPSegment {
+package struct TCPSegment: BitwiseCopyable {
     package var sourcePort: UInt16
     package var destinationPort: UInt16
     package var sequence: UInt32
@@ -136,7 +136,7 @@ package struct TCPOptions: Hashable, Sendable {
 }
 
 /// A decoded UDP header with a view of its payload.
-package struct UDPDatagram {
+package struct UDPDatagram: BitwiseCopyable {
     package var sourcePort: UInt16
     package var destinationPort: UInt16
     /// The captured payload bytes.
@@ -159,7 +159,7 @@ package struct UDPDatagram {
 }
 
 /// Where decoding of a frame stopped when it could not go on.
-package enum DecodeFailure: String, Sendable, CaseIterable {
+package enum DecodeFailure: String, Sendable, BitwiseCopyable, CaseIterable {
     /// The capture's link type is not one wiretally decodes.
     case unknownLinkType = "unknown_link_type"
     /// The frame carries something other than IP (ARP, LLDP, …).
@@ -170,8 +170,9 @@ package enum DecodeFailure: String, Sendable, CaseIterable {
     case malformedIP = "malformed_ip"
 }
 
-/// The result of decoding one captured frame.
-package enum DecodedPacket {
+/// The result of decoding one captured frame. Plain data (the compiler checks it): a batch's slot is
+/// decoded into where it lies, over uninitialized memory (`PacketBatch`).
+package enum DecodedPacket: BitwiseCopyable {
     case tcp(IPPacket, TCPSegment)
     case udp(IPPacket, UDPDatagram)
     /// IP with another transport (ICMP, ICMPv6, ESP, no-next-header, …). A TCP or UDP header cut by the

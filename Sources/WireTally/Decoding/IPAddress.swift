@@ -1,7 +1,7 @@
 /// An IPv4 or IPv6 address stored in 128 bits, hashable and cheap to copy (no allocation).
 ///
 /// IPv4 addresses are kept in the low 32 bits of `low` with `isIPv6 == false`.
-package struct IPAddress: Hashable, Comparable, Sendable, CustomStringConvertible {
+package struct IPAddress: Hashable, Comparable, Sendable, BitwiseCopyable, CustomStringConvertible {
     package var high: UInt64
     package var low: UInt64
     package var isIPv6: Bool

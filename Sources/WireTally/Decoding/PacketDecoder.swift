@@ -33,17 +33,10 @@ package final class PacketDecoder {
     /// Incomplete fragmented datagrams currently held.
     package var heldFragmentDatagrams: Int { reassembler.heldDatagramCount }
 
-    /// Decodes one frame. Fragments are held (`.heldFragment`) until the one completing their datagram.
-    package func decode(_ packet: CapturedPacket) -> DecodedPacket {
-        var decoded = DecodedPacket.heldFragment
-        decode(packet, into: &decoded)
-        return decoded
-    }
-
     /// Decodes one frame into `decoded`, replacing what it held: the result is built where the caller
     /// keeps it (a batch's slot), not in a temporary copied out at the return (three copies of its
-    /// 200 bytes a packet).
-    package func decode(_ packet: borrowing CapturedPacket, into decoded: inout DecodedPacket) {
+    /// 200 bytes a packet). Fragments are held (`.heldFragment`) until the one completing their datagram.
+    package func decode(_ packet: CapturedPacket, into decoded: inout DecodedPacket) {
         releaseReassembledBuffer()
         let frameWire = TrafficCounters(packets: 1, frameBytes: packet.originalLength)
         let location = LinkLayer.locateNetworkLayer(
@@ -83,7 +76,7 @@ package final class PacketDecoder {
     /// it had not seen it (what `decoded` holds then is unspecified). A decoder used only this way
     /// keeps no state across frames but its `statistics`, so it can decode ahead of the one that
     /// reassembles, on another thread.
-    func decodeUnlessFragment(_ packet: borrowing CapturedPacket, into decoded: inout DecodedPacket) -> Bool {
+    func decodeUnlessFragment(_ packet: CapturedPacket, into decoded: inout DecodedPacket) -> Bool {
         let counted = statistics
         defersFragments = true
         metFragment = false

@@ -3,7 +3,7 @@
 /// - `ipBytes`: the IP total length of each packet (what a carrier meters);
 /// - `frameBytes`: the original frame length on the capture's link type;
 /// - `payloadBytes`: the transport payload (TCP/UDP data) length from the headers, captured or not.
-public struct TrafficCounters: Hashable, Sendable {
+public struct TrafficCounters: Hashable, Sendable, BitwiseCopyable {
     /// Packets counted.
     public var packets: Int = 0
     /// Their IP total lengths.

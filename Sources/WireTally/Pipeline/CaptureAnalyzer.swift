@@ -58,6 +58,13 @@ package final class CaptureAnalyzer {
     private var nextExpiry: Int64 = .min
     /// Counts of the decoder that decoded packets in the slots given to `process(_:)`.
     private var otherDecoderStatistics = DecoderStatistics()
+    /// Where `decodeAndAnalyze` decodes each packet, for the whole run: a local was initialized and
+    /// copied (200 bytes each time) for every packet.
+    private let decodedPacket: UnsafeMutablePointer<DecodedPacket> = {
+        let decoded = UnsafeMutablePointer<DecodedPacket>.allocate(capacity: 1)
+        decoded.initialize(to: .heldFragment)
+        return decoded
+    }()
     private let emit: (consuming AnalysisRecord) -> Void
     /// Exchanges stay on their connection after their record (`Options.keepsReportedExchanges`).
     private let keepsReportedExchanges: Bool
@@ -128,6 +135,8 @@ package final class CaptureAnalyzer {
         analyzer = .passUnretained(self)
     }
 
+    deinit { decodedPacket.deallocate() }  // plain data: nothing to deinitialize
+
     /// The next record id (shared by connections and flows).
     private func assignID() -> Int {
         lastIDAssigned += 1
@@ -158,13 +167,11 @@ package final class CaptureAnalyzer {
         }
     }
 
-    /// Decodes `packet` and analyses it, the decoded form built where it is read (`decode(_:)` would
-    /// return a copy of its 200 bytes).
+    /// Decodes `packet` and analyses it, the decoded form built where it is read (`decodedPacket`).
     @inline(__always)
     private func decodeAndAnalyze(_ packet: UnsafePointer<CapturedPacket>, owner: PacketOwner?) {
-        var decoded = DecodedPacket.heldFragment
-        decoder.decode(packet.pointee, into: &decoded)
-        withUnsafePointer(to: &decoded) { analyze($0, linkType: packet.pointee.linkType, owner: owner) }
+        decoder.decode(packet.pointee, into: &decodedPacket.pointee)
+        analyze(decodedPacket, linkType: packet.pointee.linkType, owner: owner)
     }
 
     /// Counts a packet read and lets capture time advance to it; false when the filter or the app

@@ -44,6 +44,10 @@ final class PacketBatch: PipeBatch {
     private var used = 0
     /// The owner a frame added last named, reused while the next frames name the same.
     private var lastRecordedOwner: RecordedOwner?
+    /// The owners of the slots' packets, each once per run of packets it owns: kept alive here while the
+    /// slots are (a packet does not retain its `recordedOwner`, and its reader or `lastRecordedOwner`
+    /// moves on to the next one).
+    private var slotOwners: [RecordedOwner] = []
     /// Room for `slotCapacity` slots, the first `slotCount` in use. Not an array: a slot is
     /// initialized where it lies, field by field, which an array's `append` cannot do.
     private var slotStorage: UnsafeMutablePointer<Slot>
@@ -103,6 +107,7 @@ final class PacketBatch: PipeBatch {
         slotStorage.deinitialize(count: slotCount)
         slotCount = 0
         used = 0
+        slotOwners.removeAll(keepingCapacity: true)
     }
 
     /// Fills the next slot where it lies: the packet decoded straight into it (a `DecodedPacket` is
@@ -111,6 +116,7 @@ final class PacketBatch: PipeBatch {
         if slotCount == slotCapacity { growSlots() }
         let slot = slotStorage + slotCount
         packet.recordFrameOwner(reusing: &lastRecordedOwner)
+        if let owner = packet.recordedOwner, owner !== slotOwners.last { slotOwners.append(owner) }
         let decoded = slot.pointer(to: \.decoded).unsafelyUnwrapped
         let isDecoded: Bool
         if let decoder {

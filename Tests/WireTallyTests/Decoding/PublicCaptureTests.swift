@@ -38,7 +38,7 @@ import Testing
                 frameNumber: summaries.count + 1, timestamp: time, linkType: linkType,
                 originalLength: Int(header.pointee.len),
                 bytes: UnsafeRawBufferPointer(start: data, count: Int(header.pointee.caplen)))
-            summaries.append(FrameSummary(decoder.decode(packet)))
+            summaries.append(decoder.summary(of: packet))
         }
         return (summaries, decoder)
     }

@@ -13,8 +13,10 @@ import Testing
         var source = try CaptureFile.open(path: path)
         let decoder = PacketDecoder()
         var datagrams: [(sourcePort: UInt16, destinationPort: UInt16, payload: [UInt8])] = []
+        var decoded = DecodedPacket.heldFragment
         while let packet = try source.nextPacket() {
-            if case let .udp(_, udp) = decoder.decode(packet) {
+            decoder.decode(packet, into: &decoded)
+            if case let .udp(_, udp) = decoded {
                 datagrams.append((udp.sourcePort, udp.destinationPort, Array(udp.payload)))
             }
         }

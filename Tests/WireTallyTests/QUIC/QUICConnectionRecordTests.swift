@@ -20,8 +20,10 @@ import Testing
         var source = try CaptureFile.open(path: path)
         let decoder = PacketDecoder()
         var datagrams: [Datagram] = []
+        var decoded = DecodedPacket.heldFragment
         while let packet = try source.nextPacket() {
-            if case let .udp(ip, udp) = decoder.decode(packet) {
+            decoder.decode(packet, into: &decoded)
+            if case let .udp(ip, udp) = decoded {
                 datagrams.append(Datagram(
                     timestamp: packet.timestamp, source: ip.source.endpoint(port: udp.sourcePort),
                     destination: ip.destination.endpoint(port: udp.destinationPort), payload: Array(udp.payload)))

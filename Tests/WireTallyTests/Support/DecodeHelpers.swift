@@ -80,7 +80,14 @@ extension PacketDecoder {
             let packet = CapturedPacket(
                 frameNumber: frameNumber, timestamp: timestamp, linkType: linkType, originalLength: frame.count,
                 bytes: UnsafeRawBufferPointer(rebasing: bytes[0..<min(captured ?? frame.count, frame.count)]))
-            return FrameSummary(decode(packet))
+            return summary(of: packet)
         }
+    }
+
+    /// Decodes `packet` (`decode(_:into:)`) and summarizes what it gave.
+    func summary(of packet: CapturedPacket) -> FrameSummary {
+        var decoded = DecodedPacket.heldFragment
+        decode(packet, into: &decoded)
+        return FrameSummary(decoded)
     }
 }
