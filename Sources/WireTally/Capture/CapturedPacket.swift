@@ -29,14 +29,20 @@ package struct CapturedPacket: BitwiseCopyable {
     /// ~170 bytes, copied with a call to memmove at every hand-on. Not retained: whoever makes the
     /// packet keeps its owner alive while `bytes` is valid (the pcapng reader keeps the last owner it
     /// named, `recordFrameOwner(reusing:)`'s caller the one it records).
-    package unowned(unsafe) var recordedOwner: RecordedOwner?
+    package var recordedOwner: RecordedOwner? {
+        get { recordedOwnerReference?.takeUnretainedValue() }
+        set { recordedOwnerReference = newValue.map(Unmanaged.passUnretained) }
+    }
+    /// `recordedOwner`'s reference, read without retaining it (the per-packet tests for an owner
+    /// retained and released each packet's nil owner).
+    private var recordedOwnerReference: Unmanaged<RecordedOwner>?
 
     package init(
         frameNumber: Int, timestamp: Timestamp, linkType: LinkType, originalLength: Int,
         bytes: UnsafeRawBufferPointer, fileIndex: Int = 0, interfaceIndex: Int = 0,
         recordedOwner: RecordedOwner? = nil
     ) {
-        self.recordedOwner = recordedOwner
+        recordedOwnerReference = recordedOwner.map(Unmanaged.passUnretained)
         self.frameNumber = frameNumber
         self.timestamp = timestamp
         self.linkType = linkType
@@ -52,11 +58,14 @@ package struct CapturedPacket: BitwiseCopyable {
     /// The process or app that sent or received the packet, as the capture records it: the file's
     /// blocks (`recordedOwner`), the PKTAP header, or a PCAPdroid trailer; nil when it names none.
     package var owner: PacketOwner? {
-        if let recordedOwner { return recordedOwner.owner }
+        if let recordedOwnerReference { return recordedOwnerReference._withUnsafeGuaranteedRef(\.owner) }
         return isFrameOwnerRecorded ? nil : frameOwner
     }
 
     /// The owner the frame itself names (PKTAP header, PCAPdroid trailer), nil when it names none.
+    /// Inlined: most frames name none, which the inlined tests of the link type and of a PCAPdroid
+    /// frame's size and MACs tell without a call.
+    @inline(__always)
     private var frameOwner: PacketOwner? {
         switch linkType {
         case .pktap: PKTAPHeader(bytes)?.owner
@@ -74,7 +83,7 @@ package struct CapturedPacket: BitwiseCopyable {
     package mutating func recordFrameOwner(reusing last: inout RecordedOwner?) {
         guard !isFrameOwnerRecorded else { return }
         isFrameOwnerRecorded = true
-        guard recordedOwner == nil, let owner = frameOwner else { return }
+        guard recordedOwnerReference == nil, let owner = frameOwner else { return }
         last = RecordedOwner.reusing(last, for: owner)
         recordedOwner = last
     }
