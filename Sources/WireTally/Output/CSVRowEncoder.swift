@@ -223,7 +223,9 @@ struct CSVRowEncoder: JSONEncoding {
 
     mutating func object(_ body: (inout CSVRowEncoder) -> Void) {
         if jsonDepth > 0 || inArray {
-            return writeJSON { json, encoder in json.object { inner in encoder.nested(in: &inner, body) } }
+            openJSON(UInt8(ascii: "{"))
+            body(&self)
+            return closeJSON(UInt8(ascii: "}"))
         }
         let outer = enterObject()
         body(&self)
@@ -242,7 +244,9 @@ struct CSVRowEncoder: JSONEncoding {
 
     mutating func array(_ body: (inout CSVRowEncoder) -> Void) {
         if jsonDepth > 0 || inArray {
-            return writeJSON { json, encoder in json.array { inner in encoder.nested(in: &inner, body) } }
+            openJSON(UInt8(ascii: "["))
+            body(&self)
+            return closeJSON(UInt8(ascii: "]"))
         }
         let start = startCell()
         inArray = true
@@ -259,14 +263,14 @@ struct CSVRowEncoder: JSONEncoding {
     }
 
     /// A small ASCII string leaf's plain text: its two words stored, the cell scanned for bytes to quote
-    /// only when one of its bytes is below `-` (as `needsQuotes` tells them).
+    /// only when its words hold one (`CSVQuoting.quoteBits`).
     @inline(__always)
     private mutating func storeString(_ small: SmallASCIIString) {
         let start = startLeaf()
         small.store(to: text.freeSpace(atLeast: 16))
         text.commit(small.count)
         let words = small.words(fillingWith: UInt8(ascii: "-"))
-        endLeaf(startingAt: start, mayNeedQuotes: words.low.bytesBelow(UInt8(ascii: "-")) | words.high.bytesBelow(UInt8(ascii: "-")) != 0)
+        endLeaf(startingAt: start, mayNeedQuotes: CSVQuoting.quoteBits(words.low) | CSVQuoting.quoteBits(words.high) != 0)
     }
 
     /// An IPv4 endpoint's text stored as it is made (`1.2.3.4:80`: nothing to quote), without a `String`.
@@ -490,7 +494,7 @@ struct CSVRowEncoder: JSONEncoding {
     private mutating func endCell(startingAt start: Int, mayNeedQuotes: Bool) {
         let column = Int(cellColumn)
         guard column >= 0 else { return text.truncate(to: start) }
-        let needsQuotes = mayNeedQuotes && Self.needsQuotes(UnsafeRawBufferPointer(rebasing: text.bytes[start...]))
+        let needsQuotes = mayNeedQuotes && CSVQuoting.needsQuotes(UnsafeRawBufferPointer(rebasing: text.bytes[start...]))
         guard isLine else {
             cells.buffer[column] = Cell(
                 start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: text.count), row: row, quoted: needsQuotes)
@@ -513,41 +517,24 @@ struct CSVRowEncoder: JSONEncoding {
         text.commit(Self.storeQuoted(unquotedCell.bytes.assumingMemoryBound(to: UInt8.self), at: destination) - destination)
     }
 
-    /// Whether a cell holds a comma, a quote, CR or LF (RFC 4180: it must be quoted).
-    private static func needsQuotes(_ cell: UnsafeRawBufferPointer) -> Bool {
-        // `,` `"` LF and CR are all below `-`: digits, letters and `.` are told apart in one comparison,
-        // eight bytes at a time up to the first word holding such a byte, then one by one from there.
-        var wordStart = 0
-        while wordStart &+ 8 <= cell.count,
-            cell.loadUnaligned(fromByteOffset: wordStart, as: UInt64.self).bytesBelow(UInt8(ascii: "-")) == 0 {
-            wordStart &+= 8
-        }
-        for byte in cell[wordStart...] where byte < UInt8(ascii: "-") {
-            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
-                return true
-            }
-        }
-        return false
-    }
-
-    /// An object or array inside an array cell, as JSON: `write` runs the encoder on it.
-    private mutating func writeJSON(_ write: (inout JSONTextEncoder, inout CSVRowEncoder) -> Void) {
+    /// Opens an object or array (`opening`) inside an array cell, written as JSON by `json` until its
+    /// `closeJSON` (the body is called by the encoder itself: a closure handed on to `json` made the
+    /// records' closures copy the exchange and connection they read).
+    @inline(never)
+    private mutating func openJSON(_ opening: UInt8) {
         if jsonDepth == 0 {
             _ = startLeaf()
             json = JSONTextEncoder(appendingTo: text)
         }
         jsonDepth += 1
-        var encoder = json
-        write(&encoder, &self)
-        json = encoder
-        jsonDepth -= 1
+        json.open(opening)
     }
 
-    /// Runs `body` with `inner` (the JSON encoder inside a container) as the encoder's JSON encoder.
-    private mutating func nested(in inner: inout JSONTextEncoder, _ body: (inout CSVRowEncoder) -> Void) {
-        json = inner
-        body(&self)
-        inner = json
+    /// Closes the object or array `openJSON` opened.
+    @inline(never)
+    private mutating func closeJSON(_ closing: UInt8) {
+        json.close(closing)
+        jsonDepth -= 1
     }
 }
 
