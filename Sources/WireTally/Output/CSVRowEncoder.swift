@@ -242,16 +242,32 @@ struct CSVRowEncoder: JSONEncoding {
         return outer
     }
 
+    /// Inlined, and `body` with it: passed to a call, the closure of a record's flags was specialised
+    /// into it with copies of the exchange and connection it reads.
+    @inline(__always)
     mutating func array(_ body: (inout CSVRowEncoder) -> Void) {
         if jsonDepth > 0 || inArray {
             openJSON(UInt8(ascii: "["))
             body(&self)
             return closeJSON(UInt8(ascii: "]"))
         }
+        let start = beginArrayCell()
+        body(&self)
+        endArrayCell(startingAt: start)
+    }
+
+    /// Starts an array's cell, its elements joined by `;`; returns where its text starts.
+    @inline(never)
+    private mutating func beginArrayCell() -> Int {
         let start = startCell()
         inArray = true
         arrayElements = 0
-        body(&self)
+        return start
+    }
+
+    /// Ends the array cell begun at `start`.
+    @inline(never)
+    private mutating func endArrayCell(startingAt start: Int) {
         inArray = false
         endCell(startingAt: start, mayNeedQuotes: true)
     }
