@@ -164,7 +164,8 @@ struct JSONTextEncoder: JSONEncoding {
     }
 
     /// Opens an object or array (`opening`: `{` or `[`): its members or elements are written next, then
-    /// `close` ends it.
+    /// `close` ends it. Inlined, as it was inside `container`.
+    @inline(__always)
     mutating func open(_ opening: UInt8) {
         appendValue(maximumCount: 1) { destination in
             destination.pointee = opening
@@ -174,6 +175,7 @@ struct JSONTextEncoder: JSONEncoding {
     }
 
     /// Ends the object or array `open` began (`closing`: `}` or `]`).
+    @inline(__always)
     mutating func close(_ closing: UInt8) {
         buffer.append(closing)
         followsValue = true
