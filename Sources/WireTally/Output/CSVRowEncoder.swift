@@ -337,6 +337,50 @@ struct CSVRowEncoder: JSONEncoding {
         storeRun(members, nanoseconds, as: DurationText.self)
     }
 
+    /// Members all null: their columns found at once, as a run's, each an empty cell (as `key` and `null`
+    /// would make it; most such members are objects, no column).
+    @inline(__always)
+    mutating func nullMembers(_ members: NullMembers) {
+        guard jsonDepth == 0, !inArray else { return nullMembersOneByOne(members) }
+        guard node != CSVColumnResolver.dead else { return }  // none is a column
+        let runColumns = columns.columns(ofRun: members, in: node)
+        if runColumns.hasColumns { storeEmptyCells(runColumns, count: members.count) }
+    }
+
+    /// The empty cells of the `count` leaves of a run whose columns are `runColumns`: writing a line,
+    /// the commas up to and after each.
+    @inline(never)
+    private mutating func storeEmptyCells(_ runColumns: CSVColumnResolver.RunColumns, count: Int) {
+        if isLine {
+            // Room for the commas of every column once (columns are passed in order) and the 16 bytes
+            // their store may write past them.
+            let textStart = text.freeSpace(atLeast: columnCount &+ 16) - text.count
+            var end = text.count, passed = passedColumns, cameOutOfOrder = false
+            columns.withRunColumns(from: runColumns.index, count: count) { runColumns in
+                for column in runColumns where column >= 0 {
+                    let skipped = Int(column) &- passed
+                    guard skipped >= 0 else {
+                        cameOutOfOrder = true
+                        continue
+                    }
+                    Self.storeCommas(skipped &+ 1, at: textStart + end)  // the empty cell's comma too
+                    end &+= skipped &+ 1
+                    passed = Int(column) &+ 1
+                }
+            }
+            text.commit(end &- text.count)
+            passedColumns = passed
+            if cameOutOfOrder { isOutOfOrder = true }
+        } else {
+            let cells = self.cells.buffer, row = self.row, at = Int32(truncatingIfNeeded: text.count)
+            columns.withRunColumns(from: runColumns.index, count: count) { runColumns in
+                for column in runColumns where column >= 0 && cells[Int(column)].row != row {
+                    cells[Int(column)] = Cell(start: at, end: at, row: row, quoted: false)
+                }
+            }
+        }
+    }
+
     /// The cells of `members` with `values`, as `Text` writes them, into the columns the resolver found
     /// for the run's leaves; no quotes. Writing a line, each value after the commas of the columns
     /// skipped before it, and its comma; when the leaves' columns follow each other (most runs), without
