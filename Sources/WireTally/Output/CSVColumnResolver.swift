@@ -82,6 +82,8 @@ struct CSVColumnResolver {
     struct RunColumns {
         let index: Int
         let consecutiveFrom: Int32
+        /// Whether any leaf has a column.
+        let hasColumns: Bool
     }
 
     init(columns: [String]) {
@@ -113,18 +115,35 @@ struct CSVColumnResolver {
     /// The columns of the leaves of `run` written next in `node` — its `steps`, under the run's own
     /// copies of their names. Worked out by looking up each leaf (and object) the first time, then kept:
     /// the cursor moves past the run's steps as if each had been looked up.
+    @inline(__always)
     mutating func columns<let count: Int>(ofRun run: NumberMembers<count>, in node: Int32) -> RunColumns {
-        if let index = runPlacementIndex(of: run.identity, in: node) {
-            let placement = runPlacements[index]
-            runCursor = index + 1
-            cursor = placement.cursorAfter
-            return placement.columns
-        }
+        placedRun(run.identity, in: node) ?? placeRun(run.identity, steps: run.steps, in: node)
+    }
+
+    /// The columns of null members (`NullMembers`) written next in `node`, as those of a number run.
+    @inline(__always)
+    mutating func columns(ofRun members: NullMembers, in node: Int32) -> RunColumns {
+        placedRun(members.identity, in: node) ?? placeRun(members.identity, steps: members.steps, in: node)
+    }
+
+    /// The columns of the run told by `identity` in `node` when it is placed: the cursor moved past it.
+    @inline(__always)
+    private mutating func placedRun(_ identity: UnsafeRawPointer, in node: Int32) -> RunColumns? {
+        guard let index = runPlacementIndex(of: identity, in: node) else { return nil }
+        let placement = runPlacements[index]
+        runCursor = index + 1
+        cursor = placement.cursorAfter
+        return placement.columns
+    }
+
+    /// Places the run told by `identity` in `node`: looks up each of its `steps`.
+    @inline(never)
+    private mutating func placeRun(_ identity: UnsafeRawPointer, steps: [NumberRunStep], in node: Int32) -> RunColumns {
         newRunColumns.removeAll(keepingCapacity: true)
         var current = node
         var outerNodes = NumberRunStep.PerOpenObject<Int32>(repeating: 0)
         var depth = 0
-        for step in run.steps {
+        for step in steps {
             switch step {
             case let .open(_, name):
                 outerNodes[depth] = current
@@ -140,10 +159,11 @@ struct CSVColumnResolver {
         if runPlacements.isEmpty { runColumns.removeAll(keepingCapacity: true) }  // the steps moved: start again
         let first = newRunColumns.first ?? -1
         let isConsecutive = first >= 0 && newRunColumns.indices.allSatisfy { newRunColumns[$0] == first + Int32($0) }
-        let columns = RunColumns(index: runColumns.count, consecutiveFrom: isConsecutive ? first : -1)
+        let columns = RunColumns(
+            index: runColumns.count, consecutiveFrom: isConsecutive ? first : -1, hasColumns: newRunColumns.contains { $0 >= 0 })
         runColumns += newRunColumns
         runCursor = min(runCursor, runPlacements.count)
-        runPlacements.insert(RunPlacement(run: run.identity, node: node, columns: columns, cursorAfter: cursor), at: runCursor)
+        runPlacements.insert(RunPlacement(run: identity, node: node, columns: columns, cursorAfter: cursor), at: runCursor)
         runCursor += 1
         return columns
     }

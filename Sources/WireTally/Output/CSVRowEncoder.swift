@@ -223,7 +223,9 @@ struct CSVRowEncoder: JSONEncoding {
 
     mutating func object(_ body: (inout CSVRowEncoder) -> Void) {
         if jsonDepth > 0 || inArray {
-            return writeJSON { json, encoder in json.object { inner in encoder.nested(in: &inner, body) } }
+            openJSON(UInt8(ascii: "{"))
+            body(&self)
+            return closeJSON(UInt8(ascii: "}"))
         }
         let outer = enterObject()
         body(&self)
@@ -240,14 +242,32 @@ struct CSVRowEncoder: JSONEncoding {
         return outer
     }
 
+    /// Inlined, and `body` with it: passed to a call, the closure of a record's flags was specialised
+    /// into it with copies of the exchange and connection it reads.
+    @inline(__always)
     mutating func array(_ body: (inout CSVRowEncoder) -> Void) {
         if jsonDepth > 0 || inArray {
-            return writeJSON { json, encoder in json.array { inner in encoder.nested(in: &inner, body) } }
+            openJSON(UInt8(ascii: "["))
+            body(&self)
+            return closeJSON(UInt8(ascii: "]"))
         }
+        let start = beginArrayCell()
+        body(&self)
+        endArrayCell(startingAt: start)
+    }
+
+    /// Starts an array's cell, its elements joined by `;`; returns where its text starts.
+    @inline(never)
+    private mutating func beginArrayCell() -> Int {
         let start = startCell()
         inArray = true
         arrayElements = 0
-        body(&self)
+        return start
+    }
+
+    /// Ends the array cell begun at `start`.
+    @inline(never)
+    private mutating func endArrayCell(startingAt start: Int) {
         inArray = false
         endCell(startingAt: start, mayNeedQuotes: true)
     }
@@ -259,14 +279,14 @@ struct CSVRowEncoder: JSONEncoding {
     }
 
     /// A small ASCII string leaf's plain text: its two words stored, the cell scanned for bytes to quote
-    /// only when one of its bytes is below `-` (as `needsQuotes` tells them).
+    /// only when its words hold one (`CSVQuoting.quoteBits`).
     @inline(__always)
     private mutating func storeString(_ small: SmallASCIIString) {
         let start = startLeaf()
         small.store(to: text.freeSpace(atLeast: 16))
         text.commit(small.count)
         let words = small.words(fillingWith: UInt8(ascii: "-"))
-        endLeaf(startingAt: start, mayNeedQuotes: words.low.bytesBelow(UInt8(ascii: "-")) | words.high.bytesBelow(UInt8(ascii: "-")) != 0)
+        endLeaf(startingAt: start, mayNeedQuotes: CSVQuoting.quoteBits(words.low) | CSVQuoting.quoteBits(words.high) != 0)
     }
 
     /// An IPv4 endpoint's text stored as it is made (`1.2.3.4:80`: nothing to quote), without a `String`.
@@ -315,6 +335,50 @@ struct CSVRowEncoder: JSONEncoding {
     mutating func durationMembers<let count: Int>(_ members: NumberMembers<count>, nanoseconds: InlineArray<count, Int64?>) {
         guard jsonDepth == 0, !inArray else { return durationMembersOneByOne(members, nanoseconds: nanoseconds) }
         storeRun(members, nanoseconds, as: DurationText.self)
+    }
+
+    /// Members all null: their columns found at once, as a run's, each an empty cell (as `key` and `null`
+    /// would make it; most such members are objects, no column).
+    @inline(__always)
+    mutating func nullMembers(_ members: NullMembers) {
+        guard jsonDepth == 0, !inArray else { return nullMembersOneByOne(members) }
+        guard node != CSVColumnResolver.dead else { return }  // none is a column
+        let runColumns = columns.columns(ofRun: members, in: node)
+        if runColumns.hasColumns { storeEmptyCells(runColumns, count: members.count) }
+    }
+
+    /// The empty cells of the `count` leaves of a run whose columns are `runColumns`: writing a line,
+    /// the commas up to and after each.
+    @inline(never)
+    private mutating func storeEmptyCells(_ runColumns: CSVColumnResolver.RunColumns, count: Int) {
+        if isLine {
+            // Room for the commas of every column once (columns are passed in order) and the 16 bytes
+            // their store may write past them.
+            let textStart = text.freeSpace(atLeast: columnCount &+ 16) - text.count
+            var end = text.count, passed = passedColumns, cameOutOfOrder = false
+            columns.withRunColumns(from: runColumns.index, count: count) { runColumns in
+                for column in runColumns where column >= 0 {
+                    let skipped = Int(column) &- passed
+                    guard skipped >= 0 else {
+                        cameOutOfOrder = true
+                        continue
+                    }
+                    Self.storeCommas(skipped &+ 1, at: textStart + end)  // the empty cell's comma too
+                    end &+= skipped &+ 1
+                    passed = Int(column) &+ 1
+                }
+            }
+            text.commit(end &- text.count)
+            passedColumns = passed
+            if cameOutOfOrder { isOutOfOrder = true }
+        } else {
+            let cells = self.cells.buffer, row = self.row, at = Int32(truncatingIfNeeded: text.count)
+            columns.withRunColumns(from: runColumns.index, count: count) { runColumns in
+                for column in runColumns where column >= 0 && cells[Int(column)].row != row {
+                    cells[Int(column)] = Cell(start: at, end: at, row: row, quoted: false)
+                }
+            }
+        }
     }
 
     /// The cells of `members` with `values`, as `Text` writes them, into the columns the resolver found
@@ -490,7 +554,7 @@ struct CSVRowEncoder: JSONEncoding {
     private mutating func endCell(startingAt start: Int, mayNeedQuotes: Bool) {
         let column = Int(cellColumn)
         guard column >= 0 else { return text.truncate(to: start) }
-        let needsQuotes = mayNeedQuotes && Self.needsQuotes(UnsafeRawBufferPointer(rebasing: text.bytes[start...]))
+        let needsQuotes = mayNeedQuotes && CSVQuoting.needsQuotes(UnsafeRawBufferPointer(rebasing: text.bytes[start...]))
         guard isLine else {
             cells.buffer[column] = Cell(
                 start: Int32(truncatingIfNeeded: start), end: Int32(truncatingIfNeeded: text.count), row: row, quoted: needsQuotes)
@@ -513,41 +577,24 @@ struct CSVRowEncoder: JSONEncoding {
         text.commit(Self.storeQuoted(unquotedCell.bytes.assumingMemoryBound(to: UInt8.self), at: destination) - destination)
     }
 
-    /// Whether a cell holds a comma, a quote, CR or LF (RFC 4180: it must be quoted).
-    private static func needsQuotes(_ cell: UnsafeRawBufferPointer) -> Bool {
-        // `,` `"` LF and CR are all below `-`: digits, letters and `.` are told apart in one comparison,
-        // eight bytes at a time up to the first word holding such a byte, then one by one from there.
-        var wordStart = 0
-        while wordStart &+ 8 <= cell.count,
-            cell.loadUnaligned(fromByteOffset: wordStart, as: UInt64.self).bytesBelow(UInt8(ascii: "-")) == 0 {
-            wordStart &+= 8
-        }
-        for byte in cell[wordStart...] where byte < UInt8(ascii: "-") {
-            if byte == UInt8(ascii: ",") || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\n") || byte == UInt8(ascii: "\r") {
-                return true
-            }
-        }
-        return false
-    }
-
-    /// An object or array inside an array cell, as JSON: `write` runs the encoder on it.
-    private mutating func writeJSON(_ write: (inout JSONTextEncoder, inout CSVRowEncoder) -> Void) {
+    /// Opens an object or array (`opening`) inside an array cell, written as JSON by `json` until its
+    /// `closeJSON` (the body is called by the encoder itself: a closure handed on to `json` made the
+    /// records' closures copy the exchange and connection they read).
+    @inline(never)
+    private mutating func openJSON(_ opening: UInt8) {
         if jsonDepth == 0 {
             _ = startLeaf()
             json = JSONTextEncoder(appendingTo: text)
         }
         jsonDepth += 1
-        var encoder = json
-        write(&encoder, &self)
-        json = encoder
-        jsonDepth -= 1
+        json.open(opening)
     }
 
-    /// Runs `body` with `inner` (the JSON encoder inside a container) as the encoder's JSON encoder.
-    private mutating func nested(in inner: inout JSONTextEncoder, _ body: (inout CSVRowEncoder) -> Void) {
-        json = inner
-        body(&self)
-        inner = json
+    /// Closes the object or array `openJSON` opened.
+    @inline(never)
+    private mutating func closeJSON(_ closing: UInt8) {
+        json.close(closing)
+        jsonDepth -= 1
     }
 }
 

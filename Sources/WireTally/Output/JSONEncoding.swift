@@ -69,6 +69,11 @@ extension JSONEncoding {
     }
 
     mutating func nullMembers(_ members: NullMembers) {
+        nullMembersOneByOne(members)
+    }
+
+    /// `nullMembers` written a key and a null at a time.
+    mutating func nullMembersOneByOne(_ members: NullMembers) {
         for name in members.keys {
             key(name)
             null()

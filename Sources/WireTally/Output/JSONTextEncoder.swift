@@ -158,12 +158,25 @@ struct JSONTextEncoder: JSONEncoding {
     private static var falseText: UInt64 { 0x65_736c_6166 }
 
     private mutating func container(opening: UInt8, closing: UInt8, _ body: (inout JSONTextEncoder) -> Void) {
+        open(opening)
+        body(&self)
+        close(closing)
+    }
+
+    /// Opens an object or array (`opening`: `{` or `[`): its members or elements are written next, then
+    /// `close` ends it. Inlined, as it was inside `container`.
+    @inline(__always)
+    mutating func open(_ opening: UInt8) {
         appendValue(maximumCount: 1) { destination in
             destination.pointee = opening
             return 1
         }
         followsValue = false
-        body(&self)
+    }
+
+    /// Ends the object or array `open` began (`closing`: `}` or `]`).
+    @inline(__always)
+    mutating func close(_ closing: UInt8) {
         buffer.append(closing)
         followsValue = true
     }

@@ -10,6 +10,15 @@ struct NullMembers: @unchecked Sendable {
     let text: UnsafePointer<UInt8>
     /// The length of `text`.
     let textCount: Int
+    /// How many members.
+    let count: Int
+    /// The members as the steps of a run (each a `number` step: a leaf), for the CSV encoder's column
+    /// resolver: under the keys' own literals, so the resolver's steps for them are those of the same
+    /// keys written one by one (a name held by value gets a copy kept for the program's life).
+    let steps: [NumberRunStep]
+
+    /// What tells these members from others (`CSVColumnResolver`'s run identity).
+    var identity: UnsafeRawPointer { UnsafeRawPointer(text) }
 
     init(_ keys: [JSONKey]) {
         self.keys = keys
@@ -21,5 +30,13 @@ struct NullMembers: @unchecked Sendable {
         }
         self.text = PaddedText.make(text)
         textCount = text.count
+        count = keys.count
+        steps = keys.enumerated().map { index, key in
+            let name = key.name
+            let bytes = name.hasPointerRepresentation
+                ? UnsafeBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount)
+                : PaddedText.immortalCopy(of: name.withUTF8Buffer { Array($0) })
+            return .number(index, name, bytes)
+        }
     }
 }

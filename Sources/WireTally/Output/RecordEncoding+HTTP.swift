@@ -17,8 +17,9 @@ extension RecordEncoding {
         let serverName = exchange.serverName, server = connection.server
         let connectionShareBytes = exchange.connectionShareBytes
         let http2 = http2Stream(of: exchange), http3 = http3Stream(of: exchange)
-        // (read here: the `tls` member's closure reading it from the exchange copied the whole exchange)
-        let tlsRecords = exchange.tlsRecords
+        // (read here: the `tls` and `timing` members' closures reading them from the exchange copied the
+        // whole exchange)
+        let tlsRecords = exchange.tlsRecords, exchangeTiming = exchange.timing
         encoder.object { encoder in
             encoder.field("type", literal: "http")
             encoder.field(layout.id, id)
@@ -51,7 +52,7 @@ extension RecordEncoding {
             } else {
                 encoder.nullMembers(layout.noCancel)
             }
-            encoder.field(layout.timing) { timing(exchange.timing, as: layout.timingPhases, to: &$0) }
+            encoder.field(layout.timing) { timing(exchangeTiming, as: layout.timingPhases, to: &$0) }
             // (tested by pattern: a comparison with nil copies the stream facts through their value witnesses)
             if case .none = http2, case .none = http3, connection.tlsSession == nil {
                 encoder.nullMembers(layout.noStreamNorTLS)

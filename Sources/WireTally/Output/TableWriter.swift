@@ -10,6 +10,8 @@ package final class TableWriter: OffThreadRecordWriter {
     /// The exchange table has the `APP` column.
     private var showsApp = false
     private var endpoints: [String: EndpointTotals] = [:]
+    /// The row being written, its memory kept from row to row.
+    private var line: [UInt8] = []
 
     /// Wire totals of one method + host + path.
     struct EndpointTotals {
@@ -84,7 +86,7 @@ package final class TableWriter: OffThreadRecordWriter {
             RecordEncoding.flags(of: exchange, on: connection).joined(separator: ","),
         ]
         if showsApp { cells.insert(app ?? "-", at: 1) }
-        output.write(table.row(cells) + "\n")
+        writeRow(cells, of: table)
         let path = target.utf8.firstIndex(of: UInt8(ascii: "?")).map { String(target[..<$0]) } ?? target
         endpoints["\(method) \(target.hasPrefix("/") ? host + path : path.isEmpty ? url : path)", default: EndpointTotals()].add(up: up, down: down)
     }
@@ -93,13 +95,13 @@ package final class TableWriter: OffThreadRecordWriter {
         writeHeaderOnce(Self.connectionTable)
         let up = connection.ledger.tally(.up), down = connection.ledger.tally(.down)
         let duration = connection.lastTimestamp.nanoseconds - connection.firstTimestamp.nanoseconds
-        output.write(Self.connectionTable.row([
+        writeRow([
             String(connection.id), connection.clientEndpoint, connection.serverEndpoint,
             RecordEncoding.milliseconds(duration / 1000) + "s", String(up.total.packets), String(up.total.ipBytes),
             String(down.total.packets), String(down.total.ipBytes), String((connection.consumer as? ApplicationLayerAnalysis)?.exchangeCount ?? 0),
             String(up.retransmission.packets + down.retransmission.packets),
             String(up.missingBytes + down.missingBytes), connection.flags.names.joined(separator: ","),
-        ]) + "\n")
+        ], of: Self.connectionTable)
     }
 
     /// A QUIC connection's row: its datagrams, and `quic` first among the flags.
@@ -107,12 +109,20 @@ package final class TableWriter: OffThreadRecordWriter {
         writeHeaderOnce(Self.connectionTable)
         let up = connection.ledger.totals.up, down = connection.ledger.totals.down
         let duration = connection.lastTimestamp.nanoseconds - connection.firstTimestamp.nanoseconds
-        output.write(Self.connectionTable.row([
+        writeRow([
             String(connection.id), connection.clientEndpoint, connection.serverEndpoint,
             RecordEncoding.milliseconds(duration / 1000) + "s", String(up.total.packets), String(up.total.ipBytes),
             String(down.total.packets), String(down.total.ipBytes), String(connection.exchangeCount), "0", "0",
             (["quic"] + connection.flags.names).joined(separator: ","),
-        ]) + "\n")
+        ], of: Self.connectionTable)
+    }
+
+    /// Writes `cells` as a row of `table` and a newline, as bytes (no `String` made for the line).
+    private func writeRow(_ cells: [String], of table: TextTable) {
+        line.removeAll(keepingCapacity: true)
+        table.appendRow(cells, to: &line)
+        line.append(UInt8(ascii: "\n"))
+        line.withUnsafeBytes { output.write(bytes: $0) }
     }
 
     package func flush() { output.flush() }

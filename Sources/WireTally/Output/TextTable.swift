@@ -34,6 +34,13 @@ struct TextTable {
     func row(_ cells: [String]) -> String {
         var line: [UInt8] = []
         line.reserveCapacity(Self.typicalRowBytes)
+        appendRow(cells, to: &line)
+        return String(decoding: line, as: UTF8.self)
+    }
+
+    /// Appends one row's UTF-8 (without a newline), trailing spaces removed, to `line`.
+    func appendRow(_ cells: [String], to line: inout [UInt8]) {
+        let rowStart = line.count
         for (cell, column) in zip(cells, columns) {
             var text = cell
             let isPlainASCII = Self.isPlainASCII(text)
@@ -49,12 +56,23 @@ struct TextTable {
                 count = text.count
             }
             let padding = max(0, column.width - count)
-            if !column.leftAligned { line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: padding)) }
+            if !column.leftAligned { Self.appendSpaces(padding, to: &line) }
             line.append(contentsOf: text.utf8)
-            line.append(contentsOf: repeatElement(UInt8(ascii: " "), count: (column.leftAligned ? padding : 0) + 1))
+            Self.appendSpaces((column.leftAligned ? padding : 0) + 1, to: &line)
         }
-        while line.last == UInt8(ascii: " ") { line.removeLast() }
-        return String(decoding: line, as: UTF8.self)
+        while line.count > rowStart && line.last == UInt8(ascii: " ") { line.removeLast() }
+    }
+
+    /// Spaces copied as a slice of prepared ones (appending a repeated element went byte by byte).
+    private static let spaces = [UInt8](repeating: UInt8(ascii: " "), count: 64)
+
+    private static func appendSpaces(_ count: Int, to line: inout [UInt8]) {
+        var remaining = count
+        while remaining > 0 {
+            let piece = min(remaining, spaces.count)
+            line.append(contentsOf: spaces[..<piece])
+            remaining -= piece
+        }
     }
 
     /// Whether every byte of `text` is ASCII other than CR: each byte is then one character (CR LF is

@@ -33,4 +33,19 @@ import Testing
         #expect(lines.line == "1,,,2\n")
         #expect(lines.cells == "1,,,2\n")
     }
+
+    /// The CSV encoder places the members once, as a run (the cells written after the line reuse the
+    /// placement): a member without a column is dropped, and one whose column was passed takes the line
+    /// back (written as cells).
+    @Test func csvCellsOfMembersOutOfTheColumnsOrderOrWithoutAColumn() {
+        let onlyC = CSVRowEncoderTests.lines(columns: ["before", "c", "after", "never"]) { Self.write(first: false, to: &$0) }
+        #expect(onlyC.line == "1,,2,\n")
+        #expect(onlyC.cells == "1,,2,\n")
+        let passed = CSVRowEncoderTests.lines(columns: ["a", "before", "after"]) { Self.write(first: false, to: &$0) }
+        #expect(passed.line == nil)
+        #expect(passed.cells == ",1,2\n")
+        let none = CSVRowEncoderTests.lines(columns: ["before", "after"]) { Self.write(first: false, to: &$0) }
+        #expect(none.line == "1,2\n")
+        #expect(none.cells == "1,2\n")
+    }
 }
