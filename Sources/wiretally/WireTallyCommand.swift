@@ -32,9 +32,7 @@ struct Analyze: ParsableCommand {
     @Option(help: "Output format: table, jsonl, csv or har (HAR 1.2); with --summary: table or json.")
     var format: OutputFormatArgument = .table
 
-    @OptionGroup var keyLog: KeyLogArguments
-
-    @OptionGroup var app: AppFilterArgument
+    @OptionGroup var keyLogAndApp: KeyLogAndAppArguments
 
     // --- endpoint summary (Insights)
     @Flag(help: """
@@ -116,7 +114,7 @@ struct Analyze: ParsableCommand {
     /// The analysis these flags ask for (the library's options; their defaults are the flags').
     var analysisOptions: AnalysisOptions {
         var options = AnalysisOptions(filter: filter, decodeBodies: decode, keepsExchangesForComparison: false)
-        options.appName = app.name
+        options.appName = keyLogAndApp.appName
         options.settleSeconds = settle
         options.threads = threads.count
         options.maxConnections = maxConnections
@@ -133,7 +131,7 @@ struct Analyze: ParsableCommand {
 
     func run() throws {
         let options = analysisOptions
-        let analyzerOptions = try keyLog.analyzerOptions(options)
+        let analyzerOptions = try keyLogAndApp.analyzerOptions(options)
         let progress = ProgressDisplay(quiet: quiet)
         let result: AnalysisRun.Result
         do {
@@ -189,9 +187,7 @@ struct Compare: ParsableCommand {
     @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax).")
     var filter: String?
 
-    @OptionGroup var keyLog: KeyLogArguments
-
-    @OptionGroup var app: AppFilterArgument
+    @OptionGroup var keyLogAndApp: KeyLogAndAppArguments
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
@@ -207,9 +203,9 @@ struct Compare: ParsableCommand {
         let progress = ProgressDisplay(quiet: quiet)
         // the estimators and the endpoints' duplicates read decoded bodies
         var options = AnalysisOptions(filter: filter, decodeBodies: true, keepsExchangesForComparison: false)
-        options.appName = app.name
+        options.appName = keyLogAndApp.appName
         var comparison = CompareRun(
-            files: files, appLogs: appLogs, level: level.value, options: try keyLog.analyzerOptions(options))
+            files: files, appLogs: appLogs, level: level.value, options: try keyLogAndApp.analyzerOptions(options))
         comparison.progress = progress.callback
         let result = comparison.run()
         progress.clear()
