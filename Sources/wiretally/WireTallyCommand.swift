@@ -65,18 +65,21 @@ struct Analyze: ParsableCommand {
     @Flag(help: "Table and CSV show one line per TCP or QUIC connection instead of one per HTTP exchange.")
     var connections = false
 
-    @Option(help: "Live TCP connections (and, separately, other flows) kept at once; the stalest is evicted beyond.")
+    // Options named by several words spell out their long name: without it, ArgumentParser derives it from
+    // the property's name (camel case to kebab case, a Unicode case lookup per character) each of the four
+    // times it builds analyze's arguments on every run, ~1 M instructions of the start-up for these nine.
+    @Option(name: .customLong("max-connections"), help: "Live TCP connections (and, separately, other flows) kept at once; the stalest is evicted beyond.")
     var maxConnections: Int = AnalysisOptions().maxConnections
 
-    @Option(help: "Out-of-order bytes buffered per connection direction before a hole is declared missing.")
+    @Option(name: .customLong("max-buffered-bytes"), help: "Out-of-order bytes buffered per connection direction before a hole is declared missing.")
     var maxBufferedBytes: Int = AnalysisOptions().maxBufferedBytesPerDirection
 
-    @Option(help: "Out-of-order bytes buffered across all connections before the connections holding the most have a hole declared missing.")
+    @Option(name: .customLong("max-buffered-bytes-total"), help: "Out-of-order bytes buffered across all connections before the connections holding the most have a hole declared missing.")
     var maxBufferedBytesTotal: Int = AnalysisOptions().maxBufferedBytesTotal
 
     // an Int, like the other counts: every further option value type costs ArgumentParser's start-up three
     // more run-time conformance lookups, each a scan of all the binary's conformance records
-    @Option(help: "Seconds without packets after which an open connection is reported.")
+    @Option(name: .customLong("idle-timeout"), help: "Seconds without packets after which an open connection is reported.")
     var idleTimeout = Int(AnalysisOptions().idleTimeoutSeconds)
 
     @Flag(help: "No progress bar (it is shown on a terminal for files over a few MB).")
@@ -85,19 +88,19 @@ struct Analyze: ParsableCommand {
     @Option(help: "Seconds a keep-alive connection stays idle before its last exchange is written (as live does; off by default).")
     var settle: Double?
 
-    @Option(help: "Largest HTTP start line plus header (or trailer) block; beyond it the message is flagged headers_too_large and the rest of its direction is not parsed.")
+    @Option(name: .customLong("max-header-bytes"), help: "Largest HTTP start line plus header (or trailer) block; beyond it the message is flagged headers_too_large and the rest of its direction is not parsed.")
     var maxHeaderBytes: Int = AnalysisOptions().maxHeaderBytes
 
-    @Option(help: "HTTP requests of one connection waiting for their response at once; a request beyond them and the rest of the client's direction are not parsed (connection flag too_many_open_requests).")
+    @Option(name: .customLong("max-open-requests"), help: "HTTP requests of one connection waiting for their response at once; a request beyond them and the rest of the client's direction are not parsed (connection flag too_many_open_requests).")
     var maxOpenRequests: Int = AnalysisOptions().maxOpenRequests
 
-    @Option(help: "HTTP requests waiting for their response at once on all connections together; past it, a connection whose request would exceed it stops like one past --max-open-requests.")
+    @Option(name: .customLong("max-open-requests-total"), help: "HTTP requests waiting for their response at once on all connections together; past it, a connection whose request would exceed it stops like one past --max-open-requests.")
     var maxOpenRequestsTotal: Int = AnalysisOptions().maxOpenRequestsTotal
 
-    @Option(help: "Largest decoded HTTP body counted; beyond it decoding stops and the message is flagged decompression_bomb.")
+    @Option(name: .customLong("max-decoded-body-bytes"), help: "Largest decoded HTTP body counted; beyond it decoding stops and the message is flagged decompression_bomb.")
     var maxDecodedBodyBytes: Int = AnalysisOptions().maxDecodedBodyBytes
 
-    @Option(help: "Decoded/encoded size ratio (checked once 1 MiB is decoded) beyond which decoding stops as a decompression_bomb.")
+    @Option(name: .customLong("max-decoding-ratio"), help: "Decoded/encoded size ratio (checked once 1 MiB is decoded) beyond which decoding stops as a decompression_bomb.")
     var maxDecodingRatio: Int = AnalysisOptions().maxDecodingRatio
 
     // --- endpoint summary (Insights): checked before any output file is created
