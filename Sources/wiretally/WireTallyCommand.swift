@@ -26,16 +26,19 @@ struct Analyze: ParsableCommand {
     @Argument(help: "Capture files (pcap, pcapng, either gzip-compressed).")
     var files: [String]
 
-    @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax); rejected packets are counted as filtered.")
+    // Every option spells out its names: without them, ArgumentParser derives each long name from the
+    // property's (camel case to kebab case, a Unicode case lookup per character) each of the four times it
+    // builds analyze's arguments, on every run: 1.3 M instructions of the start-up for these 18.
+    @Option(name: [.customLong("filter"), .customShort("f")], help: "BPF filter (tcpdump syntax); rejected packets are counted as filtered.")
     var filter: String?
 
-    @Option(help: "Output format: table, jsonl, csv or har (HAR 1.2); with --summary: table or json.")
+    @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv or har (HAR 1.2); with --summary: table or json.")
     var format: OutputFormatArgument = .table
 
     @OptionGroup var keyLogAndApp: KeyLogAndAppArguments
 
     // --- endpoint summary (Insights)
-    @Flag(help: """
+    @Flag(name: .customLong("summary"), help: """
         Instead of the records, a summary per endpoint (method + host + path template, ids folded: \
         /users/123 → /users/{id}): requests, up/down IP bytes, share, requests per time window, and \
         flags runaway (rate keeps growing), duplicate, burst with their evidence. --format table \
@@ -45,29 +48,26 @@ struct Analyze: ParsableCommand {
     var summary = false
     // --- end endpoint summary
 
-    @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
+    @Option(name: [.customLong("output"), .customShort("o")], help: "Write to this file instead of standard output.")
     var output: String?
 
-    @Flag(help: """
+    @Flag(name: .customLong("decode"), help: """
         Decode gzip/deflate bodies to report their decoded size (decoded_body, flags undecodable and \
         decompression_bomb). Off by default: decoding costs more than everything else together. \
         --format har and --summary decode on their own (HAR's content size and text, duplicate bodies).
         """)
     var decode = false
 
-    @Option(help: """
+    @Option(name: .customLong("threads"), help: """
         1: read and analyse on one thread; 2: read (inflate .gz) and decode the packets on a second \
         thread; auto: 2 when two CPUs are online and the files hold 16 MB or more. The output \
         is the same.
         """)
     var threads: ThreadsArgument = .automatic
 
-    @Flag(help: "Table and CSV show one line per TCP or QUIC connection instead of one per HTTP exchange.")
+    @Flag(name: .customLong("connections"), help: "Table and CSV show one line per TCP or QUIC connection instead of one per HTTP exchange.")
     var connections = false
 
-    // Options named by several words spell out their long name: without it, ArgumentParser derives it from
-    // the property's name (camel case to kebab case, a Unicode case lookup per character) each of the four
-    // times it builds analyze's arguments on every run, ~1 M instructions of the start-up for these nine.
     @Option(name: .customLong("max-connections"), help: "Live TCP connections (and, separately, other flows) kept at once; the stalest is evicted beyond.")
     var maxConnections: Int = AnalysisOptions().maxConnections
 
@@ -82,10 +82,10 @@ struct Analyze: ParsableCommand {
     @Option(name: .customLong("idle-timeout"), help: "Seconds without packets after which an open connection is reported.")
     var idleTimeout = Int(AnalysisOptions().idleTimeoutSeconds)
 
-    @Flag(help: "No progress bar (it is shown on a terminal for files over a few MB).")
+    @Flag(name: .customLong("quiet"), help: "No progress bar (it is shown on a terminal for files over a few MB).")
     var quiet = false
 
-    @Option(help: "Seconds a keep-alive connection stays idle before its last exchange is written (as live does; off by default).")
+    @Option(name: .customLong("settle"), help: "Seconds a keep-alive connection stays idle before its last exchange is written (as live does; off by default).")
     var settle: Double?
 
     @Option(name: .customLong("max-header-bytes"), help: "Largest HTTP start line plus header (or trailer) block; beyond it the message is flagged headers_too_large and the rest of its direction is not parsed.")
