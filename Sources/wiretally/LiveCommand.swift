@@ -31,12 +31,10 @@ struct Live: ParsableCommand {
     @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax), applied in the kernel.")
     var filter: String?
 
-    @OptionGroup var app: AppFilterArgument
-
     @Option(help: "Output format: table, jsonl or har (HAR is one document, written when the capture stops).")
     var format: Format = .table
 
-    @OptionGroup var keyLog: KeyLogArguments
+    @OptionGroup var keyLogAndApp: KeyLogAndAppArguments
 
     enum Format: String, ExpressibleByArgument {
         case table, jsonl, har
@@ -73,7 +71,7 @@ struct Live: ParsableCommand {
     /// The analysis these flags ask for (the library's options).
     var analysisOptions: AnalysisOptions {
         var options = AnalysisOptions(filter: filter, decodeBodies: decode, keepsExchangesForComparison: false)
-        options.appName = app.name
+        options.appName = keyLogAndApp.appName
         options.settleSeconds = settle
         return options
     }
@@ -100,7 +98,7 @@ struct Live: ParsableCommand {
         // Live, every --keylog file is followed: a browser or curl appends a line per connection.
         let run = Capture.liveRun(
             capture: capture, options: format.value.analyzerOptions(analysisOptions.livePipelineOptions),
-            keyLogs: keyLog.files, durationSeconds: duration)
+            keyLogs: keyLogAndApp.keyLogFiles, durationSeconds: duration)
         run.raw = rawWriter
         let statusLine = isatty(STDERR_FILENO) == 1 ? StatusLine() : nil
         installStopHandlers()

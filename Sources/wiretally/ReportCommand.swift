@@ -28,9 +28,7 @@ struct Report: ParsableCommand {
     @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax).")
     var filter: String?
 
-    @OptionGroup var keyLog: KeyLogArguments
-
-    @OptionGroup var app: AppFilterArgument
+    @OptionGroup var keyLogAndApp: KeyLogAndAppArguments
 
     @Option(name: .shortAndLong, help: "The HTML file to write.")
     var output: String
@@ -41,8 +39,8 @@ struct Report: ParsableCommand {
     func run() throws {
         // the estimators and the endpoints' duplicates read decoded bodies
         var options = AnalysisOptions(filter: filter, decodeBodies: true, keepsExchangesForComparison: false)
-        options.appName = app.name
-        let analyzerOptions = try keyLog.analyzerOptions(options)
+        options.appName = keyLogAndApp.appName
+        let analyzerOptions = try keyLogAndApp.analyzerOptions(options)
         let progress = ProgressDisplay(quiet: quiet)
         var reportRun = ReportRun(files: files, appLogs: appLogs, estimators: estimators, level: level.value,
                                   options: analyzerOptions)

@@ -26,18 +26,19 @@ struct Analyze: ParsableCommand {
     @Argument(help: "Capture files (pcap, pcapng, either gzip-compressed).")
     var files: [String]
 
-    @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax); rejected packets are counted as filtered.")
+    // Every option spells out its names: without them, ArgumentParser derives each long name from the
+    // property's (camel case to kebab case, a Unicode case lookup per character) each of the four times it
+    // builds analyze's arguments, on every run: 1.3 M instructions of the start-up for these 18.
+    @Option(name: [.customLong("filter"), .customShort("f")], help: "BPF filter (tcpdump syntax); rejected packets are counted as filtered.")
     var filter: String?
 
-    @Option(help: "Output format: table, jsonl, csv or har (HAR 1.2); with --summary: table or json.")
+    @Option(name: .customLong("format"), help: "Output format: table, jsonl, csv or har (HAR 1.2); with --summary: table or json.")
     var format: OutputFormatArgument = .table
 
-    @OptionGroup var keyLog: KeyLogArguments
-
-    @OptionGroup var app: AppFilterArgument
+    @OptionGroup var keyLogAndApp: KeyLogAndAppArguments
 
     // --- endpoint summary (Insights)
-    @Flag(help: """
+    @Flag(name: .customLong("summary"), help: """
         Instead of the records, a summary per endpoint (method + host + path template, ids folded: \
         /users/123 → /users/{id}): requests, up/down IP bytes, share, requests per time window, and \
         flags runaway (rate keeps growing), duplicate, burst with their evidence. --format table \
@@ -47,59 +48,59 @@ struct Analyze: ParsableCommand {
     var summary = false
     // --- end endpoint summary
 
-    @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
+    @Option(name: [.customLong("output"), .customShort("o")], help: "Write to this file instead of standard output.")
     var output: String?
 
-    @Flag(help: """
+    @Flag(name: .customLong("decode"), help: """
         Decode gzip/deflate bodies to report their decoded size (decoded_body, flags undecodable and \
         decompression_bomb). Off by default: decoding costs more than everything else together. \
         --format har and --summary decode on their own (HAR's content size and text, duplicate bodies).
         """)
     var decode = false
 
-    @Option(help: """
+    @Option(name: .customLong("threads"), help: """
         1: read and analyse on one thread; 2: read (inflate .gz) and decode the packets on a second \
         thread; auto: 2 when two CPUs are online and the files hold 16 MB or more. The output \
         is the same.
         """)
     var threads: ThreadsArgument = .automatic
 
-    @Flag(help: "Table and CSV show one line per TCP or QUIC connection instead of one per HTTP exchange.")
+    @Flag(name: .customLong("connections"), help: "Table and CSV show one line per TCP or QUIC connection instead of one per HTTP exchange.")
     var connections = false
 
-    @Option(help: "Live TCP connections (and, separately, other flows) kept at once; the stalest is evicted beyond.")
+    @Option(name: .customLong("max-connections"), help: "Live TCP connections (and, separately, other flows) kept at once; the stalest is evicted beyond.")
     var maxConnections: Int = AnalysisOptions().maxConnections
 
-    @Option(help: "Out-of-order bytes buffered per connection direction before a hole is declared missing.")
+    @Option(name: .customLong("max-buffered-bytes"), help: "Out-of-order bytes buffered per connection direction before a hole is declared missing.")
     var maxBufferedBytes: Int = AnalysisOptions().maxBufferedBytesPerDirection
 
-    @Option(help: "Out-of-order bytes buffered across all connections before the connections holding the most have a hole declared missing.")
+    @Option(name: .customLong("max-buffered-bytes-total"), help: "Out-of-order bytes buffered across all connections before the connections holding the most have a hole declared missing.")
     var maxBufferedBytesTotal: Int = AnalysisOptions().maxBufferedBytesTotal
 
     // an Int, like the other counts: every further option value type costs ArgumentParser's start-up three
     // more run-time conformance lookups, each a scan of all the binary's conformance records
-    @Option(help: "Seconds without packets after which an open connection is reported.")
+    @Option(name: .customLong("idle-timeout"), help: "Seconds without packets after which an open connection is reported.")
     var idleTimeout = Int(AnalysisOptions().idleTimeoutSeconds)
 
-    @Flag(help: "No progress bar (it is shown on a terminal for files over a few MB).")
+    @Flag(name: .customLong("quiet"), help: "No progress bar (it is shown on a terminal for files over a few MB).")
     var quiet = false
 
-    @Option(help: "Seconds a keep-alive connection stays idle before its last exchange is written (as live does; off by default).")
+    @Option(name: .customLong("settle"), help: "Seconds a keep-alive connection stays idle before its last exchange is written (as live does; off by default).")
     var settle: Double?
 
-    @Option(help: "Largest HTTP start line plus header (or trailer) block; beyond it the message is flagged headers_too_large and the rest of its direction is not parsed.")
+    @Option(name: .customLong("max-header-bytes"), help: "Largest HTTP start line plus header (or trailer) block; beyond it the message is flagged headers_too_large and the rest of its direction is not parsed.")
     var maxHeaderBytes: Int = AnalysisOptions().maxHeaderBytes
 
-    @Option(help: "HTTP requests of one connection waiting for their response at once; a request beyond them and the rest of the client's direction are not parsed (connection flag too_many_open_requests).")
+    @Option(name: .customLong("max-open-requests"), help: "HTTP requests of one connection waiting for their response at once; a request beyond them and the rest of the client's direction are not parsed (connection flag too_many_open_requests).")
     var maxOpenRequests: Int = AnalysisOptions().maxOpenRequests
 
-    @Option(help: "HTTP requests waiting for their response at once on all connections together; past it, a connection whose request would exceed it stops like one past --max-open-requests.")
+    @Option(name: .customLong("max-open-requests-total"), help: "HTTP requests waiting for their response at once on all connections together; past it, a connection whose request would exceed it stops like one past --max-open-requests.")
     var maxOpenRequestsTotal: Int = AnalysisOptions().maxOpenRequestsTotal
 
-    @Option(help: "Largest decoded HTTP body counted; beyond it decoding stops and the message is flagged decompression_bomb.")
+    @Option(name: .customLong("max-decoded-body-bytes"), help: "Largest decoded HTTP body counted; beyond it decoding stops and the message is flagged decompression_bomb.")
     var maxDecodedBodyBytes: Int = AnalysisOptions().maxDecodedBodyBytes
 
-    @Option(help: "Decoded/encoded size ratio (checked once 1 MiB is decoded) beyond which decoding stops as a decompression_bomb.")
+    @Option(name: .customLong("max-decoding-ratio"), help: "Decoded/encoded size ratio (checked once 1 MiB is decoded) beyond which decoding stops as a decompression_bomb.")
     var maxDecodingRatio: Int = AnalysisOptions().maxDecodingRatio
 
     // --- endpoint summary (Insights): checked before any output file is created
@@ -116,7 +117,7 @@ struct Analyze: ParsableCommand {
     /// The analysis these flags ask for (the library's options; their defaults are the flags').
     var analysisOptions: AnalysisOptions {
         var options = AnalysisOptions(filter: filter, decodeBodies: decode, keepsExchangesForComparison: false)
-        options.appName = app.name
+        options.appName = keyLogAndApp.appName
         options.settleSeconds = settle
         options.threads = threads.count
         options.maxConnections = maxConnections
@@ -133,7 +134,7 @@ struct Analyze: ParsableCommand {
 
     func run() throws {
         let options = analysisOptions
-        let analyzerOptions = try keyLog.analyzerOptions(options)
+        let analyzerOptions = try keyLogAndApp.analyzerOptions(options)
         let progress = ProgressDisplay(quiet: quiet)
         let result: AnalysisRun.Result
         do {
@@ -189,9 +190,7 @@ struct Compare: ParsableCommand {
     @Option(name: .shortAndLong, help: "BPF filter (tcpdump syntax).")
     var filter: String?
 
-    @OptionGroup var keyLog: KeyLogArguments
-
-    @OptionGroup var app: AppFilterArgument
+    @OptionGroup var keyLogAndApp: KeyLogAndAppArguments
 
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output.")
     var output: String?
@@ -207,9 +206,9 @@ struct Compare: ParsableCommand {
         let progress = ProgressDisplay(quiet: quiet)
         // the estimators and the endpoints' duplicates read decoded bodies
         var options = AnalysisOptions(filter: filter, decodeBodies: true, keepsExchangesForComparison: false)
-        options.appName = app.name
+        options.appName = keyLogAndApp.appName
         var comparison = CompareRun(
-            files: files, appLogs: appLogs, level: level.value, options: try keyLog.analyzerOptions(options))
+            files: files, appLogs: appLogs, level: level.value, options: try keyLogAndApp.analyzerOptions(options))
         comparison.progress = progress.callback
         let result = comparison.run()
         progress.clear()

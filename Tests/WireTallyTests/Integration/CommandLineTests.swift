@@ -157,6 +157,14 @@ import Testing
 extension CommandLineTests {
     /// A file that cannot be opened is named once in its message, whichever command and whichever
     /// kind of file (capture, app log, key log): `wiretally: PATH: cannot open: No such file or directory`.
+    /// Every command takes `--keylog` and `--app` (one option group, shared by the four).
+    @Test(.requires(.wiretallyBinary), arguments: ["analyze", "compare", "report", "live"])
+    func everyCommandTakesKeyLogAndApp(command: String) throws {
+        let help = try Self.run([command, "--help"])
+        #expect(help.status == 0)
+        #expect(help.stdout.contains("--keylog <file>") && help.stdout.contains("--app <name>"), "\(command)")
+    }
+
     @Test func missingFileIsNamedOnce() throws {
         let ok = try Self.write(FrameBuilder.pcap(frames: Self.twoConnections(), link: .ethernet), name: "named-once.pcap")
         let missing = "/nonexistent/missing-\(UInt32.random(in: 0...UInt32.max))"
