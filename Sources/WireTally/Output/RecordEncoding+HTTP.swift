@@ -3,48 +3,50 @@ extension RecordEncoding {
     package static func http(
         _ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, timestampDigits digits: Int
     ) -> JSONValue {
-        JSONValue { http(exchange, id: id, connection: connection, timestampDigits: digits, to: &$0) }
+        let record = ExchangeRecord(exchange, id: id, connection: connection)
+        return JSONValue { http(record, timestampDigits: digits, to: &$0) }
     }
 
+    /// An exchange's `http` record, read where `record` holds it: its exchange and connection are read
+    /// member by member through the record and never passed on whole — a class's stored struct passed
+    /// as an argument is first copied onto the stack (the exchange ~440 bytes, the connection ~530,
+    /// its wire ~430: three copies an exchange when the writer was given the two values).
     static func http<Encoder: JSONEncoding>(
-        _ exchange: HTTPExchange, id: Int, connection: ExchangeConnection, timestampDigits digits: Int,
-        to encoder: inout Encoder
+        _ record: ExchangeRecord, timestampDigits digits: Int, to encoder: inout Encoder
     ) {
-        let wire = connection.wire
         let layout = HTTPRecordLayout.shared
-        // the host of a request without a Host header (the closures below capture these, not the
-        // exchange and connection: those would be copied)
-        let serverName = exchange.serverName, server = connection.server
-        let connectionShareBytes = exchange.connectionShareBytes
-        let http2 = http2Stream(of: exchange), http3 = http3Stream(of: exchange)
-        // (read here: the `tls` and `timing` members' closures reading them from the exchange copied the
-        // whole exchange)
-        let tlsRecords = exchange.tlsRecords, exchangeTiming = exchange.timing
+        // the host of a request without a Host header (the closures below capture these, not the record)
+        let serverName = record.exchange.serverName, server = record.connection.server
+        let request = record.exchange.request, response = record.exchange.response
+        let http2 = http2Stream(request: request, response: response)
+        let http3 = http3Stream(request: request, response: response)
+        let cancelled = record.exchange.cancelledAt != nil
         encoder.object { encoder in
             encoder.field("type", literal: "http")
-            encoder.field(layout.id, id)
+            encoder.field(layout.id, record.id)
             encoder.object(layout.conn) { encoder in
-                encoder.field(layout.id, connection.id)
-                encoder.field(layout.transport, connection.transportName)
+                encoder.field(layout.id, record.connection.id)
+                encoder.field(layout.transport, record.connection.transportName)
                 encoder.key(layout.client)
-                encoder.endpoint(connection.client, port: connection.clientPort)
+                encoder.endpoint(record.connection.client, port: record.connection.clientPort)
                 encoder.key(layout.server)
-                encoder.endpoint(connection.server, port: connection.serverPort)
-                encoder.field(layout.index, exchange.index)
+                encoder.endpoint(server, port: record.connection.serverPort)
+                encoder.field(layout.index, record.exchange.index)
             }
-            ownerField(connection.owner, to: &encoder)
-            encoder.object(layout.request, exchange.request) { encoder, message in
-                request(
+            // (only when there is one: a nil owner was made and copied twice to be passed)
+            if let owner = record.connection.owner { ownerField(owner, to: &encoder) }
+            encoder.object(layout.request, request) { encoder, message in
+                self.request(
                     message, fallbackHost: ExchangeConnection.fallbackHost(serverName: serverName, server: server),
                     digits: digits, layout: layout, to: &encoder)
             }
-            encoder.object(layout.response, exchange.response) { response($1, digits: digits, layout: layout, to: &$0) }
+            encoder.object(layout.response, response) { self.response($1, digits: digits, layout: layout, to: &$0) }
             encoder.object(layout.wire) { encoder in
-                exchangeDirection(wire, .up, cancelled: exchange.cancelledAt != nil, as: layout.exchangeUp, to: &encoder)
-                exchangeDirection(wire, .down, cancelled: exchange.cancelledAt != nil, as: layout.exchangeDown, to: &encoder)
-                encoder.field(layout.dnsIPBytes, exchange.dnsIPBytes)
+                exchangeDirection(of: record, .up, cancelled: cancelled, as: layout.exchangeUp, to: &encoder)
+                exchangeDirection(of: record, .down, cancelled: cancelled, as: layout.exchangeDown, to: &encoder)
+                encoder.field(layout.dnsIPBytes, record.exchange.dnsIPBytes)
             }
-            if let at = exchange.cancelledAt {
+            if let at = record.exchange.cancelledAt {
                 encoder.object(layout.cancel) { encoder in
                     encoder.field("by", literal: "client")
                     encoder.field("ts", timestamp: at, digits: digits)
@@ -52,18 +54,22 @@ extension RecordEncoding {
             } else {
                 encoder.nullMembers(layout.noCancel)
             }
-            encoder.field(layout.timing) { timing(exchangeTiming, as: layout.timingPhases, to: &$0) }
+            encoder.field(layout.timing) { timing(record.exchange.timing, as: layout.timingPhases, to: &$0) }
             // (tested by pattern: a comparison with nil copies the stream facts through their value witnesses)
-            if case .none = http2, case .none = http3, connection.tlsSession == nil {
+            if case .none = http2, case .none = http3, record.connection.tlsSession == nil {
                 encoder.nullMembers(layout.noStreamNorTLS)
             } else {
                 streamsAndTLS(
-                    http2: http2, http3: http3, connectionShareBytes: connectionShareBytes, tlsSession: connection.tlsSession,
-                    tlsRecords: tlsRecords, layout: layout, to: &encoder)
+                    http2: http2, http3: http3, connectionShareBytes: record.exchange.connectionShareBytes,
+                    tlsSession: record.connection.tlsSession, tlsRecords: record.exchange.tlsRecords, layout: layout,
+                    to: &encoder)
             }
             encoder.key(layout.flags)
             encoder.array { encoder in
-                forEachFlag(of: exchange, on: connection, http2: http2, http3: http3) { encoder.string($0) }
+                forEachFlag(
+                    request: request, response: response, upgraded: record.exchange.upgraded, cancelled: cancelled,
+                    protection: record.connection.protection, http2: http2, http3: http3
+                ) { encoder.string($0) }
             }
         }
     }
@@ -133,11 +139,11 @@ extension RecordEncoding {
         return value - Double(whole) >= 0.5 ? whole &+ 1 : whole
     }
 
-    /// What HTTP/2 says of an exchange's stream (nil for HTTP/1.x): its messages' stream facts merged
-    /// (the request's push and the response's reset are the stream's).
-    static func http2Stream(of exchange: HTTPExchange) -> HTTP2StreamInfo? {
-        guard var stream = exchange.request?.http2 ?? exchange.response?.http2 else { return nil }
-        for other in [exchange.request?.http2, exchange.response?.http2].compactMap({ $0 }) {
+    /// What HTTP/2 says of an exchange's stream (nil for HTTP/1.x), from its `request` and `response`:
+    /// their stream facts merged (the request's push and the response's reset are the stream's).
+    static func http2Stream(request: HTTPMessage?, response: HTTPMessage?) -> HTTP2StreamInfo? {
+        guard var stream = request?.http2 ?? response?.http2 else { return nil }
+        for other in [request?.http2, response?.http2].compactMap({ $0 }) {
             stream.scheme = stream.scheme ?? other.scheme
             stream.pushedBy = stream.pushedBy ?? other.pushedBy
             stream.resetErrorCode = stream.resetErrorCode ?? other.resetErrorCode
@@ -149,11 +155,12 @@ extension RecordEncoding {
         return stream
     }
 
-    /// What HTTP/3 says of an exchange's stream (nil for other versions): the request's stream facts,
-    /// with the response's reset, STOP_SENDING and QPACK facts merged in.
-    static func http3Stream(of exchange: HTTPExchange) -> HTTP3StreamInfo? {
-        guard var stream = exchange.request?.http3 ?? exchange.response?.http3 else { return nil }
-        for other in [exchange.request?.http3, exchange.response?.http3].compactMap({ $0 }) {
+    /// What HTTP/3 says of an exchange's stream (nil for other versions), from its `request` and
+    /// `response`: the request's stream facts, with the response's reset, STOP_SENDING and QPACK facts
+    /// merged in.
+    static func http3Stream(request: HTTPMessage?, response: HTTPMessage?) -> HTTP3StreamInfo? {
+        guard var stream = request?.http3 ?? response?.http3 else { return nil }
+        for other in [request?.http3, response?.http3].compactMap({ $0 }) {
             stream.scheme = stream.scheme ?? other.scheme
             if stream.resetErrorCode == nil {
                 stream.resetErrorCode = other.resetErrorCode
@@ -166,8 +173,8 @@ extension RecordEncoding {
             stream.qpackBlocked = stream.qpackBlocked || other.qpackBlocked
             stream.qpackError = stream.qpackError || other.qpackError
         }
-        stream.frames = [exchange.request?.http3, exchange.response?.http3].compactMap { $0?.frames }.reduce(0, +)
-        stream.unknownFrames = [exchange.request?.http3, exchange.response?.http3].compactMap { $0?.unknownFrames }.reduce(0, +)
+        stream.frames = [request?.http3, response?.http3].compactMap { $0?.frames }.reduce(0, +)
+        stream.unknownFrames = [request?.http3, response?.http3].compactMap { $0?.unknownFrames }.reduce(0, +)
         return stream
     }
 
@@ -178,22 +185,27 @@ extension RecordEncoding {
     /// TLS records or QUIC packets.
     package static func flags(of exchange: HTTPExchange, on connection: ExchangeConnection) -> [String] {
         var flags: [String] = []
-        forEachFlag(of: exchange, on: connection, http2: http2Stream(of: exchange), http3: http3Stream(of: exchange)) {
-            flags.append($0)
-        }
+        let request = exchange.request, response = exchange.response
+        forEachFlag(
+            request: request, response: response, upgraded: exchange.upgraded, cancelled: exchange.cancelledAt != nil,
+            protection: connection.protection, http2: http2Stream(request: request, response: response),
+            http3: http3Stream(request: request, response: response)
+        ) { flags.append($0) }
         return flags
     }
 
-    /// `body` run on each flag name of `flags(of:on:)`, in order; `http2` and `http3` are the exchange's
-    /// `http2Stream(of:)` and `http3Stream(of:)`.
+    /// `body` run on each flag name of `flags(of:on:)`, in order, from the exchange's `request`,
+    /// `response`, `upgraded`, whether it was cancelled, its connection's `protection`, and its
+    /// `http2Stream(request:response:)` and `http3Stream(request:response:)`.
     private static func forEachFlag(
-        of exchange: HTTPExchange, on connection: ExchangeConnection, http2: HTTP2StreamInfo?, http3: HTTP3StreamInfo?,
+        request: HTTPMessage?, response: HTTPMessage?, upgraded: Bool, cancelled: Bool,
+        protection: ExchangeConnection.Protection, http2: HTTP2StreamInfo?, http3: HTTP3StreamInfo?,
         _ body: (String) -> Void
     ) {
-        if exchange.request == nil { body("no_request") }
-        if exchange.response == nil { body("no_response") }
-        if exchange.upgraded { body("upgraded") }
-        if exchange.cancelledAt != nil { body("cancelled") }
+        if request == nil { body("no_request") }
+        if response == nil { body("no_response") }
+        if upgraded { body("upgraded") }
+        if cancelled { body("cancelled") }
         if let stream = http2 {
             if stream.pushedBy != nil { body("pushed") }
             if stream.resetErrorCode != nil && !stream.resetAfterEnd { body("reset") }
@@ -204,13 +216,13 @@ extension RecordEncoding {
             if stream.resetErrorCode != nil { body("reset") }
             if stream.qpackError { body("qpack_error") }
         }
-        if let flags = exchange.request?.flags, !flags.isEmpty {
+        if let flags = request?.flags, !flags.isEmpty {
             for (flag, name) in requestFlagNames where flags.contains(flag) { body(name) }
         }
-        if let flags = exchange.response?.flags, !flags.isEmpty {
+        if let flags = response?.flags, !flags.isEmpty {
             for (flag, name) in responseFlagNames where flags.contains(flag) { body(name) }
         }
-        switch connection.protection {
+        switch protection {
         case .cleartext: break
         case .estimated:
             body("encrypted")
@@ -319,17 +331,19 @@ extension RecordEncoding {
         encoder.field(layout.decodedBody, decodedBody)
     }
 
-    /// One direction of an exchange's wire cost, the member `up` or `down` (`run`): the connection
-    /// direction fields (without `missing_bytes`) plus upgraded bytes and, of a cancelled exchange, what
-    /// came after the cancel (zero otherwise).
+    /// One direction of an exchange's wire cost (`record.connection.wire`, read in the record), the
+    /// member `up` or `down` (`run`): the connection direction fields (without `missing_bytes`) plus
+    /// upgraded bytes and, of a cancelled exchange, what came after the cancel (zero otherwise).
     private static func exchangeDirection<Encoder: JSONEncoding>(
-        _ wire: ExchangeWire, _ direction: FlowDirection, cancelled: Bool, as run: NumberMembers<35>,
+        of record: ExchangeRecord, _ direction: FlowDirection, cancelled: Bool, as run: NumberMembers<35>,
         to encoder: inout Encoder
     ) {
         var values = InlineArray<35, Int>(repeating: 0)
-        let index = storeDirection(wire.tally(direction), missingBytes: false, into: &values)
-        values[index] = wire.upgradedPayloadBytes[direction.rawValue]
-        if cancelled { _ = store(wire.afterClientClose[direction.rawValue].total, into: &values, at: index + 1) }
+        let index = storeDirection(record.connection.wire.tally(direction), missingBytes: false, into: &values)
+        values[index] = record.connection.wire.upgradedPayloadBytes[direction.rawValue]
+        if cancelled {
+            _ = store(record.connection.wire.afterClientClose[direction.rawValue].total, into: &values, at: index + 1)
+        }
         encoder.integerMembers(run, values)
     }
 

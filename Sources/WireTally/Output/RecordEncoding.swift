@@ -32,7 +32,7 @@ package enum RecordEncoding {
         case let .quicConnection(connection): quicConnection(connection, timestampDigits: digits, to: &encoder)
         case let .flow(flow): self.flow(flow, timestampDigits: digits, to: &encoder)
         case let .exchange(exchangeRecord):
-            http(exchangeRecord.exchange, id: exchangeRecord.id, connection: exchangeRecord.connection, timestampDigits: digits, to: &encoder)
+            http(exchangeRecord, timestampDigits: digits, to: &encoder)
         case let .dns(transaction): dns(transaction, timestampDigits: digits, to: &encoder)
         }
     }
