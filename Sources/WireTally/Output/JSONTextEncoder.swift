@@ -212,9 +212,12 @@ struct JSONTextEncoder: JSONEncoding {
         followsValue = true
     }
 
+    /// Inlined, so that the run's writer reads `values` where the caller made them (`values.span`): an
+    /// `InlineArray` parameter read by index was copied whole onto the stack.
+    @inline(__always)
     mutating func integerMembers<let count: Int>(_ members: NumberMembers<count>, _ values: InlineArray<count, Int>) {
         let space = buffer.freeSpace(atLeast: members.maximumCount(valuesOfAtMost: DecimalDigits.maximumIntegerCount))
-        buffer.commit(members.write(afterComma: followsValue, to: space, integers: values))
+        buffer.commit(members.write(afterComma: followsValue, to: space, integers: values.span))
         followsValue = true
     }
 

@@ -170,9 +170,10 @@ struct NumberMembers<let count: Int>: @unchecked Sendable {
     /// Stores the run at `destination` (room for `maximumCount`), after a comma when `afterComma`, with
     /// the integers `values`: each streak of zeros copied with the text around it in one piece (from
     /// the run's text with every value zero), each other value written after its piece; returns how
-    /// many bytes the run took.
-    @inline(__always)
-    func write(afterComma: Bool, to destination: UnsafeMutablePointer<UInt8>, integers values: borrowing InlineArray<count, Int>) -> Int {
+    /// many bytes the run took. `values` (`count` of them) by span: a function reading a borrowed
+    /// `InlineArray` by index first copied it whole onto its stack (280 bytes for a 35-number run).
+    func write(afterComma: Bool, to destination: UnsafeMutablePointer<UInt8>, integers values: Span<Int>) -> Int {
+        precondition(values.count == count, "a run of \(count) numbers given \(values.count)")
         let pieces = storage.pointee.pieces, zeros = storage.pointee.zeros
         var written = 0
         // where the text after the last number written starts, in `pieces` and in `zeros`
