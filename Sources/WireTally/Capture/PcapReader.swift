@@ -84,17 +84,25 @@ struct PcapFormat {
 
     /// Decodes the first four file bytes read as a little-endian number; nil if not a pcap magic.
     init?(magic: UInt32) {
-        let formats: [UInt32: (nano: Bool, modified: Bool)] = [
-            0xa1b2_c3d4: (false, false), 0xa1b2_3c4d: (true, false), 0xa1b2_cd34: (false, true),
-        ]
-        if let format = formats[magic] {
+        if let format = Self.variant(magic) {
             byteOrder = .littleEndian
             (isNanosecond, isModified) = format
-        } else if let format = formats[magic.byteSwapped] {
+        } else if let format = Self.variant(magic.byteSwapped) {
             byteOrder = .bigEndian
             (isNanosecond, isModified) = format
         } else {
             return nil
+        }
+    }
+
+    /// The variant a magic number in the reader's byte order names (a switch: a dictionary literal
+    /// was built, hashing included, on each of the three calls a run makes).
+    private static func variant(_ magic: UInt32) -> (nano: Bool, modified: Bool)? {
+        switch magic {
+        case 0xa1b2_c3d4: (false, false)
+        case 0xa1b2_3c4d: (true, false)
+        case 0xa1b2_cd34: (false, true)
+        default: nil
         }
     }
 }

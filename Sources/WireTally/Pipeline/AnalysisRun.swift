@@ -77,11 +77,14 @@ package struct AnalysisRun {
                 packets += 1
                 if packets % ReadProgress.packetInterval == 0 { report(merged.fileBytesRead) }
             }
-            // one file is read straight from its reader, not through the merge (`readSingleFile`)
-            if !merged.readSingleFile(lending: nil, analyse) {
+            // one file is read straight from its reader, not through the merge (`readSingleFile`), into
+            // buffers lent to the histories of delivered bytes
+            let buffers = HeldReadBuffers(memory: analyzer.lentPacketMemory)
+            if !merged.readSingleFile(lending: buffers, analyse) {
                 // the merge reports every input's failure in `failures`
                 while let packet = try? merged.nextPacket() { analyse(packet) }
             }
+            buffers.reclaimAll()
         }
         report(merged.fileBytesRead)
         let errors = merged.failures.compactMap { $0 as? CaptureError }

@@ -1,11 +1,12 @@
 /// Packet memory that the analysing thread keeps a while after analysing it, so that the histories of
 /// delivered bytes (`DeliveredHistory`) can refer to the bytes there instead of copying every one:
 /// the buffers of the last packet batches (`PacketBatch`), lent one at a time as each is analysed and
-/// reclaimed, oldest first, when the batch goes back to the reader. On reclaiming, each history whose
+/// reclaimed, oldest first, when the batch goes back to the reader (on one thread, the buffers one
+/// capture file is read into: `HeldReadBuffers`). On reclaiming, each history whose
 /// window still reaches into the memory copies those bytes into its own ring; in a busy stream most
 /// bytes have left the window by then and are never copied.
 ///
-/// Bytes outside the memory lent now (one thread, live capture, a datagram rebuilt from IP fragments,
+/// Bytes outside the memory lent now (files merged on one thread, live capture, a datagram rebuilt from IP fragments,
 /// segments delivered from the out-of-order buffer) are copied at delivery, as without lending.
 /// Used on the analysing thread only.
 package final class LentPacketMemory {

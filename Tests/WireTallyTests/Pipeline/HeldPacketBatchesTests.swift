@@ -3,9 +3,10 @@ import Testing
 @testable import WireTally
 
 /// With two threads the delivered-bytes histories refer to the packet batches the analysing thread
-/// still holds and copy what they need when a batch goes back to the reader (`HeldPacketBatches`):
-/// conflicting retransmissions that come batches after the first copy count exactly as with one
-/// thread, where every delivered byte is copied.
+/// still holds and copy what they need when a batch goes back to the reader (`HeldPacketBatches`);
+/// with one, to the buffers the file is read into (`HeldReadBuffers`, as big and as many as the held
+/// batches). Conflicting retransmissions that come batches (buffers) after the first copy count as
+/// their changed bytes say, with one thread and with two.
 @Suite struct HeldPacketBatchesTests {
     static let client = ConflictingOverlapTests.client, server = ConflictingOverlapTests.server
     static let request = ConflictingOverlapTests.request
