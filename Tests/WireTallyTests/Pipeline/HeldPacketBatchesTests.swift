@@ -15,6 +15,9 @@ import Testing
         case segment(offset: Int, bytes: [UInt8])
         /// UDP datagrams between other hosts, `bytes` of payload in all (1,400 a datagram).
         case otherTraffic(bytes: Int)
+        /// One frame of `bytes` bytes that carries no IP (an EtherType of local experiments), bigger
+        /// than a read buffer or a batch when `bytes` is.
+        case oversizedFrame(bytes: Int)
     }
 
     /// `ConflictingOverlapTests`' conversation (handshake, request, response, teardown) with `steps`
@@ -32,6 +35,9 @@ import Testing
             case let .otherTraffic(bytes):
                 return Array(repeating: FrameBuilder.udp(from: "10.9.0.1:5000", to: "10.9.0.2:6000", payload: datagram),
                              count: bytes / datagram.count)
+            case let .oversizedFrame(bytes):
+                let header = [UInt8](repeating: 0x02, count: 12) + [0x88, 0xb5]
+                return [header + [UInt8](repeating: 0x5a, count: bytes - header.count)]
             }
         }, at: 3)
         return frames
@@ -57,7 +63,7 @@ import Testing
         // a millisecond apart: the connection must not time out during the other traffic
         let times = frames.indices.map { Timestamp(seconds: 1_700_000_000, nanoseconds: Int64($0) * 1_000_000) }
         let path = try LimitTestSupport.write(
-            FrameBuilder.pcap(frames: frames, link: .ethernet, timestamps: times), name: "held.pcap")
+            FrameBuilder.pcap(frames: frames, link: .ethernet, timestamps: times, snaplen: 1 << 20), name: "held.pcap")
         defer { try? FileManager.default.removeItem(atPath: path) }
         return try [1, 2].map { threads in
             let writer = CollectingWriter()
@@ -79,6 +85,20 @@ import Testing
         #expect(try Self.flaggedConflicting([
             .segment(offset: 0, bytes: Self.request), .otherTraffic(bytes: Self.batchesOfTraffic),
             .segment(offset: 0, bytes: Self.request),
+        ]) == [false, false])
+    }
+
+    /// A record bigger than a read buffer (and a batch) between the first copy and the retransmission:
+    /// the one-thread path reads it into a buffer made big enough for it, lent like the others.
+    @Test func conflictingRetransmissionAfterARecordBiggerThanABuffer() throws {
+        let oversized = HeldReadBuffers.bufferSize + 40_000
+        #expect(try Self.flaggedConflicting([
+            .segment(offset: 0, bytes: Self.request), .oversizedFrame(bytes: oversized),
+            .otherTraffic(bytes: Self.batchesOfTraffic), .segment(offset: 0, bytes: Self.changed([20..<25])),
+        ]) == [true, true])
+        #expect(try Self.flaggedConflicting([
+            .segment(offset: 0, bytes: Self.request), .otherTraffic(bytes: PacketBatch.byteCapacity),
+            .oversizedFrame(bytes: oversized), .segment(offset: 0, bytes: Self.request),
         ]) == [false, false])
     }
 
