@@ -108,14 +108,13 @@ package final class MergedPacketSource: PacketSource {
         return try numbered(earliest.flatMap { inputs[$0.position].head }) ?? endOfInput()
     }
 
-    /// When the source reads exactly one pcap or pcapng file: reads it — into the buffers `lender`
-    /// gives (`CaptureInput.lend(to:)`), or into the input's own buffer when `lender` is nil (the
-    /// packets' bytes are then valid only during `body`) — to its end or its failure (kept in
-    /// `failures`), handing `body` each packet as `nextPacket()` would give it, and returns true. Otherwise returns false, having
+    /// When the source reads exactly one pcap or pcapng file: reads it into the buffers `lender`
+    /// gives (`CaptureInput.lend(to:)`) to its end or its failure (kept in `failures`), handing `body`
+    /// each packet as `nextPacket()` would give it, and returns true. Otherwise returns false, having
     /// read nothing. The file's reader is called directly, not through the merge and the
     /// `PacketSource` existential: each packet of a one-file capture went through three calls and as
     /// many copies of itself on its way out. Call it instead of `nextPacket()`, not after it.
-    func readSingleFile(lending lender: (any CaptureBufferLender)?, _ body: (consuming CapturedPacket) -> Void) -> Bool {
+    func readSingleFile(lending lender: any CaptureBufferLender, _ body: (consuming CapturedPacket) -> Void) -> Bool {
         guard inputs.count == 1 else { return false }
         switch inputs[0].source {
         case let reader as PcapReader: readOnly(reader, lending: lender, body)
@@ -127,10 +126,10 @@ package final class MergedPacketSource: PacketSource {
 
     /// `readSingleFile` with the concrete reader of the only input.
     private func readOnly(
-        _ reader: some CaptureFileReader, lending lender: (any CaptureBufferLender)?,
+        _ reader: some CaptureFileReader, lending lender: any CaptureBufferLender,
         _ body: (consuming CapturedPacket) -> Void
     ) {
-        if let lender { reader.input.lend(to: lender) }
+        reader.input.lend(to: lender)
         var reader = reader
         while let packet = numbered(next(position: 0, reading: { try reader.nextPacket() })) { body(packet) }
     }

@@ -2,7 +2,7 @@ import Testing
 @testable import WireTally
 
 /// A one-file capture read straight from its reader (`MergedPacketSource.readSingleFile`, the reader
-/// thread's path, and the one-thread run's without a lender) gives exactly the packets the merge's `nextPacket()` gives (order, numbers, file
+/// thread's path and the one-thread run's) gives exactly the packets the merge's `nextPacket()` gives (order, numbers, file
 /// index, bytes) and keeps the same failures; any other source is left unread.
 @Suite struct SingleFileReadingTests {
     /// The packets and failures of `path` read through `nextPacket()`.
@@ -23,15 +23,6 @@ import Testing
         return (views.map(OwnedPacket.init), merged.failures.map { "\($0)" })
     }
 
-    /// The packets and failures of `path` read by `readSingleFile` without a lender (the one-thread
-    /// run's path): each packet copied out during the call, its bytes valid only then.
-    static func straightIntoOwnBuffer(_ path: String) -> (packets: [OwnedPacket], failures: [String]) {
-        let merged = MergedPacketSource(paths: [path])
-        var packets: [OwnedPacket] = []
-        #expect(merged.readSingleFile(lending: nil) { packets.append(OwnedPacket($0)) })
-        return (packets, merged.failures.map { "\($0)" })
-    }
-
     @Test func givesWhatTheMergeGives() throws {
         let scratch = try TemporaryDirectory()
         let pcap = try LentBufferTests.recordsOfManySizes()
@@ -43,10 +34,9 @@ import Testing
         ] + TestPaths.files(in: TestPaths.captures, endingWith: [".pcap", ".pcapng"]).map(TestPaths.capture)
         for path in files {
             let expected = Self.throughMerge(path)
-            for read in [try Self.straight(path), Self.straightIntoOwnBuffer(path)] {
-                #expect(read.packets == expected.packets, "\(path)")
-                #expect(read.failures == expected.failures, "\(path)")
-            }
+            let read = try Self.straight(path)
+            #expect(read.packets == expected.packets, "\(path)")
+            #expect(read.failures == expected.failures, "\(path)")
         }
         #expect(try Self.straight(files[2]).failures.count == 1)
     }
