@@ -344,7 +344,7 @@ struct CSVRowEncoder: JSONEncoding {
         guard jsonDepth == 0, !inArray else { return nullMembersOneByOne(members) }
         guard node != CSVColumnResolver.dead else { return }  // none is a column
         let runColumns = columns.columns(ofRun: members, in: node)
-        if runColumns.hasColumns { storeEmptyCells(runColumns, count: members.count) }
+        if runColumns.hasColumns { storeEmptyCells(runColumns, count: members.keys.count) }
     }
 
     /// The empty cells of the `count` leaves of a run whose columns are `runColumns`: writing a line,

@@ -10,8 +10,6 @@ struct NullMembers: @unchecked Sendable {
     let text: UnsafePointer<UInt8>
     /// The length of `text`.
     let textCount: Int
-    /// How many members.
-    let count: Int
     /// The members as the steps of a run (each a `number` step: a leaf), for the CSV encoder's column
     /// resolver: under the keys' own literals, so the resolver's steps for them are those of the same
     /// keys written one by one (a name held by value gets a copy kept for the program's life).
@@ -30,7 +28,6 @@ struct NullMembers: @unchecked Sendable {
         }
         self.text = PaddedText.make(text)
         textCount = text.count
-        count = keys.count
         steps = keys.enumerated().map { index, key in
             let name = key.name
             let bytes = name.hasPointerRepresentation
